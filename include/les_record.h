@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The record ABI: the wire format between the BPF programs and the
+ * userspace consumer. Every record in the ring buffer starts with a
+ * __u32 kind tag. Fixed-width types only, largest fields first after the
+ * tag, no kernel headers: this file is included by BPF C (after vmlinux.h)
+ * and by userspace C (after <linux/types.h>).
+ *
+ * Changing a layout here changes LES_ABI_VERSION.
+ */
+#ifndef LES_RECORD_H
+#define LES_RECORD_H
+
+#define LES_ABI_VERSION 1
+
+#define LES_COMM_LEN	   16
+#define LES_MAX_MOUNTS	   16 /* observed mounts tracked in BPF */
+#define LES_MOUNT_PATH_MAX 128 /* longest mount point matched by path in BPF */
+#define LES_MAX_DEPTH	   4 /* nested access ops tracked per thread */
+#define LES_ENV_MAX	   4096 /* environment bytes copied at exec */
+
+/* What the record is; first field of every record. */
+enum les_rec_kind {
+	LES_REC_NONE = 0,
+	LES_REC_ACCESS = 1, /* struct les_rec_access */
+	LES_REC_RPC = 2, /* struct les_rec_rpc */
+	LES_REC_RPC_EVENT = 3, /* struct les_rec_rpc_event */
+	LES_REC_PROC_EXEC = 4, /* struct les_rec_proc */
+	LES_REC_PROC_EXIT = 5, /* struct les_rec_proc */
+	LES_REC_KIND_MAX,
+};
+
+/* User-facing operations of the access plane. Names in src/ops.c. */
+enum les_access_op {
+	LES_OP_LOOKUP = 0,
+	LES_OP_OPEN,
+	LES_OP_CLOSE,
+	LES_OP_GETATTR,
+	LES_OP_GETXATTR,
+	LES_OP_LISTXATTR,
+	LES_OP_GET_ACL,
+	LES_OP_READLINK,
+	LES_OP_READDIR,
+	LES_OP_STATFS,
+	LES_OP_CREATE,
+	LES_OP_MKDIR,
+	LES_OP_MKNOD,
+	LES_OP_UNLINK,
+	LES_OP_RMDIR,
+	LES_OP_RENAME,
+	LES_OP_LINK,
+	LES_OP_SYMLINK,
+	LES_OP_SETATTR,
+	LES_OP_SETXATTR,
+	LES_OP_READ,
+	LES_OP_WRITE,
+	LES_OP_FSYNC,
+	LES_OP_MAX,
+};
+
+/* How a probe reached the kernel. */
+enum les_attach_method {
+	LES_ATTACH_NONE = 0,
+	LES_ATTACH_FENTRY,
+	LES_ATTACH_KPROBE,
+	LES_ATTACH_SYSCALL,
+	LES_ATTACH_TRACEPOINT,
+	LES_ATTACH_MAX,
+};
+
+/* Which request layer an RPC record comes from. */
+enum les_rpc_proto {
+	LES_PROTO_NONE = 0,
+	LES_PROTO_FUSE,
+	LES_PROTO_SUNRPC,
+	LES_PROTO_PTLRPC,
+	LES_PROTO_LDLM,
+	LES_PROTO_MAX,
+};
+
+/* RPC events of struct les_rec_rpc_event. */
+enum les_rpc_event {
+	LES_EV_RESEND = 0,
+	LES_EV_RESTART,
+	LES_EV_EXPIRE,
+	LES_EV_NOTCONN,
+	LES_EV_RETRANSMIT,
+	LES_EV_MAX,
+};
+
+/*
+ * Counters kept by BPF in a per-CPU array (map "counters"), summed by
+ * userspace. Per-probe hit counts follow at LES_CNT_PROBE_BASE + probe id.
+ */
+enum les_counter {
+	LES_CNT_PRODUCED = 0, /* records the programs tried to emit */
+	LES_CNT_RB_DROPPED, /* bpf_ringbuf_reserve failed */
+	LES_CNT_INFLIGHT_FULL, /* in-flight table full: request not tracked */
+	LES_CNT_END_NO_SEND, /* request end with no matching send */
+	LES_CNT_EXIT_NO_ENTRY, /* op exit with no matching entry */
+	LES_CNT_DEPTH_OVERFLOW, /* nesting deeper than LES_MAX_DEPTH */
+	LES_CNT_ENTRY_REPLACED, /* entry left by an op that never exited */
+	LES_CNT_FILTERED, /* ops dropped in BPF by a filter */
+	LES_CNT_MAX,
+};
+
+/* Probe ids for hit counting; names in src/probes.c. */
+enum les_probe_id {
+	LES_PROBE_FUSE_SEND = 0,
+	LES_PROBE_FUSE_END,
+	LES_PROBE_SYS_ENTER,
+	LES_PROBE_SYS_EXIT,
+	LES_PROBE_SCHED_EXEC,
+	LES_PROBE_SCHED_EXIT,
+	LES_PROBE_MAX,
+};
+
+#define LES_CNT_PROBE_BASE LES_CNT_MAX
+#define LES_CNT_SLOTS	   (LES_CNT_MAX + LES_PROBE_MAX)
+
+/* The task a record is attributed to. 32 bytes. */
+struct les_task {
+	__u32 pid; /* thread group id */
+	__u32 tid;
+	__u32 uid;
+	__u32 gid;
+	char comm[LES_COMM_LEN];
+};
+
+/* One user-facing operation (access plane). */
+struct les_rec_access {
+	__u32 kind; /* LES_REC_ACCESS */
+	__u16 op; /* enum les_access_op */
+	__u8 method; /* enum les_attach_method */
+	__u8 flags;
+	__u64 ts_ns; /* completion, CLOCK_MONOTONIC */
+	__u64 latency_ns;
+	__u64 bytes; /* transferred, from the return value */
+	__u64 op_id; /* unique within the run */
+	__u64 rpc_wait_ns; /* time in requests sent inside this op */
+	__u64 ino;
+	__u64 cgroup_id;
+	__u32 dev; /* kernel dev_t (major << 20 | minor) of the superblock */
+	__u32 rpc_count;
+	__s32 err; /* positive errno, 0 on success */
+	__u32 _pad;
+	struct les_task task;
+};
+
+/* One request of the client's request layer (RPC plane). */
+struct les_rec_rpc {
+	__u32 kind; /* LES_REC_RPC */
+	__u16 proto; /* enum les_rpc_proto */
+	__u16 opcode; /* FUSE opcode, PtlRPC opcode, sunrpc procedure */
+	__u64 ts_ns; /* completion, CLOCK_MONOTONIC */
+	__u64 latency_ns;
+	__u64 bytes; /* payload: sent for writes, returned for reads */
+	__u64 parent_op_id; /* access op in flight on the submitter, 0 if none */
+	__u64 req_id; /* FUSE unique, xid, request pointer hash */
+	__u64 backlog_ns; /* sunrpc only */
+	__u64 rtt_ns; /* sunrpc only */
+	__u64 cgroup_id;
+	__u32 dev; /* connection / superblock dev_t */
+	__s32 err; /* positive errno, 0 on success */
+	__u32 worker_pid; /* thread that sent it, when not the submitter */
+	__u32 flags; /* LES_RPC_F_* */
+	struct les_task task; /* submitter */
+	char worker_comm[LES_COMM_LEN];
+};
+
+#define LES_RPC_F_ASYNC	      0x1 /* sent by another thread than the submitter */
+#define LES_RPC_F_NO_BTF_TASK 0x2 /* submitter fields are the sender's */
+
+/* A notable event in a request's life (resend, expiry, ...). */
+struct les_rec_rpc_event {
+	__u32 kind; /* LES_REC_RPC_EVENT */
+	__u16 proto;
+	__u16 event; /* enum les_rpc_event */
+	__u64 ts_ns;
+	__u64 parent_op_id;
+	__u64 req_id;
+	__u64 cgroup_id;
+	__u32 dev;
+	__u32 opcode;
+	struct les_task task;
+};
+
+/* Process exec/exit notice; env holds the raw environment block at exec. */
+struct les_rec_proc {
+	__u32 kind; /* LES_REC_PROC_EXEC or LES_REC_PROC_EXIT */
+	__u32 env_len; /* bytes valid in env */
+	__u64 ts_ns;
+	__u64 start_ns; /* task start time: with pid, the process identity */
+	__u64 cgroup_id;
+	__u32 pid;
+	__u32 ppid;
+	__u32 uid;
+	__u32 flags;
+	char comm[LES_COMM_LEN];
+	char env[LES_ENV_MAX];
+};
+
+/* An observed mount as BPF sees it (map "mounts", index = mount slot). */
+struct les_mount_key {
+	__u32 dev;
+};
+
+struct les_mount_path {
+	__u32 len; /* bytes of path, without NUL; 0 = unused slot */
+	__u32 dev;
+	char path[LES_MOUNT_PATH_MAX];
+};
+
+#endif /* LES_RECORD_H */

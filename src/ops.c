@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Names of the record ABI's enums as they appear in JSON. */
+#include <errno.h>
+#include <string.h>
+#include "ops.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct {
+	const char *name;
+	enum les_intent intent;
+} op_table[LES_OP_MAX] = {
+	[LES_OP_LOOKUP] = { "lookup", LES_INTENT_NAMESPACE_READ },
+	[LES_OP_OPEN] = { "open", LES_INTENT_NAMESPACE_READ },
+	[LES_OP_CLOSE] = { "close", LES_INTENT_NAMESPACE_READ },
+	[LES_OP_GETATTR] = { "getattr", LES_INTENT_NAMESPACE_READ },
+	[LES_OP_GETXATTR] = { "getxattr", LES_INTENT_NAMESPACE_READ },
+	[LES_OP_LISTXATTR] = { "listxattr", LES_INTENT_NAMESPACE_READ },
+	[LES_OP_GET_ACL] = { "get_acl", LES_INTENT_NAMESPACE_READ },
+	[LES_OP_READLINK] = { "readlink", LES_INTENT_NAMESPACE_READ },
+	[LES_OP_READDIR] = { "readdir", LES_INTENT_NAMESPACE_READ },
+	[LES_OP_STATFS] = { "statfs", LES_INTENT_NAMESPACE_READ },
+	[LES_OP_CREATE] = { "create", LES_INTENT_NAMESPACE_MUTATION },
+	[LES_OP_MKDIR] = { "mkdir", LES_INTENT_NAMESPACE_MUTATION },
+	[LES_OP_MKNOD] = { "mknod", LES_INTENT_NAMESPACE_MUTATION },
+	[LES_OP_UNLINK] = { "unlink", LES_INTENT_NAMESPACE_MUTATION },
+	[LES_OP_RMDIR] = { "rmdir", LES_INTENT_NAMESPACE_MUTATION },
+	[LES_OP_RENAME] = { "rename", LES_INTENT_NAMESPACE_MUTATION },
+	[LES_OP_LINK] = { "link", LES_INTENT_NAMESPACE_MUTATION },
+	[LES_OP_SYMLINK] = { "symlink", LES_INTENT_NAMESPACE_MUTATION },
+	[LES_OP_SETATTR] = { "setattr", LES_INTENT_NAMESPACE_MUTATION },
+	[LES_OP_SETXATTR] = { "setxattr", LES_INTENT_NAMESPACE_MUTATION },
+	[LES_OP_READ] = { "read", LES_INTENT_DATA_READ },
+	[LES_OP_WRITE] = { "write", LES_INTENT_DATA_WRITE },
+	[LES_OP_FSYNC] = { "fsync", LES_INTENT_SYNC },
+};
+
+static const char *const intent_names[LES_INTENT_MAX] = {
+	[LES_INTENT_NAMESPACE_READ] = "namespace_read",
+	[LES_INTENT_NAMESPACE_MUTATION] = "namespace_mutation",
+	[LES_INTENT_DATA_READ] = "data_read",
+	[LES_INTENT_DATA_WRITE] = "data_write",
+	[LES_INTENT_SYNC] = "sync",
+};
+
+static const char *const errc_names[LES_ERRC_MAX] = {
+	[LES_ERRC_NONE] = NULL,		 [LES_ERRC_TIMEOUT] = "timeout",
+	[LES_ERRC_NOTCONN] = "notconn",	 [LES_ERRC_PERM] = "perm",
+	[LES_ERRC_NOTFOUND] = "notfound", [LES_ERRC_IO] = "io",
+	[LES_ERRC_AGAIN] = "again",	 [LES_ERRC_OTHER] = "other",
+};
+
+const char *les_op_name(unsigned int op)
+{
+	return op < LES_OP_MAX ? op_table[op].name : "unknown";
+}
+
+int les_op_from_name(const char *name)
+{
+	for (unsigned int i = 0; i < LES_OP_MAX; i++)
+		if (strcmp(op_table[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+enum les_intent les_op_intent(unsigned int op)
+{
+	return op < LES_OP_MAX ? op_table[op].intent : LES_INTENT_NAMESPACE_READ;
+}
+
+const char *les_intent_name(enum les_intent intent)
+{
+	return (unsigned int)intent < LES_INTENT_MAX ? intent_names[intent] : "unknown";
+}
+
+int les_intent_from_name(const char *name)
+{
+	for (unsigned int i = 0; i < LES_INTENT_MAX; i++)
+		if (strcmp(intent_names[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* The exporter's errno classes: what an admin acts on, not every errno. */
+enum les_errno_class les_errno_class(int err)
+{
+	if (err < 0)
+		err = -err;
+	switch (err) {
+	case 0:
+		return LES_ERRC_NONE;
+	case ETIMEDOUT:
+	case ETIME:
+		return LES_ERRC_TIMEOUT;
+	case ENOTCONN:
+	case ECONNABORTED:
+	case ECONNRESET:
+	case ECONNREFUSED:
+	case ESHUTDOWN:
+	case EHOSTUNREACH:
+	case ENETUNREACH:
+		return LES_ERRC_NOTCONN;
+	case EPERM:
+	case EACCES:
+	case EROFS:
+		return LES_ERRC_PERM;
+	case ENOENT:
+	case ENODATA:
+	case ESTALE:
+		return LES_ERRC_NOTFOUND;
+	case EIO:
+	case EREMOTEIO:
+		return LES_ERRC_IO;
+	case EAGAIN:
+	case EINTR:
+	case EINPROGRESS:
+	case EBUSY:
+		return LES_ERRC_AGAIN;
+	default:
+		return LES_ERRC_OTHER;
+	}
+}
+
+const char *les_errno_class_name(enum les_errno_class cls)
+{
+	return (unsigned int)cls < LES_ERRC_MAX ? errc_names[cls] : "other";
+}
+
+/* FUSE opcodes (include/uapi/linux/fuse.h), lower case. */
+static const char *const fuse_ops[] = {
+	[1] = "lookup",	    [2] = "forget",	  [3] = "getattr",	[4] = "setattr",
+	[5] = "readlink",   [6] = "symlink",	  [8] = "mknod",	[9] = "mkdir",
+	[10] = "unlink",    [11] = "rmdir",	  [12] = "rename",	[13] = "link",
+	[14] = "open",	    [15] = "read",	  [16] = "write",	[17] = "statfs",
+	[18] = "release",   [20] = "fsync",	  [21] = "setxattr",	[22] = "getxattr",
+	[23] = "listxattr", [24] = "removexattr", [25] = "flush",	[26] = "init",
+	[27] = "opendir",   [28] = "readdir",	  [29] = "releasedir",	[30] = "fsyncdir",
+	[31] = "getlk",	    [32] = "setlk",	  [33] = "setlkw",	[34] = "access",
+	[35] = "create",    [36] = "interrupt",	  [37] = "bmap",	[38] = "destroy",
+	[39] = "ioctl",	    [40] = "poll",	  [41] = "notify_reply", [42] = "batch_forget",
+	[43] = "fallocate", [44] = "readdirplus", [45] = "rename2",	[46] = "lseek",
+	[47] = "copy_file_range", [48] = "setupmapping", [49] = "removemapping",
+	[50] = "syncfs",    [51] = "tmpfile",	  [52] = "statx",
+};
+
+const char *les_fuse_opcode_name(unsigned int opcode)
+{
+	if (opcode == 4096)
+		return "cuse_init";
+	if (opcode < ARRAY_SIZE(fuse_ops) && fuse_ops[opcode])
+		return fuse_ops[opcode];
+	return "unknown";
+}
+
+const char *les_attach_method_name(unsigned int method)
+{
+	static const char *const names[LES_ATTACH_MAX] = {
+		[LES_ATTACH_NONE] = "none",	    [LES_ATTACH_FENTRY] = "fentry",
+		[LES_ATTACH_KPROBE] = "kprobe",	    [LES_ATTACH_SYSCALL] = "syscall",
+		[LES_ATTACH_TRACEPOINT] = "tracepoint",
+	};
+	return method < LES_ATTACH_MAX ? names[method] : "unknown";
+}
+
+const char *les_rpc_proto_name(unsigned int proto)
+{
+	static const char *const names[LES_PROTO_MAX] = {
+		[LES_PROTO_NONE] = "none",     [LES_PROTO_FUSE] = "fuse",
+		[LES_PROTO_SUNRPC] = "sunrpc", [LES_PROTO_PTLRPC] = "ptlrpc",
+		[LES_PROTO_LDLM] = "ldlm",
+	};
+	return proto < LES_PROTO_MAX ? names[proto] : "unknown";
+}
+
+const char *les_rpc_event_name(unsigned int event)
+{
+	static const char *const names[LES_EV_MAX] = {
+		[LES_EV_RESEND] = "resend",   [LES_EV_RESTART] = "restart",
+		[LES_EV_EXPIRE] = "expire",   [LES_EV_NOTCONN] = "notconn",
+		[LES_EV_RETRANSMIT] = "retransmit",
+	};
+	return event < LES_EV_MAX ? names[event] : "unknown";
+}
+
+const char *les_counter_name(unsigned int counter)
+{
+	static const char *const names[LES_CNT_MAX] = {
+		[LES_CNT_PRODUCED] = "produced",
+		[LES_CNT_RB_DROPPED] = "dropped_kernel",
+		[LES_CNT_INFLIGHT_FULL] = "inflight_full",
+		[LES_CNT_END_NO_SEND] = "end_without_send",
+		[LES_CNT_EXIT_NO_ENTRY] = "exit_without_entry",
+		[LES_CNT_DEPTH_OVERFLOW] = "depth_overflow",
+		[LES_CNT_ENTRY_REPLACED] = "entry_replaced",
+		[LES_CNT_FILTERED] = "filtered_kernel",
+	};
+	return counter < LES_CNT_MAX ? names[counter] : "unknown";
+}
+
+const char *les_probe_name(unsigned int probe)
+{
+	static const char *const names[LES_PROBE_MAX] = {
+		[LES_PROBE_FUSE_SEND] = "fuse_request_send",
+		[LES_PROBE_FUSE_END] = "fuse_request_end",
+		[LES_PROBE_SYS_ENTER] = "sys_enter",
+		[LES_PROBE_SYS_EXIT] = "sys_exit",
+		[LES_PROBE_SCHED_EXEC] = "sched_process_exec",
+		[LES_PROBE_SCHED_EXIT] = "sched_process_exit",
+	};
+	return probe < LES_PROBE_MAX ? names[probe] : "unknown";
+}
