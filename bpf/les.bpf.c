@@ -1,6 +1,17 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * All probes of lustre-ebpf-stream in one object, so they share the ring
+ * buffer, the counters and the per-thread op table. Userspace disables the
+ * programs of the attach methods it did not choose before load.
+ */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 #include "les_record.h"
+#include "compat.h"
+#include "common.bpf.h"
+#include "rpc_fuse.bpf.h"
+#include "access_syscall.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

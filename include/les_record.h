@@ -11,6 +11,10 @@
 #ifndef LES_RECORD_H
 #define LES_RECORD_H
 
+#ifndef __VMLINUX_H__ /* BPF C gets the types from vmlinux.h */
+#include <linux/types.h>
+#endif
+
 #define LES_ABI_VERSION 1
 
 #define LES_COMM_LEN	   16
@@ -101,6 +105,7 @@ enum les_counter {
 	LES_CNT_DEPTH_OVERFLOW, /* nesting deeper than LES_MAX_DEPTH */
 	LES_CNT_ENTRY_REPLACED, /* entry left by an op that never exited */
 	LES_CNT_FILTERED, /* ops dropped in BPF by a filter */
+	LES_CNT_THREADS_FULL, /* per-thread op table full: op not tracked */
 	LES_CNT_MAX,
 };
 

@@ -193,6 +193,7 @@ const char *les_counter_name(unsigned int counter)
 		[LES_CNT_DEPTH_OVERFLOW] = "depth_overflow",
 		[LES_CNT_ENTRY_REPLACED] = "entry_replaced",
 		[LES_CNT_FILTERED] = "filtered_kernel",
+		[LES_CNT_THREADS_FULL] = "threads_full",
 	};
 	return counter < LES_CNT_MAX ? names[counter] : "unknown";
 }

@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Access plane, generic fallback: syscall tracepoints, which exist on every
+ * kernel and reach every filesystem. Each entry resolves its target to a
+ * superblock dev (fd -> file -> inode -> sb; or dirfd/cwd + path; or an
+ * absolute path matched against the observed mount points) and bails out
+ * within a few instructions when that dev is not observed. The exit of the
+ * same syscall on the same thread finishes the op: the frame remembers the
+ * syscall number, so no unrelated call can finish it.
+ */
+#ifndef LES_ACCESS_SYSCALL_BPF_H
+#define LES_ACCESS_SYSCALL_BPF_H
+
+#define LES_AT_FDCWD	   -100
+#define LES_AT_REMOVEDIR   0x200
+#define LES_O_CREAT	   0100
+#define LES_O_EXCL	   0200
+#define PATH_WORDS	   (LES_MOUNT_PATH_MAX / 8)
+
+/* Scratch for user path strings: too large for the BPF stack. */
+struct path_buf {
+	__u64 word[PATH_WORDS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct path_buf);
+} path_scratch SEC(".maps");
+
+static __always_inline struct file *fd_file(struct task_struct *task, int fd)
+{
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds;
+	struct file *file = NULL;
+
+	if (!fdt || fd < 0 || (unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	fds = BPF_CORE_READ(fdt, fd);
+	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
+	return file;
+}
+
+static __always_inline __u32 file_dev(struct file *file)
+{
+	return file ? BPF_CORE_READ(file, f_inode, i_sb, s_dev) : 0;
+}
+
+static __always_inline __u64 file_ino(struct file *file)
+{
+	return file ? BPF_CORE_READ(file, f_inode, i_ino) : 0;
+}
+
+static __always_inline __u32 fd_dev(int fd)
+{
+	return file_dev(fd_file(bpf_get_current_task_btf(), fd));
+}
+
+static __always_inline __u32 dirfd_dev(int dirfd)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	if (dirfd == LES_AT_FDCWD)
+		return BPF_CORE_READ(task, fs, pwd.dentry, d_sb, s_dev);
+	return file_dev(fd_file(task, dirfd));
+}
+
+/* Does the path in buf start with mount point mp, component-wise? */
+static __always_inline bool path_has_prefix(const struct path_buf *buf,
+					    const struct les_mount_path *mp)
+{
+	const __u64 *want = (const __u64 *)mp->path;
+	__u32 len = mp->len, full = len / 8, rem = len % 8, i;
+	const char *bytes = (const char *)buf->word;
+	char next;
+
+	for (i = 0; i < PATH_WORDS; i++) {
+		if (i >= full)
+			break;
+		if (buf->word[i] != want[i])
+			return false;
+	}
+	if (rem) {
+		__u64 mask = (1ULL << (rem * 8)) - 1;
+
+		if ((buf->word[full & (PATH_WORDS - 1)] ^ want[full & (PATH_WORDS - 1)]) & mask)
+			return false;
+	}
+	next = bytes[len & (LES_MOUNT_PATH_MAX - 1)];
+	return next == '/' || next == '\0';
+}
+
+/* Longest observed mount point that prefixes an absolute path. */
+static __noinline __u32 abs_path_dev(const struct path_buf *buf, __u32 path_len)
+{
+	__u32 best_dev = 0, best_len = 0;
+
+	for (__u32 slot = 0; slot < LES_MAX_MOUNTS; slot++) {
+		/* A copy for the lookup: a counter whose address escapes is imprecise. */
+		__u32 key = slot;
+		struct les_mount_path *mp = bpf_map_lookup_elem(&mount_paths, &key);
+
+		if (!mp || !mp->len || mp->len > path_len || mp->len >= LES_MOUNT_PATH_MAX)
+			continue;
+		if (mp->len <= best_len || !path_has_prefix(buf, mp))
+			continue;
+		best_len = mp->len;
+		best_dev = mp->dev;
+	}
+	return best_dev;
+}
+
+/*
+ * The superblock dev a (dirfd, path) pair names, as far as it can be told
+ * before the walk: absolute paths by mount point, relative and empty ones
+ * by their directory. Symlinks and ".." crossing a mount are not followed.
+ */
+static __noinline __u32 path_dev(int dirfd, const char *upath)
+{
+	struct path_buf *buf;
+	__u32 zero = 0;
+	long n;
+
+	buf = bpf_map_lookup_elem(&path_scratch, &zero);
+	if (!buf)
+		return 0;
+	buf->word[0] = 0;
+	n = upath ? bpf_probe_read_user_str(buf->word, sizeof(buf->word), upath) : 0;
+	if (n <= 1) /* NULL, unreadable or "": AT_EMPTY_PATH names dirfd itself */
+		return dirfd_dev(dirfd);
+	if (((const char *)buf->word)[0] == '/')
+		return abs_path_dev(buf, n - 1);
+	return dirfd_dev(dirfd);
+}
+
+/* Push an op frame for the current thread if dev is observed. */
+static __always_inline int access_enter(__s32 nr, __u32 op, __u32 dev, __u64 arg, int fd)
+{
+	__u64 pid_tgid, now;
+	struct thread_ops *ops;
+	struct op_frame *frame;
+	__u32 tid, depth;
+
+	if (!dev_observed(dev))
+		return 0;
+	count_probe(LES_PROBE_SYS_ENTER);
+	pid_tgid = bpf_get_current_pid_tgid();
+	tid = (__u32)pid_tgid;
+	if (task_filtered_out(pid_tgid >> 32, (__u32)bpf_get_current_uid_gid())) {
+		count(LES_CNT_FILTERED);
+		return 0;
+	}
+	ops = thread_ops_get_or_create(tid, pid_tgid >> 32);
+	if (!ops)
+		return 0;
+	depth = ops->depth;
+	/* A syscall frame still on top never exited: syscalls do not nest. */
+	if (depth && depth <= LES_MAX_DEPTH && ops->frame[(depth - 1) & (LES_MAX_DEPTH - 1)].key >= 0) {
+		count(LES_CNT_ENTRY_REPLACED);
+		depth--;
+	}
+	if (depth >= LES_MAX_DEPTH) {
+		count(LES_CNT_DEPTH_OVERFLOW);
+		return 0;
+	}
+	now = bpf_ktime_get_ns();
+	/* Keep the mask: the verifier needs it even though depth < LES_MAX_DEPTH. */
+	barrier_var(depth);
+	frame = &ops->frame[depth & (LES_MAX_DEPTH - 1)];
+	frame->start_ns = now;
+	frame->op_id = next_op_id();
+	frame->rpc_wait_ns = 0;
+	frame->rpc_count = 0;
+	frame->dev = dev;
+	frame->ino = want_file_id && fd >= 0 ? file_ino(fd_file(bpf_get_current_task_btf(), fd)) : 0;
+	frame->op = op;
+	frame->key = nr;
+	frame->arg = arg;
+	ops->depth = depth + 1;
+	ops->updated_ns = now;
+	bpf_get_current_comm(ops->comm, sizeof(ops->comm));
+	return 0;
+}
+
+static __always_inline __u32 exit_op(const struct op_frame *frame, __s64 ret)
+{
+	/* open(O_CREAT | O_EXCL) that succeeded certainly created the file. */
+	if (frame->op == LES_OP_OPEN && ret >= 0 &&
+	    (frame->arg & (LES_O_CREAT | LES_O_EXCL)) == (LES_O_CREAT | LES_O_EXCL))
+		return LES_OP_CREATE;
+	return frame->op;
+}
+
+/* Pop the frame the same syscall pushed and emit the access record. */
+static __always_inline int access_exit(struct sys_exit_ctx *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct thread_ops *ops = thread_ops_get(tid);
+	struct op_frame *frame = current_frame(ops);
+	struct les_rec_access *rec;
+	__u64 now, latency;
+	__s64 ret = ctx->ret;
+
+	if (!frame || frame->key != ctx->nr)
+		return 0; /* not an op on an observed mount */
+	count_probe(LES_PROBE_SYS_EXIT);
+	ops->depth--;
+	now = bpf_ktime_get_ns();
+	latency = now - frame->start_ns;
+	if (latency < min_latency_ns) {
+		count(LES_CNT_FILTERED);
+		return 0;
+	}
+	rec = reserve(sizeof(*rec));
+	if (!rec)
+		return 0;
+	rec->kind = LES_REC_ACCESS;
+	rec->op = exit_op(frame, ret);
+	rec->method = LES_ATTACH_SYSCALL;
+	rec->flags = 0;
+	rec->ts_ns = now;
+	rec->latency_ns = latency;
+	rec->bytes = ret > 0 && (frame->op == LES_OP_READ || frame->op == LES_OP_WRITE) ? ret : 0;
+	rec->op_id = frame->op_id;
+	rec->rpc_wait_ns = frame->rpc_wait_ns;
+	rec->ino = frame->ino;
+	if (want_file_id && !rec->ino && frame->op == LES_OP_OPEN && ret >= 0)
+		rec->ino = file_ino(fd_file(bpf_get_current_task_btf(), (int)ret));
+	rec->cgroup_id = bpf_get_current_cgroup_id();
+	rec->dev = frame->dev;
+	rec->rpc_count = frame->rpc_count;
+	rec->err = ret < 0 && ret > -4096 ? (__s32)-ret : 0;
+	rec->_pad = 0;
+	fill_current_task(&rec->task);
+	submit(rec);
+	return 0;
+}
+
+/*
+ * Argument i of the syscall, or 0 for i < 0. Reading past a tracepoint's
+ * record makes the attach fail (EACCES), so absent arguments are constants.
+ */
+#define SYS_ARG(ctx, i) ((i) < 0 ? 0 : (ctx)->args[(i) < 0 ? 0 : (i)])
+
+/*
+ * One enter/exit program pair per syscall. The variants differ only in how
+ * the entry finds the target: an fd argument, a (dirfd, path) pair, or a
+ * path relative to the cwd.
+ */
+#define SYS_EXIT(sys)                                                                             \
+	SEC("tp/syscalls/sys_exit_" #sys)                                                          \
+	int sx_##sys(struct sys_exit_ctx *ctx)                                                     \
+	{                                                                                          \
+		return access_exit(ctx);                                                           \
+	}
+
+#define SYS_FD(sys, op)                                                                            \
+	SEC("tp/syscalls/sys_enter_" #sys)                                                         \
+	int se_##sys(struct sys_enter_ctx *ctx)                                                    \
+	{                                                                                          \
+		int fd = (int)ctx->args[0];                                                        \
+		return access_enter(ctx->nr, op, fd_dev(fd), 0, fd);                               \
+	}                                                                                          \
+	SYS_EXIT(sys)
+
+#define SYS_AT(sys, op, dirfd_arg, path_arg, extra_arg)                                           \
+	SEC("tp/syscalls/sys_enter_" #sys)                                                         \
+	int se_##sys(struct sys_enter_ctx *ctx)                                                    \
+	{                                                                                          \
+		int dirfd = (int)ctx->args[dirfd_arg];                                             \
+		__u32 dev = path_dev(dirfd, (const char *)ctx->args[path_arg]);                    \
+		return access_enter(ctx->nr, op, dev, SYS_ARG(ctx, extra_arg), -1);                   \
+	}                                                                                          \
+	SYS_EXIT(sys)
+
+#define SYS_PATH(sys, op, path_arg, extra_arg)                                                    \
+	SEC("tp/syscalls/sys_enter_" #sys)                                                         \
+	int se_##sys(struct sys_enter_ctx *ctx)                                                    \
+	{                                                                                          \
+		__u32 dev = path_dev(LES_AT_FDCWD, (const char *)ctx->args[path_arg]);             \
+		return access_enter(ctx->nr, op, dev, SYS_ARG(ctx, extra_arg), -1);                   \
+	}                                                                                          \
+	SYS_EXIT(sys)
+
+/* data */
+SYS_FD(read, LES_OP_READ)
+SYS_FD(pread64, LES_OP_READ)
+SYS_FD(readv, LES_OP_READ)
+SYS_FD(preadv, LES_OP_READ)
+SYS_FD(preadv2, LES_OP_READ)
+SYS_FD(write, LES_OP_WRITE)
+SYS_FD(pwrite64, LES_OP_WRITE)
+SYS_FD(writev, LES_OP_WRITE)
+SYS_FD(pwritev, LES_OP_WRITE)
+SYS_FD(pwritev2, LES_OP_WRITE)
+SYS_FD(fsync, LES_OP_FSYNC)
+SYS_FD(fdatasync, LES_OP_FSYNC)
+
+/* namespace reads */
+SYS_AT(openat, LES_OP_OPEN, 0, 1, 2)
+SYS_AT(openat2, LES_OP_OPEN, 0, 1, -1)
+SYS_PATH(open, LES_OP_OPEN, 0, 1)
+SYS_PATH(creat, LES_OP_OPEN, 0, -1)
+SYS_FD(close, LES_OP_CLOSE)
+SYS_FD(getdents64, LES_OP_READDIR)
+SYS_FD(getdents, LES_OP_READDIR)
+SYS_AT(newfstatat, LES_OP_GETATTR, 0, 1, -1)
+SYS_AT(statx, LES_OP_GETATTR, 0, 1, -1)
+SYS_FD(newfstat, LES_OP_GETATTR)
+SYS_PATH(newstat, LES_OP_GETATTR, 0, -1)
+SYS_PATH(newlstat, LES_OP_GETATTR, 0, -1)
+SYS_AT(readlinkat, LES_OP_READLINK, 0, 1, -1)
+SYS_PATH(readlink, LES_OP_READLINK, 0, -1)
+SYS_PATH(getxattr, LES_OP_GETXATTR, 0, -1)
+SYS_PATH(lgetxattr, LES_OP_GETXATTR, 0, -1)
+SYS_FD(fgetxattr, LES_OP_GETXATTR)
+SYS_PATH(listxattr, LES_OP_LISTXATTR, 0, -1)
+SYS_PATH(llistxattr, LES_OP_LISTXATTR, 0, -1)
+SYS_FD(flistxattr, LES_OP_LISTXATTR)
+SYS_PATH(statfs, LES_OP_STATFS, 0, -1)
+SYS_FD(fstatfs, LES_OP_STATFS)
+
+/* namespace mutations */
+SYS_AT(mkdirat, LES_OP_MKDIR, 0, 1, -1)
+SYS_PATH(mkdir, LES_OP_MKDIR, 0, -1)
+SYS_AT(mknodat, LES_OP_MKNOD, 0, 1, -1)
+SYS_PATH(mknod, LES_OP_MKNOD, 0, -1)
+SYS_PATH(unlink, LES_OP_UNLINK, 0, -1)
+SYS_PATH(rmdir, LES_OP_RMDIR, 0, -1)
+SYS_AT(renameat2, LES_OP_RENAME, 0, 1, -1)
+SYS_AT(renameat, LES_OP_RENAME, 0, 1, -1)
+SYS_PATH(rename, LES_OP_RENAME, 0, -1)
+SYS_AT(linkat, LES_OP_LINK, 0, 1, -1)
+SYS_PATH(link, LES_OP_LINK, 0, -1)
+SYS_AT(symlinkat, LES_OP_SYMLINK, 1, 2, -1)
+SYS_PATH(symlink, LES_OP_SYMLINK, 1, -1)
+SYS_PATH(setxattr, LES_OP_SETXATTR, 0, -1)
+SYS_PATH(lsetxattr, LES_OP_SETXATTR, 0, -1)
+SYS_FD(fsetxattr, LES_OP_SETXATTR)
+SYS_PATH(removexattr, LES_OP_SETXATTR, 0, -1)
+SYS_PATH(lremovexattr, LES_OP_SETXATTR, 0, -1)
+SYS_FD(fremovexattr, LES_OP_SETXATTR)
+SYS_PATH(chmod, LES_OP_SETATTR, 0, -1)
+SYS_FD(fchmod, LES_OP_SETATTR)
+SYS_AT(fchmodat, LES_OP_SETATTR, 0, 1, -1)
+SYS_PATH(chown, LES_OP_SETATTR, 0, -1)
+SYS_PATH(lchown, LES_OP_SETATTR, 0, -1)
+SYS_FD(fchown, LES_OP_SETATTR)
+SYS_AT(fchownat, LES_OP_SETATTR, 0, 1, -1)
+SYS_PATH(truncate, LES_OP_SETATTR, 0, -1)
+SYS_FD(ftruncate, LES_OP_SETATTR)
+SYS_AT(utimensat, LES_OP_SETATTR, 0, 1, -1)
+SYS_PATH(utimes, LES_OP_SETATTR, 0, -1)
+SYS_PATH(utime, LES_OP_SETATTR, 0, -1)
+
+/* unlinkat is unlink or rmdir, by its flags. */
+SEC("tp/syscalls/sys_enter_unlinkat")
+int se_unlinkat(struct sys_enter_ctx *ctx)
+{
+	__u32 op = ctx->args[2] & LES_AT_REMOVEDIR ? LES_OP_RMDIR : LES_OP_UNLINK;
+	__u32 dev = path_dev((int)ctx->args[0], (const char *)ctx->args[1]);
+
+	return access_enter(ctx->nr, op, dev, 0, -1);
+}
+SYS_EXIT(unlinkat)
+
+#endif /* LES_ACCESS_SYSCALL_BPF_H */

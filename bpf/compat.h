@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The one shim for kernel differences. Every kernel structure the programs
+ * read is declared here as a local "___les" flavor with
+ * preserve_access_index, so CO-RE relocates each field against the running
+ * kernel's (or module's) BTF whatever vmlinux.h the build used, and a
+ * structure that lives in a module (fuse, nfs, lustre) need not be in the
+ * build machine's vmlinux.h at all.
+ */
+#ifndef LES_COMPAT_H
+#define LES_COMPAT_H
+
+/* fs/fuse/fuse_i.h; fuse_req.in/out wrap the headers since 4.x. */
+struct fuse_in_header___les {
+	__u32 len;
+	__u32 opcode;
+	__u64 unique;
+	__u64 nodeid;
+	__u32 uid;
+	__u32 gid;
+	__u32 pid;
+} __attribute__((preserve_access_index));
+
+struct fuse_out_header___les {
+	__u32 len;
+	__s32 error;
+	__u64 unique;
+} __attribute__((preserve_access_index));
+
+struct fuse_conn___les {
+	__u32 dev;
+} __attribute__((preserve_access_index));
+
+struct fuse_mount___les {
+	struct fuse_conn___les *fc;
+} __attribute__((preserve_access_index));
+
+struct fuse_req___les {
+	struct {
+		struct fuse_in_header___les h;
+	} in;
+	struct {
+		struct fuse_out_header___les h;
+	} out;
+	struct fuse_mount___les *fm;
+} __attribute__((preserve_access_index));
+
+/*
+ * Records of the fuse:fuse_request_send/end tracepoints (added in 6.12), as
+ * their format files in tracefs give them; used only where tp_btf cannot
+ * reach struct fuse_req.
+ */
+struct fuse_send_tp_ctx {
+	__u64 common;
+	__u32 connection;
+	__u32 _pad;
+	__u64 unique;
+	__u32 opcode;
+	__u32 len;
+};
+
+struct fuse_end_tp_ctx {
+	__u64 common;
+	__u32 connection;
+	__u32 _pad;
+	__u64 unique;
+	__u32 len;
+	__s32 error;
+};
+
+/*
+ * Syscall tracepoint records (kernel/trace/trace_syscalls.c). Their layout
+ * is the tracepoint ABI: 8-byte common header, int nr, then the arguments
+ * or the return value, stable since syscall tracepoints exist (2.6.33).
+ */
+struct sys_enter_ctx {
+	__u64 common;
+	__s32 nr;
+	__u32 _pad;
+	__u64 args[6];
+};
+
+struct sys_exit_ctx {
+	__u64 common;
+	__s32 nr;
+	__u32 _pad;
+	__s64 ret;
+};
+
+#endif /* LES_COMPAT_H */

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Records to JSON Lines, through the one JSON writer. */
+#ifndef LES_FORMAT_H
+#define LES_FORMAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/types.h>
+#include "json.h"
+#include "les_record.h"
+#include "observed.h"
+
+/* What every record shares and the per-record path must not recompute. */
+struct les_fmt_ctx {
+	char host_json[300]; /* "host":"…" */
+	size_t host_json_len;
+	int64_t mono_to_epoch_ns; /* add to a BPF timestamp for wall-clock time */
+	bool file_id;
+};
+
+void les_fmt_ctx_init(struct les_fmt_ctx *fc, const char *host, bool file_id);
+/* Re-read the offset between CLOCK_MONOTONIC and CLOCK_REALTIME. */
+void les_fmt_ctx_sync_clock(struct les_fmt_ctx *fc);
+uint64_t les_fmt_epoch_ns(const struct les_fmt_ctx *fc, uint64_t mono_ns);
+
+void les_format_access(struct jw *w, const struct les_fmt_ctx *fc,
+		       const struct les_observed_mount *m, const struct les_rec_access *r);
+void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc,
+		    const struct les_observed_mount *m, const struct les_rec_rpc *r);
+void les_format_rpc_event(struct jw *w, const struct les_fmt_ctx *fc,
+			  const struct les_observed_mount *m, const struct les_rec_rpc_event *r);
+
+#endif /* LES_FORMAT_H */

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The set of observed mounts: chosen from the mount table by --mount or by
+ * auto-detection, each with its record fields pre-encoded as JSON so the
+ * per-record path copies them instead of escaping them again.
+ */
+#ifndef LES_OBSERVED_H
+#define LES_OBSERVED_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "les_record.h"
+#include "mounts.h"
+
+#define LES_MOUNT_JSON_MAX 1536
+
+struct les_observed_mount {
+	uint32_t dev; /* kernel dev_t of the superblock */
+	enum les_fs_family family;
+	char *mount_point;
+	char *fs_type;
+	char *fs_name;
+	/* "fs_type":"…","fs":"…","mount":"…" */
+	char json[LES_MOUNT_JSON_MAX];
+	size_t json_len;
+};
+
+struct les_observed {
+	struct les_observed_mount m[LES_MAX_MOUNTS];
+	size_t n;
+};
+
+/*
+ * Choose the mounts to observe: each of paths (which must be, or be inside,
+ * a Lustre, NFS or FUSE mount), or with n_paths == 0 every such mount.
+ * Returns 0, or a negative errno with a one-line reason in err:
+ * -EINVAL for a path that is not on a supported filesystem, -ENOENT when
+ * there is nothing to observe.
+ */
+int les_observed_select(struct les_observed *obs, const struct les_mount_table *t,
+			const char *const *paths, size_t n_paths, char *err, size_t errlen);
+void les_observed_free(struct les_observed *obs);
+
+const struct les_observed_mount *les_observed_find(const struct les_observed *obs, uint32_t dev);
+
+#endif /* LES_OBSERVED_H */

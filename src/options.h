@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Settings: one struct with defaults, filled from the command line. */
+#ifndef LES_OPTIONS_H
+#define LES_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "les_record.h"
+
+/* Exit statuses (documented in the man page). */
+#define LES_EXIT_OK	 0
+#define LES_EXIT_RUNTIME 1
+#define LES_EXIT_USAGE	 2
+
+enum les_attach_mode {
+	LES_ATTACH_MODE_AUTO = 0,
+	LES_ATTACH_MODE_FENTRY,
+	LES_ATTACH_MODE_KPROBE,
+	LES_ATTACH_MODE_SYSCALL,
+};
+
+enum les_list_probes {
+	LES_LIST_NONE = 0,
+	LES_LIST_TEXT,
+	LES_LIST_JSON,
+};
+
+struct les_options {
+	const char *mounts[LES_MAX_MOUNTS]; /* --mount, empty: auto-detect */
+	size_t n_mounts;
+	uint64_t duration_ns; /* 0: until signalled */
+	uint64_t count; /* stop after this many records, 0: no limit */
+	const char *output; /* NULL or "-": stdout; *.gz: gzip */
+	uint64_t ringbuf_bytes;
+	uint64_t wakeup_bytes;
+	uint64_t stats_interval_ns; /* 0: only the final stats record */
+	uint64_t stale_timeout_ns; /* in-flight entries older than this are swept */
+	uint32_t inflight_max; /* requests tracked in flight */
+	uint32_t threads_max; /* threads tracked with ops in flight */
+	uint32_t poll_ms; /* consumer poll timeout */
+	uint64_t min_latency_ns;
+	int64_t filter_uid; /* -1: all */
+	uint32_t filter_pid; /* 0: all */
+	bool file_id;
+	enum les_attach_mode attach;
+	enum les_list_probes list_probes;
+	int verbose;
+	const char *mountinfo_path; /* for tests; NULL: /proc/self/mountinfo */
+};
+
+void les_options_defaults(struct les_options *o);
+
+/*
+ * Parse argv into o. Returns 0 to run, 1 when the request was answered
+ * (--help, --version), or LES_EXIT_USAGE after printing one line on stderr.
+ */
+int les_options_parse(struct les_options *o, int argc, char **argv);
+
+void les_usage(FILE *out);
+
+/* Number parsers that check errno, range and trailing garbage. */
+int les_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* "250ms", "2s", "1.5m", "100us", "10" (seconds) -> ns */
+int les_parse_duration_ns(const char *s, uint64_t *out);
+/* "8M", "64K", "1G", "4096" -> bytes */
+int les_parse_size(const char *s, uint64_t *out);
+
+#endif /* LES_OPTIONS_H */

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Choosing how each probe reaches the kernel, by probing the running kernel
+ * (BTF, tracefs) rather than by version numbers.
+ */
+#ifndef LES_PROBES_H
+#define LES_PROBES_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "les_record.h"
+#include "options.h"
+
+enum les_fuse_method {
+	LES_FUSE_NONE = 0,
+	LES_FUSE_TP_BTF, /* tp_btf: struct fuse_req, requester fields */
+	LES_FUSE_TP, /* plain tracepoint: sender stands in for requester */
+};
+
+struct les_probe_plan {
+	enum les_fuse_method fuse;
+	const char *fuse_reason; /* why none, when none */
+	enum les_attach_method access; /* method of the access plane */
+	const char *access_reason;
+};
+
+/* Mount tracefs if it is not mounted: tracepoint attach needs it. */
+int les_ensure_tracefs(void);
+bool les_tracepoint_exists(const char *category, const char *event);
+/* A BTF type in vmlinux or any loaded module's BTF. */
+bool les_kernel_btf_has(const char *name, int kind);
+
+void les_probe_plan_make(struct les_probe_plan *plan, enum les_attach_mode mode);
+
+/*
+ * Whether a program of the skeleton belongs to the plan: by its name and
+ * section. For syscall programs, also whether the tracepoint exists.
+ */
+bool les_probe_plan_wants(const struct les_probe_plan *plan, const char *prog_name,
+			  const char *section);
+
+/* --list-probes */
+void les_probe_plan_print(const struct les_probe_plan *plan, FILE *out, bool json);
+
+#endif /* LES_PROBES_H */

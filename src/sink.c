@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* File sink: buffered JSON Lines to stdout, a file or gzip. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "sink.h"
+
+#define SINK_BUF_SIZE (1 << 20)
+
+static bool is_gzip_path(const char *path)
+{
+	size_t n = path ? strlen(path) : 0;
+
+	return n > 3 && strcmp(path + n - 3, ".gz") == 0;
+}
+
+static int open_target(struct les_sink_file *s)
+{
+	if (!s->path) {
+		s->fd = STDOUT_FILENO;
+		s->owns_fd = false;
+		return 0;
+	}
+	/* 0640: records name users, jobs and processes. */
+	s->fd = open(s->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+	if (s->fd < 0)
+		return -errno;
+	s->owns_fd = true;
+	if (is_gzip_path(s->path)) {
+		s->gz = gzdopen(dup(s->fd), "ab6");
+		if (!s->gz)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int les_sink_file_open(struct les_sink_file *s, const char *path)
+{
+	memset(s, 0, sizeof(*s));
+	s->path = path && strcmp(path, "-") != 0 ? path : NULL;
+	s->buf = malloc(SINK_BUF_SIZE);
+	if (!s->buf)
+		return -ENOMEM;
+	s->cap = SINK_BUF_SIZE;
+	return open_target(s);
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int write_gz(void *gz, const char *p, size_t n)
+{
+	int zerr;
+
+	if (gzwrite(gz, p, (unsigned int)n) == (int)n)
+		return 0;
+	gzerror(gz, &zerr);
+	return zerr == Z_ERRNO && errno ? -errno : -EIO;
+}
+
+int les_sink_file_flush(struct les_sink_file *s)
+{
+	int err;
+
+	if (!s->len || s->pipe_closed)
+		return s->pipe_closed ? -EPIPE : 0;
+	err = s->gz ? write_gz(s->gz, s->buf, s->len) : write_all(s->fd, s->buf, s->len);
+	if (err == -EPIPE) {
+		s->pipe_closed = true;
+		s->dropped += s->buffered_lines;
+	} else if (err) {
+		/* The lines are gone; count them and keep going. */
+		s->dropped += s->buffered_lines;
+		s->last_errno = -err;
+	} else {
+		s->written += s->buffered_lines;
+	}
+	s->len = 0;
+	s->buffered_lines = 0;
+	return err;
+}
+
+int les_sink_file_write(struct les_sink_file *s, const char *line, size_t n)
+{
+	if (s->pipe_closed) {
+		s->dropped++;
+		return -EPIPE;
+	}
+	if (s->len + n > s->cap) {
+		int err = les_sink_file_flush(s);
+
+		if (err == -EPIPE) {
+			s->dropped++;
+			return err;
+		}
+	}
+	if (n > s->cap) {
+		s->dropped++;
+		return -E2BIG;
+	}
+	memcpy(s->buf + s->len, line, n);
+	s->len += n;
+	s->buffered_lines++;
+	return 0;
+}
+
+static void close_target(struct les_sink_file *s)
+{
+	if (s->gz) {
+		gzclose(s->gz);
+		s->gz = NULL;
+	}
+	if (s->owns_fd && s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+	s->owns_fd = false;
+}
+
+int les_sink_file_reopen(struct les_sink_file *s)
+{
+	if (!s->path)
+		return 0;
+	les_sink_file_flush(s);
+	close_target(s);
+	return open_target(s);
+}
+
+void les_sink_file_close(struct les_sink_file *s)
+{
+	if (!s->buf)
+		return;
+	les_sink_file_flush(s);
+	close_target(s);
+	free(s->buf);
+	s->buf = NULL;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The BPF side as userspace sees it: skeleton lifecycle in four visible
+ * steps (open -> configure -> load -> attach), the observed mounts pushed
+ * into maps, counters read back, stale in-flight entries swept.
+ */
+#ifndef LES_TRACER_H
+#define LES_TRACER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "consumer.h"
+#include "observed.h"
+#include "options.h"
+#include "probes.h"
+
+#define LES_MAX_LINKS 256
+
+struct les_bpf;
+struct ring_buffer;
+struct bpf_link;
+
+struct les_tracer {
+	struct les_bpf *skel;
+	struct ring_buffer *rb;
+	struct bpf_link *links[LES_MAX_LINKS];
+	size_t n_links;
+	size_t n_attach_failed;
+	uint64_t stale_swept;
+	uint64_t threads_swept;
+};
+
+int les_tracer_open(struct les_tracer *t);
+int les_tracer_configure(struct les_tracer *t, const struct les_options *o,
+			 const struct les_probe_plan *plan);
+int les_tracer_load(struct les_tracer *t);
+int les_tracer_set_mounts(struct les_tracer *t, const struct les_observed *obs);
+int les_tracer_attach(struct les_tracer *t, int verbose);
+int les_tracer_ring(struct les_tracer *t, int (*fn)(void *, void *, size_t), void *ctx);
+/* Wait for records up to timeout_ms, then take whatever is pending. */
+int les_tracer_poll(struct les_tracer *t, int timeout_ms);
+void les_tracer_read_stats(struct les_tracer *t, struct les_kernel_stats *ks);
+/* Remove in-flight entries older than max_age_ns, counting them. */
+void les_tracer_sweep(struct les_tracer *t, uint64_t max_age_ns);
+void les_tracer_destroy(struct les_tracer *t);
+
+#endif /* LES_TRACER_H */
