@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Decode -> enrich -> format -> sinks, one record at a time. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include "consumer.h"
@@ -25,6 +26,8 @@ void les_consumer_init(struct les_consumer *c, const struct les_options *opts,
 	les_fmt_ctx_init(&c->fmt, host, opts->file_id);
 	jw_init(&c->jw, c->line, sizeof(c->line));
 	c->start_mono_ns = mono_now_ns();
+	c->records_to_lines = true;
+	snprintf(c->host, sizeof(c->host), "%s", host);
 }
 
 uint64_t les_consumer_dropped(const struct les_consumer *c)
@@ -32,30 +35,66 @@ uint64_t les_consumer_dropped(const struct les_consumer *c)
 	return c->decode_errors + c->format_errors + (c->file ? c->file->dropped : 0);
 }
 
-/* Hand a finished line to every sink. */
-static int emit_line(struct les_consumer *c)
+static int add_sink(struct les_event_sink *v, size_t *n, size_t max, les_event_fn fn, void *ctx)
+{
+	if (*n >= max)
+		return -E2BIG;
+	v[*n].fn = fn;
+	v[*n].ctx = ctx;
+	(*n)++;
+	return 0;
+}
+
+int les_consumer_add_event_sink(struct les_consumer *c, les_event_fn fn, void *ctx)
+{
+	return add_sink(c->event_sinks, &c->n_event_sinks, LES_MAX_EVENT_SINKS, fn, ctx);
+}
+
+int les_consumer_add_line_sink(struct les_consumer *c, les_event_fn fn, void *ctx)
+{
+	return add_sink(c->line_sinks, &c->n_line_sinks, LES_MAX_LINE_SINKS, fn, ctx);
+}
+
+int les_consumer_output(struct les_consumer *c, const struct les_event *ev)
 {
 	int err = 0;
+
+	if (c->file)
+		err = les_sink_file_write(c->file, ev->line, ev->line_len);
+	if (err == -EPIPE) {
+		c->stop = true;
+		return err;
+	}
+	for (size_t i = 0; i < c->n_line_sinks; i++) {
+		err = c->line_sinks[i].fn(c->line_sinks[i].ctx, ev);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Hand a finished record to the event sinks and, as a line, to the line sinks. */
+static int emit_record(struct les_consumer *c)
+{
+	struct les_event *ev = &c->ev;
+	int err;
 
 	if (c->jw.overflow) {
 		c->format_errors++;
 		return 0;
 	}
-	if (c->file)
-		err = les_sink_file_write(c->file, c->line, c->jw.len);
-	if (err == -EPIPE) {
-		c->stop = true;
-		return err;
+	ev->line = c->line;
+	ev->line_len = c->jw.len;
+	for (size_t i = 0; i < c->n_event_sinks; i++) {
+		err = c->event_sinks[i].fn(c->event_sinks[i].ctx, ev);
+		if (err)
+			return err;
 	}
-	return 0;
-}
-
-static int emit_record(struct les_consumer *c)
-{
-	int err = emit_line(c);
-
-	if (err)
-		return err;
+	if (c->records_to_lines) {
+		err = les_consumer_output(c, ev);
+		if (err)
+			return err;
+	}
 	c->emitted++;
 	if (c->opts->count && c->emitted >= c->opts->count) {
 		c->stop = true;
@@ -64,7 +103,7 @@ static int emit_record(struct les_consumer *c)
 	return 0;
 }
 
-/* The record's size must be exactly its kind's: anything else is corrupt. */
+/* The record's size must be at least its kind's: anything else is corrupt. */
 static bool size_ok(uint32_t kind, size_t size)
 {
 	switch (kind) {
@@ -90,6 +129,85 @@ static const struct les_observed_mount *mount_of(struct les_consumer *c, uint32_
 	return m;
 }
 
+/* Fill the event fields every record kind shares. */
+static void event_common(struct les_consumer *c, uint32_t kind, const char *type, uint64_t ts,
+			 uint32_t dev, const struct les_task *t)
+{
+	struct les_event *ev = &c->ev;
+	const struct les_observed_mount *m = mount_of(c, dev);
+
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = kind;
+	ev->type = type;
+	ev->ts_epoch_ns = les_fmt_epoch_ns(&c->fmt, ts);
+	ev->host = c->host;
+	if (m) {
+		ev->fs_type = m->fs_type;
+		ev->fs = m->fs_name;
+		ev->mount = m->mount_point;
+	}
+	ev->pid = t->pid;
+	ev->tid = t->tid;
+	ev->uid = t->uid;
+	ev->gid = t->gid;
+	memcpy(c->comm, t->comm, sizeof(t->comm));
+	c->comm[sizeof(t->comm)] = '\0';
+	ev->comm = c->comm;
+	ev->process = c->comm;
+}
+
+static int on_access(struct les_consumer *c, const struct les_rec_access *r)
+{
+	struct les_event *ev = &c->ev;
+
+	event_common(c, LES_REC_ACCESS, "access", r->ts_ns, r->dev, &r->task);
+	ev->op = les_op_name(r->op);
+	ev->access_intent = les_intent_name(les_op_intent(r->op));
+	ev->op_id = r->op_id;
+	ev->latency_ns = r->latency_ns;
+	ev->bytes = r->bytes;
+	ev->err = r->err;
+	ev->errno_class = les_errno_class_name(les_errno_class(r->err));
+	ev->rpc_count = r->rpc_count;
+	ev->rpc_wait_ns = r->rpc_wait_ns;
+	les_format_access(&c->jw, &c->fmt, les_observed_find(c->observed, r->dev), r);
+	return emit_record(c);
+}
+
+static int on_rpc(struct les_consumer *c, const struct les_rec_rpc *r)
+{
+	struct les_event *ev = &c->ev;
+
+	event_common(c, LES_REC_RPC, "rpc", r->ts_ns, r->dev, &r->task);
+	ev->op = les_format_rpc_op(r);
+	ev->proto = les_rpc_proto_name(r->proto);
+	ev->parent_op_id = r->parent_op_id;
+	ev->latency_ns = r->latency_ns;
+	ev->bytes = r->bytes;
+	ev->err = r->err;
+	ev->errno_class = les_errno_class_name(les_errno_class(r->err));
+	if (r->flags & LES_RPC_F_ASYNC) {
+		memcpy(c->worker_comm, r->worker_comm, sizeof(r->worker_comm));
+		c->worker_comm[sizeof(r->worker_comm)] = '\0';
+		ev->worker_comm = c->worker_comm;
+	}
+	les_format_rpc(&c->jw, &c->fmt, les_observed_find(c->observed, r->dev), r);
+	return emit_record(c);
+}
+
+static int on_rpc_event(struct les_consumer *c, const struct les_rec_rpc_event *r)
+{
+	struct les_event *ev = &c->ev;
+
+	event_common(c, LES_REC_RPC_EVENT, "rpc_event", r->ts_ns, r->dev, &r->task);
+	ev->event = les_rpc_event_name(r->event);
+	ev->op = ev->event;
+	ev->proto = les_rpc_proto_name(r->proto);
+	ev->parent_op_id = r->parent_op_id;
+	les_format_rpc_event(&c->jw, &c->fmt, les_observed_find(c->observed, r->dev), r);
+	return emit_record(c);
+}
+
 int les_consumer_on_record(void *ctx, void *data, size_t size)
 {
 	struct les_consumer *c = ctx;
@@ -109,24 +227,12 @@ int les_consumer_on_record(void *ctx, void *data, size_t size)
 	c->by_kind[kind]++;
 	jw_reset(&c->jw);
 	switch (kind) {
-	case LES_REC_ACCESS: {
-		const struct les_rec_access *r = data;
-
-		les_format_access(&c->jw, &c->fmt, mount_of(c, r->dev), r);
-		return emit_record(c);
-	}
-	case LES_REC_RPC: {
-		const struct les_rec_rpc *r = data;
-
-		les_format_rpc(&c->jw, &c->fmt, mount_of(c, r->dev), r);
-		return emit_record(c);
-	}
-	case LES_REC_RPC_EVENT: {
-		const struct les_rec_rpc_event *r = data;
-
-		les_format_rpc_event(&c->jw, &c->fmt, mount_of(c, r->dev), r);
-		return emit_record(c);
-	}
+	case LES_REC_ACCESS:
+		return on_access(c, data);
+	case LES_REC_RPC:
+		return on_rpc(c, data);
+	case LES_REC_RPC_EVENT:
+		return on_rpc_event(c, data);
 	default:
 		/* Process notices feed enrichment; they are not output. */
 		return 0;
@@ -190,5 +296,14 @@ int les_consumer_emit_stats(struct les_consumer *c, const struct les_kernel_stat
 	put_kernel_counters(w, ks);
 	jw_obj_end(w);
 	jw_newline(w);
-	return emit_line(c);
+	if (w->overflow) {
+		c->format_errors++;
+		return 0;
+	}
+	memset(&c->ev, 0, sizeof(c->ev));
+	c->ev.type = "stats";
+	c->ev.host = c->host;
+	c->ev.line = c->line;
+	c->ev.line_len = w->len;
+	return les_consumer_output(c, &c->ev);
 }

@@ -8,13 +8,30 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "event.h"
 #include "format.h"
 #include "json.h"
 #include "observed.h"
 #include "options.h"
 #include "sink.h"
 
-#define LES_LINE_MAX 16384
+#define LES_LINE_MAX	     16384
+#define LES_MAX_EVENT_SINKS 4
+#define LES_MAX_LINE_SINKS  4
+
+/*
+ * Two kinds of downstream stages. Event sinks (aggregation, Prometheus)
+ * see every decoded record as a struct les_event. Line sinks (Kafka; the
+ * file sink is built in) get every output line: records, windows, stats,
+ * each with the event's metadata (type, host, fs_type, job_id, uid).
+ * Both return 0, or a negative errno to stop the run.
+ */
+typedef int (*les_event_fn)(void *ctx, const struct les_event *ev);
+
+struct les_event_sink {
+	les_event_fn fn;
+	void *ctx;
+};
 
 /* Kernel-side numbers for the stats record, read by the tracer. */
 struct les_kernel_stats {
@@ -38,11 +55,29 @@ struct les_consumer {
 	uint64_t format_errors; /* lines that did not fit the line buffer */
 	uint64_t unobserved; /* records of a dev no longer observed */
 	bool stop; /* --count reached or the output closed */
+	bool records_to_lines; /* per-op records are output lines (else only events) */
+	struct les_event_sink event_sinks[LES_MAX_EVENT_SINKS];
+	size_t n_event_sinks;
+	struct les_event_sink line_sinks[LES_MAX_LINE_SINKS];
+	size_t n_line_sinks;
+	char host[256];
+	struct les_event ev; /* the event being delivered */
+	char comm[LES_COMM_LEN + 1];
+	char worker_comm[LES_COMM_LEN + 1];
 };
 
 void les_consumer_init(struct les_consumer *c, const struct les_options *opts,
 		       const struct les_observed *observed, struct les_sink_file *file,
 		       const char *host);
+
+int les_consumer_add_event_sink(struct les_consumer *c, les_event_fn fn, void *ctx);
+int les_consumer_add_line_sink(struct les_consumer *c, les_event_fn fn, void *ctx);
+
+/*
+ * Deliver one finished line (ev->line, ev->line_len) to the file sink and
+ * every line sink. For stages that make lines of their own (windows).
+ */
+int les_consumer_output(struct les_consumer *c, const struct les_event *ev);
 
 /* ring_buffer_sample_fn: 0 to go on, negative to stop the poll. */
 int les_consumer_on_record(void *ctx, void *data, size_t size);

@@ -121,7 +121,7 @@ void les_format_access(struct jw *w, const struct les_fmt_ctx *fc,
 	jw_newline(w);
 }
 
-static const char *rpc_op_name(const struct les_rec_rpc *r)
+const char *les_format_rpc_op(const struct les_rec_rpc *r)
 {
 	switch (r->proto) {
 	case LES_PROTO_FUSE:
@@ -135,7 +135,7 @@ void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc,
 		    const struct les_observed_mount *m, const struct les_rec_rpc *r)
 {
 	put_common(w, fc, "rpc", r->ts_ns, m);
-	jw_kv_cstr(w, "op", rpc_op_name(r));
+	jw_kv_cstr(w, "op", les_format_rpc_op(r));
 	jw_kv_cstr(w, "proto", les_rpc_proto_name(r->proto));
 	jw_kv_u64(w, "opcode", r->opcode);
 	jw_kv_u64(w, "req_id", r->req_id);

@@ -23,6 +23,9 @@ void les_fmt_ctx_init(struct les_fmt_ctx *fc, const char *host, bool file_id);
 void les_fmt_ctx_sync_clock(struct les_fmt_ctx *fc);
 uint64_t les_fmt_epoch_ns(const struct les_fmt_ctx *fc, uint64_t mono_ns);
 
+/* The op name of an RPC record: FUSE opcode name, PtlRPC op, ... */
+const char *les_format_rpc_op(const struct les_rec_rpc *r);
+
 void les_format_access(struct jw *w, const struct les_fmt_ctx *fc,
 		       const struct les_observed_mount *m, const struct les_rec_access *r);
 void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc,

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A decoded and enriched record as the later stages (aggregation, Kafka,
+ * Prometheus) see it: every field a JSON line carries, as C values, plus
+ * the line itself. Strings point into the consumer's storage and are valid
+ * only during the call that receives the event.
+ */
+#ifndef LES_EVENT_H
+#define LES_EVENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "les_record.h"
+
+struct les_event {
+	uint32_t kind; /* LES_REC_ACCESS, LES_REC_RPC, LES_REC_RPC_EVENT */
+	const char *type; /* "access", "rpc", "rpc_event" */
+	uint64_t ts_epoch_ns; /* completion time */
+
+	/* where */
+	const char *host;
+	const char *fs_type; /* NULL when the mount is no longer observed */
+	const char *fs;
+	const char *mount;
+
+	/* what */
+	const char *op; /* access op, RPC op ("write", "queue_wait", ...) */
+	const char *access_intent; /* access records only, else NULL */
+	const char *event; /* rpc_event records only, else NULL */
+	const char *proto; /* rpc and rpc_event records: "fuse", "sunrpc", ... */
+	uint64_t op_id; /* access records */
+	uint64_t parent_op_id; /* rpc records, 0 if none */
+	uint64_t latency_ns;
+	uint64_t bytes;
+	int err; /* positive errno, 0 on success */
+	const char *errno_class; /* NULL on success */
+	uint64_t rpc_count; /* access records: requests sent inside the op */
+	uint64_t rpc_wait_ns;
+
+	/* who */
+	uint32_t pid, tid, uid, gid;
+	const char *comm;
+	const char *username; /* NULL when the uid has no name */
+	const char *process; /* normalized process name */
+	const char *actor_type;
+	const char *job_id; /* NULL when none */
+	const char *job_source; /* "env", "cgroup", "inherited" or NULL */
+	const char *worker_comm; /* rpc records sent by another thread, else NULL */
+
+	/* the record as written to the file sinks, with its '\n' */
+	const char *line;
+	size_t line_len;
+};
+
+#endif /* LES_EVENT_H */
