@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Access plane, generic fallback: syscall tracepoints, which exist on every
- * kernel and reach every filesystem. Each entry resolves its target to a
- * superblock dev (fd -> file -> inode -> sb; or dirfd/cwd + path; or an
- * absolute path matched against the observed mount points) and bails out
- * within a few instructions when that dev is not observed. The exit of the
- * same syscall on the same thread finishes the op: the frame remembers the
- * syscall number, so no unrelated call can finish it.
+ * Access plane, generic fallback: the raw sys_enter/sys_exit tracepoints,
+ * which exist on every kernel and reach every filesystem. Two attach points
+ * instead of one per syscall: attaching is instant and detaching 130 perf
+ * events would take ~10 s of RCU grace periods. A per-syscall descriptor
+ * (map "syscalls") says which syscalls matter; every other syscall costs one
+ * array lookup. Each traced entry resolves its target to a superblock dev
+ * (fd -> file -> inode -> sb; or dirfd/cwd + path; or an absolute path
+ * matched against the observed mount points) and stops there when that dev
+ * is not observed. The exit of the same syscall on the same thread finishes
+ * the op: the frame remembers the syscall number, so no unrelated call can
+ * finish it.
  */
 #ifndef LES_ACCESS_SYSCALL_BPF_H
 #define LES_ACCESS_SYSCALL_BPF_H
@@ -193,16 +197,15 @@ static __always_inline __u32 exit_op(const struct op_frame *frame, __s64 ret)
 }
 
 /* Pop the frame the same syscall pushed and emit the access record. */
-static __always_inline int access_exit(struct sys_exit_ctx *ctx)
+static __always_inline int access_exit(__s32 nr, __s64 ret)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct thread_ops *ops = thread_ops_get(tid);
 	struct op_frame *frame = current_frame(ops);
 	struct les_rec_access *rec;
 	__u64 now, latency;
-	__s64 ret = ctx->ret;
 
-	if (!frame || frame->key != ctx->nr)
+	if (!frame || frame->key != nr)
 		return 0; /* not an op on an observed mount */
 	count_probe(LES_PROBE_SYS_EXIT);
 	ops->depth--;
@@ -237,132 +240,88 @@ static __always_inline int access_exit(struct sys_exit_ctx *ctx)
 	return 0;
 }
 
-/*
- * Argument i of the syscall, or 0 for i < 0. Reading past a tracepoint's
- * record makes the attach fail (EACCES), so absent arguments are constants.
- */
-#define SYS_ARG(ctx, i) ((i) < 0 ? 0 : (ctx)->args[(i) < 0 ? 0 : (i)])
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, LES_SYS_MAX);
+	__type(key, __u32);
+	__type(value, struct les_syscall_desc);
+} syscalls SEC(".maps");
 
-/*
- * One enter/exit program pair per syscall. The variants differ only in how
- * the entry finds the target: an fd argument, a (dirfd, path) pair, or a
- * path relative to the cwd.
- */
-#define SYS_EXIT(sys)                                                                             \
-	SEC("tp/syscalls/sys_exit_" #sys)                                                          \
-	int sx_##sys(struct sys_exit_ctx *ctx)                                                     \
-	{                                                                                          \
-		return access_exit(ctx);                                                           \
-	}
-
-#define SYS_FD(sys, op)                                                                            \
-	SEC("tp/syscalls/sys_enter_" #sys)                                                         \
-	int se_##sys(struct sys_enter_ctx *ctx)                                                    \
-	{                                                                                          \
-		int fd = (int)ctx->args[0];                                                        \
-		return access_enter(ctx->nr, op, fd_dev(fd), 0, fd);                               \
-	}                                                                                          \
-	SYS_EXIT(sys)
-
-#define SYS_AT(sys, op, dirfd_arg, path_arg, extra_arg)                                           \
-	SEC("tp/syscalls/sys_enter_" #sys)                                                         \
-	int se_##sys(struct sys_enter_ctx *ctx)                                                    \
-	{                                                                                          \
-		int dirfd = (int)ctx->args[dirfd_arg];                                             \
-		__u32 dev = path_dev(dirfd, (const char *)ctx->args[path_arg]);                    \
-		return access_enter(ctx->nr, op, dev, SYS_ARG(ctx, extra_arg), -1);                   \
-	}                                                                                          \
-	SYS_EXIT(sys)
-
-#define SYS_PATH(sys, op, path_arg, extra_arg)                                                    \
-	SEC("tp/syscalls/sys_enter_" #sys)                                                         \
-	int se_##sys(struct sys_enter_ctx *ctx)                                                    \
-	{                                                                                          \
-		__u32 dev = path_dev(LES_AT_FDCWD, (const char *)ctx->args[path_arg]);             \
-		return access_enter(ctx->nr, op, dev, SYS_ARG(ctx, extra_arg), -1);                   \
-	}                                                                                          \
-	SYS_EXIT(sys)
-
-/* data */
-SYS_FD(read, LES_OP_READ)
-SYS_FD(pread64, LES_OP_READ)
-SYS_FD(readv, LES_OP_READ)
-SYS_FD(preadv, LES_OP_READ)
-SYS_FD(preadv2, LES_OP_READ)
-SYS_FD(write, LES_OP_WRITE)
-SYS_FD(pwrite64, LES_OP_WRITE)
-SYS_FD(writev, LES_OP_WRITE)
-SYS_FD(pwritev, LES_OP_WRITE)
-SYS_FD(pwritev2, LES_OP_WRITE)
-SYS_FD(fsync, LES_OP_FSYNC)
-SYS_FD(fdatasync, LES_OP_FSYNC)
-
-/* namespace reads */
-SYS_AT(openat, LES_OP_OPEN, 0, 1, 2)
-SYS_AT(openat2, LES_OP_OPEN, 0, 1, -1)
-SYS_PATH(open, LES_OP_OPEN, 0, 1)
-SYS_PATH(creat, LES_OP_OPEN, 0, -1)
-SYS_FD(close, LES_OP_CLOSE)
-SYS_FD(getdents64, LES_OP_READDIR)
-SYS_FD(getdents, LES_OP_READDIR)
-SYS_AT(newfstatat, LES_OP_GETATTR, 0, 1, -1)
-SYS_AT(statx, LES_OP_GETATTR, 0, 1, -1)
-SYS_FD(newfstat, LES_OP_GETATTR)
-SYS_PATH(newstat, LES_OP_GETATTR, 0, -1)
-SYS_PATH(newlstat, LES_OP_GETATTR, 0, -1)
-SYS_AT(readlinkat, LES_OP_READLINK, 0, 1, -1)
-SYS_PATH(readlink, LES_OP_READLINK, 0, -1)
-SYS_PATH(getxattr, LES_OP_GETXATTR, 0, -1)
-SYS_PATH(lgetxattr, LES_OP_GETXATTR, 0, -1)
-SYS_FD(fgetxattr, LES_OP_GETXATTR)
-SYS_PATH(listxattr, LES_OP_LISTXATTR, 0, -1)
-SYS_PATH(llistxattr, LES_OP_LISTXATTR, 0, -1)
-SYS_FD(flistxattr, LES_OP_LISTXATTR)
-SYS_PATH(statfs, LES_OP_STATFS, 0, -1)
-SYS_FD(fstatfs, LES_OP_STATFS)
-
-/* namespace mutations */
-SYS_AT(mkdirat, LES_OP_MKDIR, 0, 1, -1)
-SYS_PATH(mkdir, LES_OP_MKDIR, 0, -1)
-SYS_AT(mknodat, LES_OP_MKNOD, 0, 1, -1)
-SYS_PATH(mknod, LES_OP_MKNOD, 0, -1)
-SYS_PATH(unlink, LES_OP_UNLINK, 0, -1)
-SYS_PATH(rmdir, LES_OP_RMDIR, 0, -1)
-SYS_AT(renameat2, LES_OP_RENAME, 0, 1, -1)
-SYS_AT(renameat, LES_OP_RENAME, 0, 1, -1)
-SYS_PATH(rename, LES_OP_RENAME, 0, -1)
-SYS_AT(linkat, LES_OP_LINK, 0, 1, -1)
-SYS_PATH(link, LES_OP_LINK, 0, -1)
-SYS_AT(symlinkat, LES_OP_SYMLINK, 1, 2, -1)
-SYS_PATH(symlink, LES_OP_SYMLINK, 1, -1)
-SYS_PATH(setxattr, LES_OP_SETXATTR, 0, -1)
-SYS_PATH(lsetxattr, LES_OP_SETXATTR, 0, -1)
-SYS_FD(fsetxattr, LES_OP_SETXATTR)
-SYS_PATH(removexattr, LES_OP_SETXATTR, 0, -1)
-SYS_PATH(lremovexattr, LES_OP_SETXATTR, 0, -1)
-SYS_FD(fremovexattr, LES_OP_SETXATTR)
-SYS_PATH(chmod, LES_OP_SETATTR, 0, -1)
-SYS_FD(fchmod, LES_OP_SETATTR)
-SYS_AT(fchmodat, LES_OP_SETATTR, 0, 1, -1)
-SYS_PATH(chown, LES_OP_SETATTR, 0, -1)
-SYS_PATH(lchown, LES_OP_SETATTR, 0, -1)
-SYS_FD(fchown, LES_OP_SETATTR)
-SYS_AT(fchownat, LES_OP_SETATTR, 0, 1, -1)
-SYS_PATH(truncate, LES_OP_SETATTR, 0, -1)
-SYS_FD(ftruncate, LES_OP_SETATTR)
-SYS_AT(utimensat, LES_OP_SETATTR, 0, 1, -1)
-SYS_PATH(utimes, LES_OP_SETATTR, 0, -1)
-SYS_PATH(utime, LES_OP_SETATTR, 0, -1)
-
-/* unlinkat is unlink or rmdir, by its flags. */
-SEC("tp/syscalls/sys_enter_unlinkat")
-int se_unlinkat(struct sys_enter_ctx *ctx)
+static __always_inline const struct les_syscall_desc *syscall_desc(long id)
 {
-	__u32 op = ctx->args[2] & LES_AT_REMOVEDIR ? LES_OP_RMDIR : LES_OP_UNLINK;
-	__u32 dev = path_dev((int)ctx->args[0], (const char *)ctx->args[1]);
+	__u32 key = (__u32)id;
 
-	return access_enter(ctx->nr, op, dev, 0, -1);
+	if (id < 0 || id >= LES_SYS_MAX)
+		return NULL;
+	return bpf_map_lookup_elem(&syscalls, &key);
 }
-SYS_EXIT(unlinkat)
+
+/* Syscall argument i (0-5) from the user registers. */
+static __always_inline __u64 sys_arg(struct pt_regs *regs, int i)
+{
+	switch (i) {
+	case 0:
+		return PT_REGS_PARM1_CORE_SYSCALL(regs);
+	case 1:
+		return PT_REGS_PARM2_CORE_SYSCALL(regs);
+	case 2:
+		return PT_REGS_PARM3_CORE_SYSCALL(regs);
+	case 3:
+		return PT_REGS_PARM4_CORE_SYSCALL(regs);
+	case 4:
+		return PT_REGS_PARM5_CORE_SYSCALL(regs);
+	}
+	return 0;
+}
+
+static __always_inline __u32 syscall_target_dev(struct pt_regs *regs,
+						const struct les_syscall_desc *d, int *fd)
+{
+	int dirfd;
+
+	*fd = -1;
+	switch (d->target) {
+	case LES_SYS_FD:
+		*fd = (int)sys_arg(regs, d->fd_arg);
+		return fd_dev(*fd);
+	case LES_SYS_AT:
+		dirfd = (int)sys_arg(regs, d->fd_arg);
+		return path_dev(dirfd, (const char *)sys_arg(regs, d->path_arg));
+	case LES_SYS_PATH:
+		return path_dev(LES_AT_FDCWD, (const char *)sys_arg(regs, d->path_arg));
+	}
+	return 0;
+}
+
+SEC("raw_tp/sys_enter")
+int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
+{
+	const struct les_syscall_desc *d = syscall_desc(id);
+	__u64 flags = 0;
+	__u32 dev, op;
+	int fd;
+
+	if (!d || d->target == LES_SYS_NONE)
+		return 0;
+	dev = syscall_target_dev(regs, d, &fd);
+	op = d->op;
+	if (d->flags_arg >= 0)
+		flags = sys_arg(regs, d->flags_arg);
+	if (d->rmdir_flag && (flags & LES_AT_REMOVEDIR))
+		op = LES_OP_RMDIR;
+	return access_enter((__s32)id, op, dev, flags, fd);
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
+{
+	long id = SYSCALL_NR(regs);
+	const struct les_syscall_desc *d = syscall_desc(id);
+
+	/* Only the traced syscalls pay for the per-thread lookup. */
+	if (!d || d->target == LES_SYS_NONE)
+		return 0;
+	return access_exit((__s32)id, ret);
+}
 
 #endif /* LES_ACCESS_SYSCALL_BPF_H */

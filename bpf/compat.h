@@ -68,23 +68,13 @@ struct fuse_end_tp_ctx {
 	__s32 error;
 };
 
-/*
- * Syscall tracepoint records (kernel/trace/trace_syscalls.c). Their layout
- * is the tracepoint ABI: 8-byte common header, int nr, then the arguments
- * or the return value, stable since syscall tracepoints exist (2.6.33).
- */
-struct sys_enter_ctx {
-	__u64 common;
-	__s32 nr;
-	__u32 _pad;
-	__u64 args[6];
-};
-
-struct sys_exit_ctx {
-	__u64 common;
-	__s32 nr;
-	__u32 _pad;
-	__s64 ret;
-};
+/* The syscall number of a task's user registers at sys_exit. */
+#if defined(__TARGET_ARCH_x86)
+#define SYSCALL_NR(regs) BPF_CORE_READ((regs), orig_ax)
+#elif defined(__TARGET_ARCH_arm64)
+#define SYSCALL_NR(regs) BPF_CORE_READ((struct pt_regs___arm64 *)(regs), syscallno)
+#else
+#error "SYSCALL_NR: add this architecture"
+#endif
 
 #endif /* LES_COMPAT_H */

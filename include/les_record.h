@@ -113,7 +113,7 @@ enum les_counter {
 enum les_probe_id {
 	LES_PROBE_FUSE_SEND = 0,
 	LES_PROBE_FUSE_END,
-	LES_PROBE_SYS_ENTER,
+	LES_PROBE_SYS_ENTER, /* syscall entries on observed mounts */
 	LES_PROBE_SYS_EXIT,
 	LES_PROBE_SCHED_EXEC,
 	LES_PROBE_SCHED_EXIT,
@@ -203,6 +203,30 @@ struct les_rec_proc {
 	__u32 flags;
 	char comm[LES_COMM_LEN];
 	char env[LES_ENV_MAX];
+};
+
+/*
+ * How the syscall access plane treats one syscall (map "syscalls", indexed
+ * by syscall number, filled by userspace from the build's <sys/syscall.h>
+ * so the BPF side needs no per-architecture syscall table).
+ */
+enum les_sys_target {
+	LES_SYS_NONE = 0, /* not traced */
+	LES_SYS_FD, /* fd_arg is an open file */
+	LES_SYS_AT, /* (fd_arg dirfd, path_arg path) */
+	LES_SYS_PATH, /* path_arg relative to the cwd */
+};
+
+#define LES_SYS_MAX 512 /* syscall numbers below this are traceable */
+
+struct les_syscall_desc {
+	__u8 target; /* enum les_sys_target */
+	__u8 op; /* enum les_access_op */
+	__s8 fd_arg; /* argument index of the fd or dirfd */
+	__s8 path_arg; /* argument index of the path, -1 if none */
+	__s8 flags_arg; /* argument kept for the exit (open flags), -1 if none */
+	__u8 rmdir_flag; /* unlinkat: AT_REMOVEDIR in flags_arg makes it rmdir */
+	__u8 _pad[2];
 };
 
 /* An observed mount as BPF sees it (map "mounts", index = mount slot). */

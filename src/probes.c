@@ -97,7 +97,8 @@ static void plan_fuse(struct les_probe_plan *plan)
 
 static void plan_access(struct les_probe_plan *plan, enum les_attach_mode mode)
 {
-	bool syscalls = les_tracepoint_exists("syscalls", "sys_enter_read");
+	bool syscalls = les_kernel_btf_has("btf_trace_sys_enter", BTF_KIND_TYPEDEF) ||
+			les_tracepoint_exists("raw_syscalls", "sys_enter");
 
 	switch (mode) {
 	case LES_ATTACH_MODE_FENTRY:
@@ -113,7 +114,7 @@ static void plan_access(struct les_probe_plan *plan, enum les_attach_mode mode)
 		plan->access = LES_ATTACH_SYSCALL;
 	} else {
 		plan->access = LES_ATTACH_NONE;
-		plan->access_reason = "kernel has no syscall tracepoints (CONFIG_FTRACE_SYSCALLS)";
+		plan->access_reason = "kernel has no raw_syscalls:sys_enter/sys_exit tracepoints";
 	}
 }
 
@@ -125,11 +126,6 @@ void les_probe_plan_make(struct les_probe_plan *plan, enum les_attach_mode mode)
 	plan_access(plan, mode);
 }
 
-static bool starts_with(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
 bool les_probe_plan_wants(const struct les_probe_plan *plan, const char *prog_name,
 			  const char *section)
 {
@@ -137,11 +133,8 @@ bool les_probe_plan_wants(const struct les_probe_plan *plan, const char *prog_na
 		return plan->fuse == LES_FUSE_TP_BTF;
 	if (strcmp(prog_name, "fuse_send_tp") == 0 || strcmp(prog_name, "fuse_end_tp") == 0)
 		return plan->fuse == LES_FUSE_TP;
-	if (starts_with(section, "tp/syscalls/")) {
-		if (plan->access != LES_ATTACH_SYSCALL)
-			return false;
-		return les_tracepoint_exists("syscalls", section + strlen("tp/syscalls/"));
-	}
+	if (strcmp(section, "raw_tp/sys_enter") == 0 || strcmp(section, "raw_tp/sys_exit") == 0)
+		return plan->access == LES_ATTACH_SYSCALL;
 	return false;
 }
 

@@ -9,6 +9,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "les.skel.h"
+#include "syscalls.h"
 #include "tracer.h"
 
 /* Userspace views of the BPF maps' value types (see bpf/). */
@@ -91,11 +92,6 @@ int les_tracer_configure(struct les_tracer *t, const struct les_options *o,
 	return 0;
 }
 
-int les_tracer_load(struct les_tracer *t)
-{
-	return les_bpf__load(t->skel);
-}
-
 static int put_mount_path(int fd, __u32 slot, const struct les_observed_mount *m)
 {
 	struct les_mount_path mp;
@@ -109,6 +105,32 @@ static int put_mount_path(int fd, __u32 slot, const struct les_observed_mount *m
 		memcpy(mp.path, m->mount_point, len);
 	}
 	return bpf_map_update_elem(fd, &slot, &mp, BPF_ANY) ? -errno : 0;
+}
+
+/* The syscall access plane's descriptors, by syscall number. */
+static int put_syscalls(struct les_tracer *t)
+{
+	int fd = bpf_map__fd(t->skel->maps.syscalls);
+	const struct les_syscall_entry *tab;
+	size_t n;
+
+	tab = les_syscall_table(&n);
+	for (size_t i = 0; i < n; i++) {
+		__u32 key = (__u32)tab[i].nr;
+
+		if (tab[i].nr < 0 || tab[i].nr >= LES_SYS_MAX)
+			continue;
+		if (bpf_map_update_elem(fd, &key, &tab[i].desc, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+int les_tracer_load(struct les_tracer *t)
+{
+	int err = les_bpf__load(t->skel);
+
+	return err ?: put_syscalls(t);
 }
 
 int les_tracer_set_mounts(struct les_tracer *t, const struct les_observed *obs)

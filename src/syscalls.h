@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The syscall access plane's table: which syscalls are file operations,
+ * which op each one is, and where its target is among its arguments.
+ * Syscall numbers come from this build's <sys/syscall.h>.
+ */
+#ifndef LES_SYSCALLS_H
+#define LES_SYSCALLS_H
+
+#include <stddef.h>
+#include "les_record.h"
+
+struct les_syscall_entry {
+	const char *name;
+	long nr;
+	struct les_syscall_desc desc;
+};
+
+/* The table and its length. */
+const struct les_syscall_entry *les_syscall_table(size_t *n);
+
+#endif /* LES_SYSCALLS_H */
