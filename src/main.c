@@ -164,7 +164,8 @@ static int run(struct les_consumer *c, struct les_tracer *t, const struct les_op
 		uint64_t now;
 
 		err = les_tracer_poll(t, (int)o->poll_ms);
-		if (err == -EINTR) {
+		if (err == -EINTR || c->stop) {
+			/* A signal, --count reached, or the reader went away. */
 			err = 0;
 			break;
 		}

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# The command line: usage errors exit 2 with one line on stderr, runtime
+# failures exit 1, --help/--version exit 0, a closed pipe ends quietly,
+# --count and --duration stop the run, gzip output, SIGINT flushes.
+
+. "$(dirname "$0")/lib.sh"
+les_init 12_cli gzip
+
+# expect STATUS DESCRIPTION ARGS...: exit status and exactly one stderr line.
+expect() {
+	local want=$1 what=$2 got lines
+	shift 2
+	"$LES_BIN" "$@" >"$WORK/stdout" 2>"$WORK/stderr"
+	got=$?
+	[ "$got" = "$want" ] || les_fail "$what: exit $got, expected $want: $(cat "$WORK/stderr")"
+	lines=$(wc -l <"$WORK/stderr")
+	if [ "$want" != 0 ]; then
+		[ "$lines" = 1 ] || les_fail "$what: expected one stderr line, got $lines: $(cat "$WORK/stderr")"
+		grep -q '^lustre-ebpf-stream: ' "$WORK/stderr" || les_fail "$what: unprefixed message"
+	fi
+	les_pass "$what (exit $got)"
+}
+
+expect 0 "--help" --help
+grep -q -- '--mount' "$WORK/stdout" || les_fail "--help does not list --mount"
+expect 0 "--version" --version
+expect 2 "unknown option" --bogus
+expect 2 "missing argument" --duration
+expect 2 "bad duration" --duration abc
+expect 2 "negative count" --count -1
+expect 2 "trailing garbage" --count 10x
+expect 2 "ringbuf not a power of 2" --ringbuf-size 3000
+expect 2 "bad attach method" --attach nope
+expect 2 "stray argument" extra
+expect 2 "--mount on a local filesystem" --mount /tmp
+expect 2 "--mount that does not exist" --mount /nonexistent/x
+printf '22 1 8:1 / / rw - ext4 /dev/sda1 rw\n' >"$WORK/mountinfo"
+expect 1 "nothing to observe" --mountinfo "$WORK/mountinfo"
+
+M=$WORK/mnt
+les_testfs "$M"
+expect 0 "--list-probes" --list-probes
+expect 0 "--list-probes=json" --list-probes=json
+les_true "--list-probes=json is JSON" jq -e '.probes | length > 0' "$WORK/stdout"
+
+# --count stops after N records; the pipe to head closes early.
+( sleep 1; for i in $(seq 1 50); do stat "$M" >/dev/null; done ) &
+"$LES_BIN" --mount "$M" --count 5 --stats-interval 0 >"$WORK/count.jsonl" 2>"$WORK/count.err"
+les_eq "--count 5: exit 0" 0 $?
+les_eq "--count 5: five records" 5 "$(jq -s '[.[] | select(.type!="stats")] | length' "$WORK/count.jsonl")"
+wait
+
+( sleep 1; for i in $(seq 1 2000); do stat "$M" >/dev/null; done ) &
+"$LES_BIN" --mount "$M" --duration 20 2>"$WORK/pipe.err" | head -n 3 >/dev/null
+st=${PIPESTATUS[0]}
+les_eq "closed pipe: exit 0" 0 "$st"
+les_eq "closed pipe: nothing on stderr" 0 "$(wc -c <"$WORK/pipe.err")"
+wait
+
+# gzip output and SIGINT flush.
+les_start "$WORK/cap.jsonl.gz" --mount "$M"
+for i in $(seq 1 20); do stat "$M" >/dev/null; done
+les_stop
+les_eq "SIGINT: exit 0" 0 "$LES_STATUS"
+les_true "gzip output decompresses" gzip -t "$WORK/cap.jsonl.gz"
+les_eq "gzip output ends with the final stats" true \
+	"$(gzip -dc "$WORK/cap.jsonl.gz" | tail -n 1 | jq '.type == "stats" and .final')"
+les_eq "output file mode 0640" 640 "$(stat -c %a "$WORK/cap.jsonl.gz")"
+
+# --duration ends the run by itself.
+start=$(date +%s%N)
+"$LES_BIN" --mount "$M" --duration 1 >/dev/null 2>&1
+les_eq "--duration 1: exit 0" 0 $?
+elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+[ "$elapsed_ms" -lt 10000 ] || les_fail "--duration 1 took ${elapsed_ms} ms"
+les_pass "--duration 1 ended in ${elapsed_ms} ms"
+les_done

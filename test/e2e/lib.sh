@@ -1,0 +1,133 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# Shared helpers of the end-to-end tests: root check, a scratch directory,
+# the test filesystem, the tool started in the background and stopped,
+# checks that count and stop at the first failure, cleanup on exit.
+#
+# A test sources this file, then calls les_init NAME.
+
+set -u
+
+LES_SRC=${LES_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+LES_BUILD=${LES_BUILD:-$LES_SRC/build}
+LES_BIN=$LES_BUILD/lustre-ebpf-stream
+LES_TESTFS=$LES_BUILD/les-testfs
+
+_les_name=test
+_les_passed=0
+_les_mounts=()
+_les_pids=()
+WORK=
+
+les_fail() {
+	echo "FAIL ($_les_name): $*" >&2
+	exit 1
+}
+
+les_pass() {
+	_les_passed=$((_les_passed + 1))
+	echo "ok $_les_passed - $*"
+}
+
+_les_cleanup() {
+	local p m
+	for p in "${_les_pids[@]}"; do
+		kill -INT "$p" 2>/dev/null
+	done
+	for p in "${_les_pids[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	for m in "${_les_mounts[@]}"; do
+		mountpoint -q "$m" && { fusermount3 -u "$m" 2>/dev/null || umount -l "$m"; }
+	done
+	[ -n "${LES_KEEP:-}" ] || rm -rf "$WORK"
+}
+
+# les_init NAME [TOOL...]: root, binaries, scratch dir, cleanup trap.
+les_init() {
+	_les_name=$1
+	shift
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "$_les_name: must run as root (loads BPF programs, mounts FUSE)" >&2
+		exit 1
+	fi
+	for f in "$LES_BIN" "$LES_TESTFS"; do
+		[ -x "$f" ] || { echo "$_les_name: $f not built" >&2; exit 1; }
+	done
+	for t in jq fusermount3 mountpoint "$@"; do
+		command -v "$t" >/dev/null ||
+			{ echo "$_les_name: $t not installed (scripts/install-deps)" >&2; exit 1; }
+	done
+	WORK=$(mktemp -d /tmp/les-e2e.XXXXXX)
+	chmod 755 "$WORK"
+	trap _les_cleanup EXIT
+}
+
+# les_testfs DIR [OPTIONS...]: mount the test filesystem on DIR (created).
+les_testfs() {
+	local dir=$1
+	shift
+	mkdir -p "$dir"
+	"$LES_TESTFS" "$dir" "$@" >"$WORK/testfs.log" 2>&1 ||
+		les_fail "les-testfs $dir $*: $(cat "$WORK/testfs.log")"
+	_les_mounts+=("$dir")
+	mountpoint -q "$dir" || les_fail "les-testfs did not mount $dir"
+}
+
+# les_track_mount DIR: unmount DIR at exit.
+les_track_mount() {
+	_les_mounts+=("$1")
+}
+
+# les_start OUT [OPTIONS...]: start the tool writing to OUT; waits until its
+# probes are attached. Sets LES_PID.
+les_start() {
+	local out=$1 i
+	shift
+	"$LES_BIN" -o "$out" -v "$@" 2>"$out.err" &
+	LES_PID=$!
+	_les_pids+=("$LES_PID")
+	for i in $(seq 1 300); do
+		grep -q "probes attached" "$out.err" 2>/dev/null && return 0
+		kill -0 "$LES_PID" 2>/dev/null ||
+			les_fail "tool exited at start: $(cat "$out.err")"
+		sleep 0.1
+	done
+	les_fail "tool not ready after 30 s: $(cat "$out.err")"
+}
+
+# les_stop: SIGINT the tool and wait; LES_STATUS gets its exit status.
+les_stop() {
+	kill -INT "$LES_PID" 2>/dev/null
+	wait "$LES_PID"
+	LES_STATUS=$?
+}
+
+# les_eq DESCRIPTION EXPECTED ACTUAL
+les_eq() {
+	[ "$2" = "$3" ] || les_fail "$1: expected '$2', got '$3'"
+	les_pass "$1 ($3)"
+}
+
+# les_ge DESCRIPTION MIN ACTUAL (integers)
+les_ge() {
+	[ "$3" -ge "$2" ] 2>/dev/null || les_fail "$1: expected >= $2, got '$3'"
+	les_pass "$1 ($3 >= $2)"
+}
+
+# les_true DESCRIPTION COMMAND...
+les_true() {
+	local what=$1
+	shift
+	"$@" >"$WORK/check.out" 2>&1 || les_fail "$what: '$*': $(head -c 2000 "$WORK/check.out")"
+	les_pass "$what"
+}
+
+# les_jq FILE FILTER: run jq over the JSON Lines file as one array.
+les_jq() {
+	jq -s -r "$2" "$1"
+}
+
+les_done() {
+	echo "$_les_passed passed, 0 failed"
+}
