@@ -12,6 +12,9 @@
 #include "compat.h"
 #include "common.bpf.h"
 #include "rpc_fuse.bpf.h"
+/* Before the syscall plane: it asks fn_covers_op() what to leave out. */
+#include "access_fn.bpf.h"
 #include "access_syscall.bpf.h"
+#include "proc.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

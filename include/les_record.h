@@ -30,7 +30,8 @@ enum les_rec_kind {
 	LES_REC_RPC = 2, /* struct les_rec_rpc */
 	LES_REC_RPC_EVENT = 3, /* struct les_rec_rpc_event */
 	LES_REC_PROC_EXEC = 4, /* struct les_rec_proc */
-	LES_REC_PROC_EXIT = 5, /* struct les_rec_proc */
+	LES_REC_PROC_EXIT = 5, /* reserved */
+	LES_REC_PROC_FORK = 6, /* struct les_rec_fork */
 	LES_REC_KIND_MAX,
 };
 
@@ -106,6 +107,7 @@ enum les_counter {
 	LES_CNT_ENTRY_REPLACED, /* entry left by an op that never exited */
 	LES_CNT_FILTERED, /* ops dropped in BPF by a filter */
 	LES_CNT_THREADS_FULL, /* per-thread op table full: op not tracked */
+	LES_CNT_NOTICE_DROPPED, /* process notices lost: ring buffer full */
 	LES_CNT_MAX,
 };
 
@@ -116,7 +118,7 @@ enum les_probe_id {
 	LES_PROBE_SYS_ENTER, /* syscall entries on observed mounts */
 	LES_PROBE_SYS_EXIT,
 	LES_PROBE_SCHED_EXEC,
-	LES_PROBE_SCHED_EXIT,
+	LES_PROBE_SCHED_FORK,
 	LES_PROBE_MAX,
 };
 
@@ -190,9 +192,12 @@ struct les_rec_rpc_event {
 	struct les_task task;
 };
 
-/* Process exec/exit notice; env holds the raw environment block at exec. */
+/*
+ * Process exec notice: env holds the start of the new program's raw
+ * environment block. Userspace keeps only allowlisted variables of it.
+ */
 struct les_rec_proc {
-	__u32 kind; /* LES_REC_PROC_EXEC or LES_REC_PROC_EXIT */
+	__u32 kind; /* LES_REC_PROC_EXEC */
 	__u32 env_len; /* bytes valid in env */
 	__u64 ts_ns;
 	__u64 start_ns; /* task start time: with pid, the process identity */
@@ -203,6 +208,19 @@ struct les_rec_proc {
 	__u32 flags;
 	char comm[LES_COMM_LEN];
 	char env[LES_ENV_MAX];
+};
+
+#define LES_PROC_F_ENV_TRUNCATED 0x1 /* the environment was longer than env */
+#define LES_PROC_F_KTHREAD	 0x2
+
+/* A new process (not a thread): it inherits its parent's attribution. */
+struct les_rec_fork {
+	__u32 kind; /* LES_REC_PROC_FORK */
+	__u32 _pad;
+	__u64 ts_ns;
+	__u64 start_ns;
+	__u32 pid;
+	__u32 ppid;
 };
 
 /*
@@ -238,6 +256,47 @@ struct les_mount_path {
 	__u32 len; /* bytes of path, without NUL; 0 = unused slot */
 	__u32 dev;
 	char path[LES_MOUNT_PATH_MAX];
+};
+
+/*
+ * Function probes of the access plane (bpf/access_fn.bpf.h): a fixed set of
+ * program slots, each aimed at one kernel function by userspace
+ * (src/fnprobes.c) and described to BPF by one les_fn_desc in .rodata.
+ */
+#define LES_FN_SLOTS 96
+
+/* What the target argument points to; it leads to the superblock dev. */
+enum les_fn_arg_kind {
+	LES_FN_ARG_FILE = 0, /* struct file * */
+	LES_FN_ARG_KIOCB, /* struct kiocb * */
+	LES_FN_ARG_INODE, /* struct inode * */
+	LES_FN_ARG_DENTRY, /* struct dentry * */
+	LES_FN_ARG_PATH, /* const struct path * */
+	LES_FN_ARG_KIND_MAX,
+};
+
+/* How the return value is read. */
+enum les_fn_ret {
+	LES_FN_RET_INT = 0, /* int: negative errno on failure */
+	LES_FN_RET_LONG, /* long/ssize_t: negative errno on failure */
+	LES_FN_RET_BYTES, /* ssize_t: bytes transferred or negative errno */
+	LES_FN_RET_PTR, /* pointer: an error only in the IS_ERR range */
+	LES_FN_RET_VOID,
+	LES_FN_RET_MAX,
+};
+
+#define LES_FN_F_LOOKUP	     0x1 /* ->lookup: a negative dentry result is ENOENT */
+#define LES_FN_F_ATOMIC_OPEN 0x2 /* ->atomic_open: op decided at exit */
+
+struct les_fn_desc {
+	__u8 op; /* enum les_access_op */
+	__u8 kind; /* enum les_fn_arg_kind of argument arg */
+	__u8 arg; /* index of the target argument */
+	__u8 ret; /* enum les_fn_ret */
+	__u8 nargs; /* arguments of the function: fexit finds the return after them */
+	__u8 aux_arg; /* LOOKUP: the dentry; ATOMIC_OPEN: the struct file * */
+	__u8 flags_arg; /* ATOMIC_OPEN: the open flags */
+	__u8 flags; /* LES_FN_F_* */
 };
 
 #endif /* LES_RECORD_H */

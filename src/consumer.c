@@ -55,6 +55,16 @@ int les_consumer_add_line_sink(struct les_consumer *c, les_event_fn fn, void *ct
 	return add_sink(c->line_sinks, &c->n_line_sinks, LES_MAX_LINE_SINKS, fn, ctx);
 }
 
+int les_consumer_add_stats_hook(struct les_consumer *c, les_stats_fn fn, void *ctx)
+{
+	if (c->n_stats_hooks >= LES_MAX_STATS_HOOKS)
+		return -E2BIG;
+	c->stats_hooks[c->n_stats_hooks].fn = fn;
+	c->stats_hooks[c->n_stats_hooks].ctx = ctx;
+	c->n_stats_hooks++;
+	return 0;
+}
+
 int les_consumer_output(struct les_consumer *c, const struct les_event *ev)
 {
 	int err = 0;
@@ -114,8 +124,9 @@ static bool size_ok(uint32_t kind, size_t size)
 	case LES_REC_RPC_EVENT:
 		return size >= sizeof(struct les_rec_rpc_event);
 	case LES_REC_PROC_EXEC:
-	case LES_REC_PROC_EXIT:
 		return size >= sizeof(struct les_rec_proc);
+	case LES_REC_PROC_FORK:
+		return size >= sizeof(struct les_rec_fork);
 	}
 	return false;
 }
@@ -131,7 +142,7 @@ static const struct les_observed_mount *mount_of(struct les_consumer *c, uint32_
 
 /* Fill the event fields every record kind shares. */
 static void event_common(struct les_consumer *c, uint32_t kind, const char *type, uint64_t ts,
-			 uint32_t dev, const struct les_task *t)
+			 uint32_t dev, const struct les_task *t, unsigned int flags)
 {
 	struct les_event *ev = &c->ev;
 	const struct les_observed_mount *m = mount_of(c, dev);
@@ -154,13 +165,28 @@ static void event_common(struct les_consumer *c, uint32_t kind, const char *type
 	c->comm[sizeof(t->comm)] = '\0';
 	ev->comm = c->comm;
 	ev->process = c->comm;
+	if (c->enricher) {
+		struct les_enriched *en = &c->enriched;
+
+		les_enrich_task(c->enricher, t, flags, en);
+		ev->process = en->process;
+		ev->username = en->username;
+		ev->actor_type = en->actor_type;
+		ev->job_id = en->job_id;
+		ev->job_source = en->job_id ? en->job_source : NULL;
+	}
+}
+
+static const struct les_enriched *enriched(struct les_consumer *c)
+{
+	return c->enricher ? &c->enriched : NULL;
 }
 
 static int on_access(struct les_consumer *c, const struct les_rec_access *r)
 {
 	struct les_event *ev = &c->ev;
 
-	event_common(c, LES_REC_ACCESS, "access", r->ts_ns, r->dev, &r->task);
+	event_common(c, LES_REC_ACCESS, "access", r->ts_ns, r->dev, &r->task, 0);
 	ev->op = les_op_name(r->op);
 	ev->access_intent = les_intent_name(les_op_intent(r->op));
 	ev->op_id = r->op_id;
@@ -170,7 +196,7 @@ static int on_access(struct les_consumer *c, const struct les_rec_access *r)
 	ev->errno_class = les_errno_class_name(les_errno_class(r->err));
 	ev->rpc_count = r->rpc_count;
 	ev->rpc_wait_ns = r->rpc_wait_ns;
-	les_format_access(&c->jw, &c->fmt, les_observed_find(c->observed, r->dev), r);
+	les_format_access(&c->jw, &c->fmt, les_observed_find(c->observed, r->dev), r, enriched(c));
 	return emit_record(c);
 }
 
@@ -178,7 +204,8 @@ static int on_rpc(struct les_consumer *c, const struct les_rec_rpc *r)
 {
 	struct les_event *ev = &c->ev;
 
-	event_common(c, LES_REC_RPC, "rpc", r->ts_ns, r->dev, &r->task);
+	event_common(c, LES_REC_RPC, "rpc", r->ts_ns, r->dev, &r->task,
+		     r->flags & LES_RPC_F_ASYNC ? LES_ACTOR_F_FS_WORK : 0);
 	ev->op = les_format_rpc_op(r);
 	ev->proto = les_rpc_proto_name(r->proto);
 	ev->parent_op_id = r->parent_op_id;
@@ -191,7 +218,7 @@ static int on_rpc(struct les_consumer *c, const struct les_rec_rpc *r)
 		c->worker_comm[sizeof(r->worker_comm)] = '\0';
 		ev->worker_comm = c->worker_comm;
 	}
-	les_format_rpc(&c->jw, &c->fmt, les_observed_find(c->observed, r->dev), r);
+	les_format_rpc(&c->jw, &c->fmt, les_observed_find(c->observed, r->dev), r, enriched(c));
 	return emit_record(c);
 }
 
@@ -199,12 +226,13 @@ static int on_rpc_event(struct les_consumer *c, const struct les_rec_rpc_event *
 {
 	struct les_event *ev = &c->ev;
 
-	event_common(c, LES_REC_RPC_EVENT, "rpc_event", r->ts_ns, r->dev, &r->task);
+	event_common(c, LES_REC_RPC_EVENT, "rpc_event", r->ts_ns, r->dev, &r->task, 0);
 	ev->event = les_rpc_event_name(r->event);
 	ev->op = ev->event;
 	ev->proto = les_rpc_proto_name(r->proto);
 	ev->parent_op_id = r->parent_op_id;
-	les_format_rpc_event(&c->jw, &c->fmt, les_observed_find(c->observed, r->dev), r);
+	les_format_rpc_event(&c->jw, &c->fmt, les_observed_find(c->observed, r->dev), r,
+			     enriched(c));
 	return emit_record(c);
 }
 
@@ -233,8 +261,15 @@ int les_consumer_on_record(void *ctx, void *data, size_t size)
 		return on_rpc(c, data);
 	case LES_REC_RPC_EVENT:
 		return on_rpc_event(c, data);
+	case LES_REC_PROC_EXEC:
+		if (c->enricher)
+			les_enrich_exec(c->enricher, data);
+		return 0;
+	case LES_REC_PROC_FORK:
+		if (c->enricher)
+			les_enrich_fork(c->enricher, data);
+		return 0;
 	default:
-		/* Process notices feed enrichment; they are not output. */
 		return 0;
 	}
 }
@@ -244,7 +279,7 @@ static void put_kind_counts(struct jw *w, const struct les_consumer *c)
 	static const char *const names[LES_REC_KIND_MAX] = {
 		[LES_REC_ACCESS] = "access",	   [LES_REC_RPC] = "rpc",
 		[LES_REC_RPC_EVENT] = "rpc_event", [LES_REC_PROC_EXEC] = "proc_exec",
-		[LES_REC_PROC_EXIT] = "proc_exit",
+		[LES_REC_PROC_EXIT] = "proc_exit", [LES_REC_PROC_FORK] = "proc_fork",
 	};
 
 	jw_key(w, "records");
@@ -294,6 +329,8 @@ int les_consumer_emit_stats(struct les_consumer *c, const struct les_kernel_stat
 	jw_kv_u64(w, "inflight", ks->inflight_fuse);
 	put_kind_counts(w, c);
 	put_kernel_counters(w, ks);
+	for (size_t i = 0; i < c->n_stats_hooks; i++)
+		c->stats_hooks[i].fn(c->stats_hooks[i].ctx, w);
 	jw_obj_end(w);
 	jw_newline(w);
 	if (w->overflow) {

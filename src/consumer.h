@@ -18,6 +18,7 @@
 #define LES_LINE_MAX	     16384
 #define LES_MAX_EVENT_SINKS 4
 #define LES_MAX_LINE_SINKS  4
+#define LES_MAX_STATS_HOOKS 4
 
 /*
  * Two kinds of downstream stages. Event sinks (aggregation, Prometheus)
@@ -30,6 +31,14 @@ typedef int (*les_event_fn)(void *ctx, const struct les_event *ev);
 
 struct les_event_sink {
 	les_event_fn fn;
+	void *ctx;
+};
+
+/* A stage's own members for each stats record, e.g. "kafka":{...}. */
+typedef void (*les_stats_fn)(void *ctx, struct jw *w);
+
+struct les_stats_hook {
+	les_stats_fn fn;
 	void *ctx;
 };
 
@@ -60,10 +69,14 @@ struct les_consumer {
 	size_t n_event_sinks;
 	struct les_event_sink line_sinks[LES_MAX_LINE_SINKS];
 	size_t n_line_sinks;
+	struct les_stats_hook stats_hooks[LES_MAX_STATS_HOOKS];
+	size_t n_stats_hooks;
 	char host[256];
 	struct les_event ev; /* the event being delivered */
 	char comm[LES_COMM_LEN + 1];
 	char worker_comm[LES_COMM_LEN + 1];
+	struct les_enricher *enricher; /* NULL: records carry no enrichment */
+	struct les_enriched enriched;
 };
 
 void les_consumer_init(struct les_consumer *c, const struct les_options *opts,
@@ -72,6 +85,7 @@ void les_consumer_init(struct les_consumer *c, const struct les_options *opts,
 
 int les_consumer_add_event_sink(struct les_consumer *c, les_event_fn fn, void *ctx);
 int les_consumer_add_line_sink(struct les_consumer *c, les_event_fn fn, void *ctx);
+int les_consumer_add_stats_hook(struct les_consumer *c, les_stats_fn fn, void *ctx);
 
 /*
  * Deliver one finished line (ev->line, ev->line_len) to the file sink and

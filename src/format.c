@@ -69,6 +69,21 @@ static void put_task(struct jw *w, const struct les_task *t)
 	jw_kv_strz(w, "comm", t->comm, sizeof(t->comm));
 }
 
+/* Who the record belongs to, beyond the kernel's task fields. */
+static void put_enrichment(struct jw *w, const struct les_enriched *en)
+{
+	if (!en)
+		return;
+	jw_kv_cstr(w, "process", en->process);
+	jw_kv_cstr(w, "username", en->username);
+	jw_kv_cstr(w, "actor_type", en->actor_type);
+	if (en->job_json_len)
+		jw_raw_members(w, en->job_json, en->job_json_len);
+	else
+		jw_raw_members(w, en->attrib->job_json, en->attrib->job_json_len);
+	jw_raw_members(w, en->attrib->json, en->attrib->json_len);
+}
+
 static void put_errno(struct jw *w, int err)
 {
 	jw_kv_i64(w, "errno", err);
@@ -100,7 +115,8 @@ static void put_dev(struct jw *w, uint32_t kdev)
 }
 
 void les_format_access(struct jw *w, const struct les_fmt_ctx *fc,
-		       const struct les_observed_mount *m, const struct les_rec_access *r)
+		       const struct les_observed_mount *m, const struct les_rec_access *r,
+		       const struct les_enriched *en)
 {
 	put_common(w, fc, "access", r->ts_ns, m);
 	jw_kv_cstr(w, "op", les_op_name(r->op));
@@ -108,6 +124,7 @@ void les_format_access(struct jw *w, const struct les_fmt_ctx *fc,
 	jw_kv_cstr(w, "method", les_attach_method_name(r->method));
 	jw_kv_u64(w, "op_id", r->op_id);
 	put_task(w, &r->task);
+	put_enrichment(w, en);
 	jw_kv_u64(w, "latency_ns", r->latency_ns);
 	jw_kv_u64(w, "bytes", r->bytes);
 	put_errno(w, r->err);
@@ -132,7 +149,8 @@ const char *les_format_rpc_op(const struct les_rec_rpc *r)
 }
 
 void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc,
-		    const struct les_observed_mount *m, const struct les_rec_rpc *r)
+		    const struct les_observed_mount *m, const struct les_rec_rpc *r,
+		    const struct les_enriched *en)
 {
 	put_common(w, fc, "rpc", r->ts_ns, m);
 	jw_kv_cstr(w, "op", les_format_rpc_op(r));
@@ -144,6 +162,7 @@ void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc,
 	else
 		jw_kv_null(w, "parent_op_id");
 	put_task(w, &r->task);
+	put_enrichment(w, en);
 	if (r->flags & LES_RPC_F_ASYNC) {
 		jw_kv_u64(w, "worker_pid", r->worker_pid);
 		jw_kv_strz(w, "worker_comm", r->worker_comm, sizeof(r->worker_comm));
@@ -160,7 +179,8 @@ void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc,
 }
 
 void les_format_rpc_event(struct jw *w, const struct les_fmt_ctx *fc,
-			  const struct les_observed_mount *m, const struct les_rec_rpc_event *r)
+			  const struct les_observed_mount *m, const struct les_rec_rpc_event *r,
+			  const struct les_enriched *en)
 {
 	put_common(w, fc, "rpc_event", r->ts_ns, m);
 	jw_kv_cstr(w, "event", les_rpc_event_name(r->event));
@@ -172,6 +192,7 @@ void les_format_rpc_event(struct jw *w, const struct les_fmt_ctx *fc,
 	else
 		jw_kv_null(w, "parent_op_id");
 	put_task(w, &r->task);
+	put_enrichment(w, en);
 	jw_obj_end(w);
 	jw_newline(w);
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
+#include "enrich.h"
 #include "json.h"
 #include "les_record.h"
 #include "observed.h"
@@ -26,11 +27,15 @@ uint64_t les_fmt_epoch_ns(const struct les_fmt_ctx *fc, uint64_t mono_ns);
 /* The op name of an RPC record: FUSE opcode name, PtlRPC op, ... */
 const char *les_format_rpc_op(const struct les_rec_rpc *r);
 
+/* en: the record's enrichment, NULL to leave its fields out. */
 void les_format_access(struct jw *w, const struct les_fmt_ctx *fc,
-		       const struct les_observed_mount *m, const struct les_rec_access *r);
+		       const struct les_observed_mount *m, const struct les_rec_access *r,
+		       const struct les_enriched *en);
 void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc,
-		    const struct les_observed_mount *m, const struct les_rec_rpc *r);
+		    const struct les_observed_mount *m, const struct les_rec_rpc *r,
+		    const struct les_enriched *en);
 void les_format_rpc_event(struct jw *w, const struct les_fmt_ctx *fc,
-			  const struct les_observed_mount *m, const struct les_rec_rpc_event *r);
+			  const struct les_observed_mount *m, const struct les_rec_rpc_event *r,
+			  const struct les_enriched *en);
 
 #endif /* LES_FORMAT_H */

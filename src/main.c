@@ -14,15 +14,22 @@
 #include <linux/capability.h>
 #include <sys/syscall.h>
 #include <bpf/libbpf.h>
+#include "aggregate.h"
 #include "consumer.h"
+#include "enrich.h"
 #include "mounts.h"
 #include "observed.h"
 #include "options.h"
 #include "probes.h"
+#include "prom.h"
 #include "sink.h"
+#include "sink_kafka.h"
 #include "tracer.h"
 
 static volatile sig_atomic_t exiting;
+static struct les_sink_kafka *kafka; /* NULL without --kafka-brokers */
+static struct les_aggregate *aggregator; /* NULL without --aggregate */
+static struct les_prom *prom; /* NULL without --prometheus */
 
 /* First signal asks for a clean stop; a second one kills. */
 static void on_signal(int sig)
@@ -155,6 +162,20 @@ static void emit_stats(struct les_consumer *c, struct les_tracer *t, bool final)
 	les_sink_file_flush(c->file);
 }
 
+/* Once a second: the endpoint's self-metrics, in-flight gauge and series TTL. */
+static void tick_prometheus(struct les_consumer *c, struct les_tracer *t, uint64_t now)
+{
+	static uint64_t next;
+	struct les_kernel_stats ks;
+
+	if (!prom || now < next)
+		return;
+	les_tracer_read_stats(t, &ks);
+	les_prom_update_stats(prom, c, &ks);
+	les_prom_tick(prom, now);
+	next = now + 1000000000ULL;
+}
+
 static int run(struct les_consumer *c, struct les_tracer *t, const struct les_options *o)
 {
 	uint64_t start = mono_ns(), next_stats = start + o->stats_interval_ns;
@@ -173,7 +194,10 @@ static int run(struct les_consumer *c, struct les_tracer *t, const struct les_op
 			break;
 		err = 0;
 		les_sink_file_flush(c->file);
+		les_sink_kafka_poll(kafka);
 		now = mono_ns();
+		les_aggregate_tick(aggregator, les_fmt_epoch_ns(&c->fmt, now));
+		tick_prometheus(c, t, now);
 		if (o->duration_ns && now - start >= o->duration_ns)
 			break;
 		if (o->stats_interval_ns && now >= next_stats) {
@@ -185,10 +209,63 @@ static int run(struct les_consumer *c, struct les_tracer *t, const struct les_op
 	/* What is already in the ring was produced inside the run: take it. */
 	if (!c->stop)
 		les_tracer_poll(t, 0);
+	/* The last window is cut short: it goes out marked partial. */
+	les_aggregate_flush(aggregator, les_fmt_epoch_ns(&c->fmt, mono_ns()));
+	/* The final stats record tells what Kafka could not take: flush first. */
+	les_sink_kafka_flush(kafka, o->kafka_flush_timeout_ns);
 	emit_stats(c, t, true);
 	if (err)
 		return fail(LES_EXIT_RUNTIME, "reading the ring buffer: %s", strerror(-err));
 	return LES_EXIT_OK;
+}
+
+/* Before the BPF programs load, so that a bad -X fails fast. */
+static int open_kafka(const struct les_options *o)
+{
+	char err[512];
+	int ret = les_sink_kafka_open(&kafka, o, err, sizeof(err));
+
+	if (ret)
+		return fail(ret == -EINVAL ? LES_EXIT_USAGE : LES_EXIT_RUNTIME, "%s", err);
+	return 0;
+}
+
+/* --aggregate and --prometheus: event sinks of the consumer. */
+static int open_aggregation(struct les_consumer *c, const struct les_options *o)
+{
+	char err[512];
+
+	if (o->aggregate_ns) {
+		aggregator = les_aggregate_attach(c, o);
+		if (!aggregator)
+			return fail(LES_EXIT_RUNTIME, "cannot set up --aggregate: out of memory");
+	}
+	if (o->prom_listen) {
+		if (les_prom_attach(&prom, c, o, err, sizeof(err)))
+			return fail(LES_EXIT_RUNTIME, "%s", err);
+		if (o->verbose)
+			fprintf(stderr, "lustre-ebpf-stream: metrics on port %u at %s\n",
+				(unsigned int)les_prom_port(prom), o->prom_path);
+	}
+	return 0;
+}
+
+static struct les_enricher *enricher;
+
+/* Enrichment options are checked before anything is loaded: usage errors. */
+static int open_enrichment(const struct les_options *o, const char *host)
+{
+	char err[512];
+	int ret;
+
+	if (o->no_enrich)
+		return 0;
+	ret = les_enrich_new(&enricher, &o->enrich, host, err, sizeof(err));
+	if (ret == -EINVAL)
+		return fail(LES_EXIT_USAGE, "%s (see --help)", err);
+	if (ret)
+		return fail(LES_EXIT_RUNTIME, "cannot set up enrichment: %s", strerror(-ret));
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -217,7 +294,14 @@ int main(int argc, char **argv)
 	ret = preflight();
 	if (ret)
 		return ret;
+	gethostname(host, sizeof(host) - 1);
+	ret = open_enrichment(&opts, host);
+	if (ret)
+		goto cleanup;
 	ret = select_mounts(&opts, &observed);
+	if (ret)
+		goto cleanup;
+	ret = open_kafka(&opts);
 	if (ret)
 		goto cleanup;
 	ret = les_sink_file_open(&out, opts.output);
@@ -233,19 +317,35 @@ int main(int argc, char **argv)
 		ret = fail(LES_EXIT_RUNTIME, "out of memory");
 		goto cleanup;
 	}
-	gethostname(host, sizeof(host) - 1);
 	les_consumer_init(consumer, &opts, &observed, &out, host);
+	consumer->enricher = enricher;
+	if (kafka) {
+		les_consumer_add_line_sink(consumer, les_sink_kafka_line, kafka);
+		les_consumer_add_stats_hook(consumer, les_sink_kafka_stats, kafka);
+	}
+	ret = open_aggregation(consumer, &opts);
+	if (ret)
+		goto cleanup;
 	if (les_tracer_ring(&tracer, les_consumer_on_record, consumer)) {
 		ret = fail(LES_EXIT_RUNTIME, "cannot set up the ring buffer: %s", strerror(errno));
 		goto cleanup;
 	}
+	/* After attach: a process that starts meanwhile sends an exec notice. */
+	if (enricher)
+		les_enrich_scan(enricher, NULL);
 	install_signals();
 	if (opts.verbose)
 		fprintf(stderr, "lustre-ebpf-stream: observing %zu mount(s), %zu probes attached\n",
 			observed.n, tracer.n_links);
 	ret = run(consumer, &tracer, &opts);
 cleanup:
+	/* Exit status 1 when a line did not reach Kafka. */
+	if (les_sink_kafka_close(kafka) && ret == LES_EXIT_OK)
+		ret = LES_EXIT_RUNTIME;
+	les_prom_free(prom);
+	les_aggregate_free(aggregator);
 	les_tracer_destroy(&tracer);
+	les_enrich_free(enricher);
 	les_sink_file_close(&out);
 	les_observed_free(&observed);
 	free(consumer);

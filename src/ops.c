@@ -194,6 +194,7 @@ const char *les_counter_name(unsigned int counter)
 		[LES_CNT_ENTRY_REPLACED] = "entry_replaced",
 		[LES_CNT_FILTERED] = "filtered_kernel",
 		[LES_CNT_THREADS_FULL] = "threads_full",
+		[LES_CNT_NOTICE_DROPPED] = "notices_dropped",
 	};
 	return counter < LES_CNT_MAX ? names[counter] : "unknown";
 }
@@ -206,7 +207,7 @@ const char *les_probe_name(unsigned int probe)
 		[LES_PROBE_SYS_ENTER] = "sys_enter",
 		[LES_PROBE_SYS_EXIT] = "sys_exit",
 		[LES_PROBE_SCHED_EXEC] = "sched_process_exec",
-		[LES_PROBE_SCHED_EXIT] = "sched_process_exit",
+		[LES_PROBE_SCHED_FORK] = "sched_process_fork",
 	};
 	return probe < LES_PROBE_MAX ? names[probe] : "unknown";
 }

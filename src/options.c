@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "options.h"
+#include "sink_kafka.h"
+#include "aggregate.h"
+#include "prom.h"
 
 #define NS_PER_SEC 1000000000ULL
 
@@ -23,6 +26,14 @@ void les_options_defaults(struct les_options *o)
 	o->poll_ms = 10;
 	o->filter_uid = -1;
 	o->attach = LES_ATTACH_MODE_AUTO;
+	o->kafka_key = LES_KAFKA_KEY_JOB_ID;
+	o->kafka_queue_bytes = 256ULL << 20;
+	o->kafka_flush_timeout_ns = 10 * NS_PER_SEC;
+	o->group_by = LES_GROUP_BY_DEFAULT;
+	o->max_groups = LES_AGG_MAX_GROUPS_DEFAULT;
+	o->prom_path = LES_PROM_PATH_DEFAULT;
+	o->prom_uid_labels = true;
+	o->series_ttl_ns = LES_PROM_TTL_DEFAULT_NS;
 }
 
 int les_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -128,6 +139,29 @@ enum {
 	OPT_LIST_PROBES,
 	OPT_MOUNTINFO,
 	OPT_VERSION,
+	OPT_JOB_ENV,
+	OPT_ENV_TAG,
+	OPT_JOBID_NAME,
+	OPT_STRIP_SUFFIX,
+	OPT_PROCESS_ALLOWLIST,
+	OPT_ACTOR_RULE,
+	OPT_PROC_CACHE,
+	OPT_USER_CACHE,
+	OPT_NO_ENRICH,
+	OPT_KAFKA_BROKERS,
+	OPT_KAFKA_TOPIC,
+	OPT_KAFKA_KEY,
+	OPT_KAFKA_QUEUE_SIZE,
+	OPT_KAFKA_FLUSH_TIMEOUT,
+	OPT_AGGREGATE,
+	OPT_GROUP_BY,
+	OPT_MAX_GROUPS,
+	OPT_RECORDS,
+	OPT_PROMETHEUS,
+	OPT_TELEMETRY_PATH,
+	OPT_UID_LABELS,
+	OPT_HIST_PROCESS,
+	OPT_SERIES_TTL,
 };
 
 static const struct option long_options[] = {
@@ -152,6 +186,30 @@ static const struct option long_options[] = {
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "job-env", required_argument, NULL, OPT_JOB_ENV },
+	{ "env-tag", required_argument, NULL, OPT_ENV_TAG },
+	{ "jobid-name", required_argument, NULL, OPT_JOBID_NAME },
+	{ "process-name-strip-suffix", optional_argument, NULL, OPT_STRIP_SUFFIX },
+	{ "process-allowlist", required_argument, NULL, OPT_PROCESS_ALLOWLIST },
+	{ "actor-rule", required_argument, NULL, OPT_ACTOR_RULE },
+	{ "proc-cache-size", required_argument, NULL, OPT_PROC_CACHE },
+	{ "user-cache-size", required_argument, NULL, OPT_USER_CACHE },
+	{ "no-enrich", no_argument, NULL, OPT_NO_ENRICH },
+	{ "kafka-brokers", required_argument, NULL, OPT_KAFKA_BROKERS },
+	{ "kafka-topic", required_argument, NULL, OPT_KAFKA_TOPIC },
+	{ "kafka-key", required_argument, NULL, OPT_KAFKA_KEY },
+	{ "kafka-queue-size", required_argument, NULL, OPT_KAFKA_QUEUE_SIZE },
+	{ "kafka-flush-timeout", required_argument, NULL, OPT_KAFKA_FLUSH_TIMEOUT },
+	{ "aggregate", required_argument, NULL, OPT_AGGREGATE },
+	{ "group-by", required_argument, NULL, OPT_GROUP_BY },
+	{ "max-groups", required_argument, NULL, OPT_MAX_GROUPS },
+	{ "records", no_argument, NULL, OPT_RECORDS },
+	{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
+	{ "web.listen-address", required_argument, NULL, OPT_PROMETHEUS },
+	{ "web.telemetry-path", required_argument, NULL, OPT_TELEMETRY_PATH },
+	{ "uid-labels", optional_argument, NULL, OPT_UID_LABELS },
+	{ "histogram-process-labels", optional_argument, NULL, OPT_HIST_PROCESS },
+	{ "series-ttl", required_argument, NULL, OPT_SERIES_TTL },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -177,6 +235,51 @@ void les_usage(FILE *out)
 	      "      --file-id            add dev and ino to access records\n"
 	      "      --stats-interval DUR stats record every DUR (default 10s; 0 = at exit only)\n"
 	      "\n"
+	      "Kafka (every output line is also produced to a topic; -o /dev/null for Kafka only):\n"
+	      "      --kafka-brokers LIST bootstrap brokers, host:port[,host:port...]\n"
+	      "      --kafka-topic NAME   topic to produce to (needs --kafka-brokers)\n"
+	      "      --kafka-key KEY      message key: job_id (default; the host when a record\n"
+	      "                           has no job), uid, host or none\n"
+	      "  -X PROP=VALUE            librdkafka property, repeatable; topic.PROP for topic\n"
+	      "                           properties; -X list prints them all\n"
+	      "      --kafka-queue-size MIB  local queue for broker outages (default 256); when\n"
+	      "                           full, lines are dropped and counted (dropped_kafka)\n"
+	      "      --kafka-flush-timeout DUR  wait this long at exit for delivery (default 10s)\n"
+	      "\n"
+	      "Attribution (who a record belongs to):\n"
+	      "      --job-env NAME       a site variable holding the job id (repeatable)\n"
+	      "      --env-tag NAME       copy this environment variable into \"tags\" (repeatable);\n"
+	      "                           no other variable ever leaves the process environment\n"
+	      "      --jobid-name FORMAT  job_id like Lustre's jobid_name: %j job, %e comm, %u uid,\n"
+	      "                           %g gid, %h host, %H short host, %p pid (default %j)\n"
+	      "      --process-name-strip-suffix  \"worker-3\" -> \"worker\" in \"process\"\n"
+	      "      --process-allowlist a,b,c    other process names become \"other\"\n"
+	      "      --actor-rule CLASS=GLOB      classify comm GLOB as user, batch_job,\n"
+	      "                           system_daemon or client_worker (repeatable, first wins)\n"
+	      "      --proc-cache-size N  processes remembered (default 65536)\n"
+	      "      --user-cache-size N  user names remembered (default 4096)\n"
+	      "      --no-enrich          kernel fields only\n"
+	      "\n"
+	      "Aggregation (windows of per-group counts, bytes, errors, latency):\n"
+	      "      --aggregate DUR      one type:\"window\" line per group every DUR, windows\n"
+	      "                           aligned to multiples of DUR (e.g. 2s, 1m); per-op\n"
+	      "                           records are then not written unless --records\n"
+	      "      --group-by F,F...    group fields (default fs_type,fs,mount,op,access_intent,\n"
+	      "                           uid,username,process,actor_type,job_id); also type,\n"
+	      "                           comm, proto, event, host\n"
+	      "      --max-groups N       groups per window (default 10000); more fold into one\n"
+	      "                           \"other\":true group per record type\n"
+	      "      --records            with --aggregate, write the per-op records too\n"
+	      "\n"
+	      "Prometheus (lustre-ebpf-exporter's metric families):\n"
+	      "      --prometheus ADDR    serve metrics on ADDR, e.g. :9108 or 127.0.0.1:9108\n"
+	      "                           (alias --web.listen-address)\n"
+	      "      --web.telemetry-path PATH  metrics path (default /metrics)\n"
+	      "      --uid-labels[=BOOL]  uid and username labels (default true)\n"
+	      "      --histogram-process-labels[=BOOL]  process label on the histograms too\n"
+	      "                           (default false)\n"
+	      "      --series-ttl DUR     drop series not updated for DUR (default 10m; 0 = never)\n"
+	      "\n"
 	      "Run time:\n"
 	      "  -d, --duration DUR       stop after DUR (e.g. 60, 90s, 5m)\n"
 	      "  -c, --count N            stop after N records\n"
@@ -197,6 +300,8 @@ void les_usage(FILE *out)
 	      "Examples:\n"
 	      "  lustre-ebpf-stream --mount /mnt/lustre | jq 'select(.type==\"access\")'\n"
 	      "  lustre-ebpf-stream --min-latency 20ms --duration 60 -o slow.jsonl.gz\n"
+	      "  lustre-ebpf-stream --kafka-brokers k1:9092 --kafka-topic les -o /dev/null \\\n"
+	      "      -X security.protocol=SASL_SSL -X topic.acks=all\n"
 	      "\n"
 	      "Exit status: 0 success, 1 runtime failure, 2 usage error.\n",
 	      out);
@@ -243,6 +348,174 @@ static int parse_attach(const char *arg, enum les_attach_mode *out)
 		}
 	}
 	return usage_error("invalid --attach '%s': expected auto, fentry, kprobe or syscall", arg);
+}
+
+static int parse_kafka_key(const char *arg, enum les_kafka_key *out)
+{
+	static const char *const names[] = {
+		[LES_KAFKA_KEY_JOB_ID] = "job_id",
+		[LES_KAFKA_KEY_UID] = "uid",
+		[LES_KAFKA_KEY_HOST] = "host",
+		[LES_KAFKA_KEY_NONE] = "none",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(arg, names[i]) == 0) {
+			*out = (enum les_kafka_key)i;
+			return 0;
+		}
+	}
+	return usage_error("invalid --kafka-key '%s': expected job_id, uid, host or none", arg);
+}
+
+/* -X prop=value is checked by librdkafka when the producer is made; -X list answers here. */
+static int parse_kafka_prop(struct les_options *o, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+
+	if (strcmp(arg, "list") == 0) {
+		les_kafka_properties_show(stdout);
+		return 1;
+	}
+	if (!eq || eq == arg)
+		return usage_error("invalid -X '%s': expected PROP=VALUE or list", arg);
+	if (o->n_kafka_props >= LES_KAFKA_MAX_PROPS)
+		return usage_error("too many -X options (at most %s)", "64");
+	o->kafka_props[o->n_kafka_props++] = arg;
+	return 0;
+}
+
+static int parse_kafka_opt(struct les_options *o, int opt, const char *arg)
+{
+	uint64_t v;
+
+	switch (opt) {
+	case OPT_KAFKA_BROKERS:
+		o->kafka_brokers = arg;
+		return 0;
+	case OPT_KAFKA_TOPIC:
+		o->kafka_topic = arg;
+		return 0;
+	case OPT_KAFKA_KEY:
+		return parse_kafka_key(arg, &o->kafka_key);
+	case OPT_KAFKA_QUEUE_SIZE:
+		/* librdkafka counts the queue in KiB in an int */
+		if (les_parse_u64(arg, 1, 1 << 20, &v))
+			return usage_error("invalid --kafka-queue-size '%s': MiB from 1 to 1048576",
+					   arg);
+		o->kafka_queue_bytes = v << 20;
+		return 0;
+	case OPT_KAFKA_FLUSH_TIMEOUT:
+		return parse_duration_opt("--kafka-flush-timeout", arg,
+					  &o->kafka_flush_timeout_ns);
+	case 'X':
+		return parse_kafka_prop(o, arg);
+	}
+	return LES_EXIT_USAGE;
+}
+
+/* --flag, --flag=true|false|1|0|yes|no */
+static int parse_bool_opt(const char *name, const char *arg, bool *out)
+{
+	static const char *const yes[] = { "true", "1", "yes" }, *const no[] = { "false", "0", "no" };
+
+	if (!arg) {
+		*out = true;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (strcmp(arg, yes[i]) == 0 || strcmp(arg, no[i]) == 0) {
+			*out = strcmp(arg, yes[i]) == 0;
+			return 0;
+		}
+	}
+	fprintf(stderr, "lustre-ebpf-stream: invalid %s '%s': expected true or false (see --help)\n",
+		name, arg);
+	return LES_EXIT_USAGE;
+}
+
+static int parse_aggregate_opt(struct les_options *o, int opt, const char *arg)
+{
+	char host[LES_PROM_HOST_MAX], err[512];
+	uint16_t port;
+
+	switch (opt) {
+	case OPT_AGGREGATE:
+		if (parse_duration_opt("--aggregate", arg, &o->aggregate_ns))
+			return LES_EXIT_USAGE;
+		if (o->aggregate_ns < 1000000)
+			return usage_error("invalid --aggregate '%s': at least 1ms", arg);
+		return 0;
+	case OPT_GROUP_BY:
+		if (les_group_by_parse(arg, &o->group_by, err, sizeof(err)))
+			return usage_error("%s", err);
+		return 0;
+	case OPT_MAX_GROUPS:
+		return parse_u32_opt("--max-groups", arg, 1, 1 << 24, &o->max_groups);
+	case OPT_RECORDS:
+		o->records = true;
+		return 0;
+	case OPT_PROMETHEUS:
+		if (les_prom_parse_listen(arg, host, sizeof(host), &port))
+			return usage_error("invalid --prometheus '%s': expected [HOST]:PORT", arg);
+		o->prom_listen = arg;
+		return 0;
+	case OPT_TELEMETRY_PATH:
+		if (arg[0] != '/')
+			return usage_error("invalid --web.telemetry-path '%s': must start with /",
+					   arg);
+		o->prom_path = arg;
+		return 0;
+	case OPT_UID_LABELS:
+		return parse_bool_opt("--uid-labels", arg, &o->prom_uid_labels);
+	case OPT_HIST_PROCESS:
+		return parse_bool_opt("--histogram-process-labels", arg,
+				      &o->prom_histogram_process);
+	case OPT_SERIES_TTL:
+		return parse_duration_opt("--series-ttl", arg, &o->series_ttl_ns);
+	}
+	return LES_EXIT_USAGE;
+}
+
+static int add_name(const char *opt, const char **v, size_t *n, const char *arg)
+{
+	if (*n >= LES_ENRICH_NAMES_MAX) {
+		fprintf(stderr, "lustre-ebpf-stream: too many %s options (at most %d) (see --help)\n",
+			opt, LES_ENRICH_NAMES_MAX);
+		return LES_EXIT_USAGE;
+	}
+	v[(*n)++] = arg;
+	return 0;
+}
+
+static int parse_enrich_opt(struct les_options *o, int opt, const char *arg)
+{
+	struct les_enrich_config *e = &o->enrich;
+
+	switch (opt) {
+	case OPT_JOB_ENV:
+		return add_name("--job-env", e->job_env, &e->n_job_env, arg);
+	case OPT_ENV_TAG:
+		return add_name("--env-tag", e->env_tags, &e->n_env_tags, arg);
+	case OPT_JOBID_NAME:
+		e->jobid_name = arg;
+		return 0;
+	case OPT_STRIP_SUFFIX:
+		return parse_bool_opt("--process-name-strip-suffix", arg, &e->strip_suffix);
+	case OPT_PROCESS_ALLOWLIST:
+		return add_name("--process-allowlist", e->process_allowlist,
+				&e->n_process_allowlist, arg);
+	case OPT_ACTOR_RULE:
+		return add_name("--actor-rule", e->actor_rules, &e->n_actor_rules, arg);
+	case OPT_PROC_CACHE:
+		return parse_u32_opt("--proc-cache-size", arg, 64, 1 << 24, &e->proc_cache_size);
+	case OPT_USER_CACHE:
+		return parse_u32_opt("--user-cache-size", arg, 16, 1 << 20, &e->user_cache_size);
+	case OPT_NO_ENRICH:
+		o->no_enrich = true;
+		return 0;
+	}
+	return LES_EXIT_USAGE;
 }
 
 static int parse_one(struct les_options *o, int opt, const char *arg)
@@ -320,6 +593,33 @@ static int parse_one(struct les_options *o, int opt, const char *arg)
 	case 'v':
 		o->verbose++;
 		return 0;
+	case 'X':
+	case OPT_KAFKA_BROKERS:
+	case OPT_KAFKA_TOPIC:
+	case OPT_KAFKA_KEY:
+	case OPT_KAFKA_QUEUE_SIZE:
+	case OPT_KAFKA_FLUSH_TIMEOUT:
+		return parse_kafka_opt(o, opt, arg);
+	case OPT_JOB_ENV:
+	case OPT_ENV_TAG:
+	case OPT_JOBID_NAME:
+	case OPT_STRIP_SUFFIX:
+	case OPT_PROCESS_ALLOWLIST:
+	case OPT_ACTOR_RULE:
+	case OPT_PROC_CACHE:
+	case OPT_USER_CACHE:
+	case OPT_NO_ENRICH:
+		return parse_enrich_opt(o, opt, arg);
+	case OPT_AGGREGATE:
+	case OPT_GROUP_BY:
+	case OPT_MAX_GROUPS:
+	case OPT_RECORDS:
+	case OPT_PROMETHEUS:
+	case OPT_TELEMETRY_PATH:
+	case OPT_UID_LABELS:
+	case OPT_HIST_PROCESS:
+	case OPT_SERIES_TTL:
+		return parse_aggregate_opt(o, opt, arg);
 	}
 	return LES_EXIT_USAGE;
 }
@@ -330,7 +630,7 @@ int les_options_parse(struct les_options *o, int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":m:d:c:o:vh", long_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":m:d:c:o:vhX:", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			les_usage(stdout);
@@ -350,5 +650,10 @@ int les_options_parse(struct les_options *o, int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (!o->kafka_brokers != !o->kafka_topic)
+		return usage_error("%s", o->kafka_brokers ? "--kafka-brokers needs --kafka-topic"
+							  : "--kafka-topic needs --kafka-brokers");
+	if (o->records && !o->aggregate_ns)
+		return usage_error("%s", "--records needs --aggregate");
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "enrich.h"
 #include "les_record.h"
 
 /* Exit statuses (documented in the man page). */
@@ -26,6 +27,16 @@ enum les_list_probes {
 	LES_LIST_TEXT,
 	LES_LIST_JSON,
 };
+
+/* What a Kafka message is keyed by (--kafka-key), so that its partition is chosen. */
+enum les_kafka_key {
+	LES_KAFKA_KEY_JOB_ID = 0, /* the job id; the host when there is none */
+	LES_KAFKA_KEY_UID,
+	LES_KAFKA_KEY_HOST,
+	LES_KAFKA_KEY_NONE,
+};
+
+#define LES_KAFKA_MAX_PROPS 64 /* -X prop=value options */
 
 struct les_options {
 	const char *mounts[LES_MAX_MOUNTS]; /* --mount, empty: auto-detect */
@@ -48,6 +59,28 @@ struct les_options {
 	enum les_list_probes list_probes;
 	int verbose;
 	const char *mountinfo_path; /* for tests; NULL: /proc/self/mountinfo */
+	/* Enrichment (src/enrich.h) */
+	struct les_enrich_config enrich;
+	bool no_enrich; /* --no-enrich: kernel fields only */
+	/* Kafka sink: on when brokers and topic are both set */
+	const char *kafka_brokers;
+	const char *kafka_topic;
+	enum les_kafka_key kafka_key;
+	const char *kafka_props[LES_KAFKA_MAX_PROPS]; /* "prop=value", as given */
+	size_t n_kafka_props;
+	uint64_t kafka_queue_bytes; /* local queue bound */
+	uint64_t kafka_flush_timeout_ns; /* at exit */
+	/* Windowed aggregation (src/aggregate.h): on when aggregate_ns is set */
+	uint64_t aggregate_ns; /* --aggregate window length */
+	uint32_t group_by; /* mask of enum les_group_field */
+	uint32_t max_groups; /* groups per window before "other" */
+	bool records; /* --records: per-op records too with --aggregate */
+	/* Prometheus endpoint (src/prom.h): on when prom_listen is set */
+	const char *prom_listen; /* --prometheus / --web.listen-address */
+	const char *prom_path; /* --web.telemetry-path */
+	bool prom_uid_labels; /* --uid-labels */
+	bool prom_histogram_process; /* --histogram-process-labels */
+	uint64_t series_ttl_ns; /* --series-ttl, 0: never */
 };
 
 void les_options_defaults(struct les_options *o);

@@ -3,12 +3,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/btf.h>
 #include "json.h"
+#include "mounts.h"
 #include "ops.h"
 #include "probes.h"
 
@@ -67,17 +69,24 @@ static bool module_btf_has(struct btf *vmlinux, const char *name, int kind)
 	return found;
 }
 
+/* Parsed once: several megabytes, asked about many times at start-up. */
+static struct btf *vmlinux_btf(void)
+{
+	static struct btf *btf;
+
+	if (!btf)
+		btf = btf__load_vmlinux_btf();
+	return btf;
+}
+
 bool les_kernel_btf_has(const char *name, int kind)
 {
-	struct btf *vmlinux = btf__load_vmlinux_btf();
-	bool found;
+	struct btf *vmlinux = vmlinux_btf();
 
 	if (!vmlinux)
 		return false;
-	found = btf__find_by_name_kind(vmlinux, name, kind) >= 0 ||
-		module_btf_has(vmlinux, name, kind);
-	btf__free(vmlinux);
-	return found;
+	return btf__find_by_name_kind(vmlinux, name, kind) >= 0 ||
+	       module_btf_has(vmlinux, name, kind);
 }
 
 static void plan_fuse(struct les_probe_plan *plan)
@@ -95,27 +104,49 @@ static void plan_fuse(struct les_probe_plan *plan)
 	}
 }
 
-static void plan_access(struct les_probe_plan *plan, enum les_attach_mode mode)
+static void plan_syscall(struct les_probe_plan *plan, enum les_attach_mode mode)
 {
 	bool syscalls = les_kernel_btf_has("btf_trace_sys_enter", BTF_KIND_TYPEDEF) ||
 			les_tracepoint_exists("raw_syscalls", "sys_enter");
 
-	switch (mode) {
-	case LES_ATTACH_MODE_FENTRY:
-	case LES_ATTACH_MODE_KPROBE:
-		plan->access = LES_ATTACH_NONE;
-		plan->access_reason = "this build has no per-filesystem function probes yet";
-		return;
-	case LES_ATTACH_MODE_AUTO:
-	case LES_ATTACH_MODE_SYSCALL:
-		break;
-	}
-	if (syscalls) {
+	if (mode == LES_ATTACH_MODE_FENTRY)
+		plan->syscall_reason = "--attach fentry: the syscall fallback is off";
+	else if (mode == LES_ATTACH_MODE_KPROBE)
+		plan->syscall_reason = "--attach kprobe: the syscall fallback is off";
+	else if (!syscalls)
+		plan->syscall_reason = "kernel has no raw_syscalls:sys_enter/sys_exit tracepoints";
+	else
+		plan->syscall = true;
+}
+
+/* The method that reports most functions, or none. */
+static enum les_attach_method fn_main_method(const struct les_fn_plan *fn)
+{
+	size_t n[LES_ATTACH_MAX] = { 0 };
+
+	for (size_t i = 0; i < fn->n; i++)
+		n[fn->probe[i].method]++;
+	if (!n[LES_ATTACH_FENTRY] && !n[LES_ATTACH_KPROBE])
+		return LES_ATTACH_NONE;
+	return n[LES_ATTACH_FENTRY] >= n[LES_ATTACH_KPROBE] ? LES_ATTACH_FENTRY
+							    : LES_ATTACH_KPROBE;
+}
+
+static void plan_access(struct les_probe_plan *plan, enum les_attach_mode mode)
+{
+	plan_syscall(plan, mode);
+	les_fn_plan_make(&plan->fn, mode);
+	if (plan->syscall) {
 		plan->access = LES_ATTACH_SYSCALL;
-	} else {
-		plan->access = LES_ATTACH_NONE;
-		plan->access_reason = "kernel has no raw_syscalls:sys_enter/sys_exit tracepoints";
+		return;
 	}
+	plan->access = fn_main_method(&plan->fn);
+	if (plan->access == LES_ATTACH_NONE)
+		plan->access_reason = mode == LES_ATTACH_MODE_FENTRY ? plan->fn.fentry_reason
+				      : mode == LES_ATTACH_MODE_KPROBE ? plan->fn.kprobe_reason
+								       : plan->syscall_reason;
+	if (plan->access == LES_ATTACH_NONE && (!plan->access_reason || !*plan->access_reason))
+		plan->access_reason = "no function of Lustre, NFS or FUSE can be probed";
 }
 
 void les_probe_plan_make(struct les_probe_plan *plan, enum les_attach_mode mode)
@@ -124,6 +155,30 @@ void les_probe_plan_make(struct les_probe_plan *plan, enum les_attach_mode mode)
 	les_ensure_tracefs();
 	plan_fuse(plan);
 	plan_access(plan, mode);
+	plan->proc_notices = les_kernel_btf_has("btf_trace_sched_process_exec", BTF_KIND_TYPEDEF) &&
+			     les_kernel_btf_has("btf_trace_sched_process_fork", BTF_KIND_TYPEDEF);
+}
+
+/* Function probe programs: a slot's programs of its method, or the multi pair. */
+static bool fn_wants(const struct les_fn_plan *fn, const char *prog_name)
+{
+	const struct les_fn_probe *pr;
+	enum les_attach_method method;
+	bool multi;
+	int slot;
+
+	if (!les_fn_prog_parse(prog_name, &slot, &method, &multi))
+		return false;
+	if (multi) {
+		for (size_t i = 0; i < fn->n; i++)
+			if (fn->probe[i].method == LES_ATTACH_KPROBE)
+				return fn->kprobe_multi;
+		return false;
+	}
+	pr = les_fn_plan_slot(fn, slot);
+	if (!pr || pr->method != method)
+		return false;
+	return method != LES_ATTACH_KPROBE || !fn->kprobe_multi;
 }
 
 bool les_probe_plan_wants(const struct les_probe_plan *plan, const char *prog_name,
@@ -133,9 +188,11 @@ bool les_probe_plan_wants(const struct les_probe_plan *plan, const char *prog_na
 		return plan->fuse == LES_FUSE_TP_BTF;
 	if (strcmp(prog_name, "fuse_send_tp") == 0 || strcmp(prog_name, "fuse_end_tp") == 0)
 		return plan->fuse == LES_FUSE_TP;
+	if (strcmp(prog_name, "proc_exec") == 0 || strcmp(prog_name, "proc_fork") == 0)
+		return plan->proc_notices;
 	if (strcmp(section, "raw_tp/sys_enter") == 0 || strcmp(section, "raw_tp/sys_exit") == 0)
-		return plan->access == LES_ATTACH_SYSCALL;
-	return false;
+		return plan->syscall;
+	return fn_wants(&plan->fn, prog_name);
 }
 
 static const char *fuse_method_name(enum les_fuse_method m)
@@ -150,12 +207,94 @@ static const char *fuse_method_name(enum les_fuse_method m)
 	}
 }
 
+#define SYSCALL_RULE                                                                               \
+	"the syscall fallback reports an op on a mount unless function probes cover that op "     \
+	"for the mount's filesystem (covered: every function of that filesystem and op that the " \
+	"kernel has is probed)"
+
+/* Families whose function probes cover op, as "fuse nfs", or "". */
+static void covered_families(const struct les_probe_plan *plan, unsigned int op, char *buf,
+			     size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (int f = 0; f < LES_FS_FAMILY_MAX; f++) {
+		if (!(les_fn_plan_covered(&plan->fn, f) & (1u << op)) || used >= len)
+			continue;
+		used += snprintf(buf + used, len - used, "%s%s", used ? " " : "",
+				 les_fs_family_name(f));
+	}
+}
+
+static const char *fn_method_name(const struct les_fn_plan *fn, const struct les_fn_probe *pr)
+{
+	if (pr->method == LES_ATTACH_KPROBE && fn->kprobe_multi)
+		return "kprobe_multi";
+	return les_attach_method_name(pr->method);
+}
+
+static void json_fn_probe(struct jw *w, const struct les_fn_plan *fn,
+			  const struct les_fn_probe *pr)
+{
+	jw_obj_begin(w);
+	jw_kv_cstr(w, "plane", "access");
+	jw_kv_cstr(w, "fs", les_fs_family_name(pr->e->family));
+	jw_kv_cstr(w, "op", les_op_name(pr->e->op));
+	jw_kv_cstr(w, "function", pr->e->func);
+	jw_kv_cstr(w, "module", pr->in_kallsyms ? pr->where : pr->e->module);
+	jw_kv_cstr(w, "method", fn_method_name(fn, pr));
+	jw_kv_cstr(w, "reason", pr->reason[0] ? pr->reason : NULL);
+	if (pr->has_proto) {
+		jw_kv_cstr(w, "target", les_fn_kind_name(pr->desc.kind));
+		jw_kv_u64(w, "target_arg", pr->desc.arg);
+		jw_kv_u64(w, "nargs", pr->desc.nargs);
+		jw_kv_cstr(w, "returns", les_fn_ret_name(pr->desc.ret));
+		jw_kv_cstr(w, "prototype", pr->proto_from);
+	}
+	if (pr->slot >= 0)
+		jw_kv_u64(w, "slot", (uint64_t)pr->slot);
+	jw_obj_end(w);
+}
+
+static void json_method(struct jw *w, const char *key, bool ok, const char *reason)
+{
+	jw_key(w, key);
+	jw_obj_begin(w);
+	jw_kv_bool(w, "available", ok);
+	jw_kv_cstr(w, "reason", ok ? NULL : reason);
+	jw_obj_end(w);
+}
+
+static void json_any_op(struct jw *w, const struct les_probe_plan *plan, unsigned int op)
+{
+	char families[64];
+
+	covered_families(plan, op, families, sizeof(families));
+	jw_obj_begin(w);
+	jw_kv_cstr(w, "plane", "access");
+	jw_kv_cstr(w, "fs", "any");
+	jw_kv_cstr(w, "op", les_op_name(op));
+	jw_kv_cstr(w, "method", plan->syscall ? "syscall" : "none");
+	jw_kv_cstr(w, "reason", plan->syscall ? NULL : plan->syscall_reason);
+	jw_key(w, "skipped_for");
+	jw_arr_begin(w);
+	for (int f = 0; plan->syscall && f < LES_FS_FAMILY_MAX; f++)
+		if (les_fn_plan_covered(&plan->fn, f) & (1u << op))
+			jw_cstr(w, les_fs_family_name(f));
+	jw_arr_end(w);
+	jw_obj_end(w);
+}
+
 static void print_json(const struct les_probe_plan *plan, FILE *out)
 {
-	char buf[16384];
+	size_t cap = 256 * 1024;
+	char *buf = malloc(cap);
 	struct jw w;
 
-	jw_init(&w, buf, sizeof(buf));
+	if (!buf)
+		return;
+	jw_init(&w, buf, cap);
 	jw_obj_begin(&w);
 	jw_key(&w, "probes");
 	jw_arr_begin(&w);
@@ -166,32 +305,120 @@ static void print_json(const struct les_probe_plan *plan, FILE *out)
 	jw_kv_cstr(&w, "method", fuse_method_name(plan->fuse));
 	jw_kv_cstr(&w, "reason", plan->fuse_reason);
 	jw_obj_end(&w);
-	for (unsigned int op = 0; op < LES_OP_MAX; op++) {
-		jw_obj_begin(&w);
-		jw_kv_cstr(&w, "plane", "access");
-		jw_kv_cstr(&w, "fs", "any");
-		jw_kv_cstr(&w, "op", les_op_name(op));
-		jw_kv_cstr(&w, "method", les_attach_method_name(plan->access));
-		jw_kv_cstr(&w, "reason", plan->access_reason);
-		jw_obj_end(&w);
-	}
+	for (size_t i = 0; i < plan->fn.n; i++)
+		json_fn_probe(&w, &plan->fn, &plan->fn.probe[i]);
+	for (unsigned int op = 0; op < LES_OP_MAX; op++)
+		json_any_op(&w, plan, op);
 	jw_arr_end(&w);
+	jw_key(&w, "methods");
+	jw_obj_begin(&w);
+	json_method(&w, "fentry", plan->fn.fentry_ok, plan->fn.fentry_reason);
+	json_method(&w, "kprobe", plan->fn.kprobe_ok, plan->fn.kprobe_reason);
+	json_method(&w, "kprobe_multi", plan->fn.kprobe_multi, plan->fn.multi_reason);
+	json_method(&w, "syscall", plan->syscall, plan->syscall_reason);
+	jw_obj_end(&w);
+	jw_kv_cstr(&w, "syscall_rule", SYSCALL_RULE);
 	jw_obj_end(&w);
 	jw_newline(&w);
-	fwrite(buf, 1, w.len, out);
+	if (!w.overflow)
+		fwrite(buf, 1, w.len, out);
+	free(buf);
+}
+
+static void print_fn_probe(FILE *out, const struct les_fn_plan *fn, const struct les_fn_probe *pr)
+{
+	char note[256];
+
+	if (pr->reason[0])
+		snprintf(note, sizeof(note), "%s", pr->reason);
+	else
+		snprintf(note, sizeof(note), "arg %u (%s), returns %s, from %s", pr->desc.arg,
+			 les_fn_kind_name(pr->desc.kind), les_fn_ret_name(pr->desc.ret),
+			 pr->proto_from);
+	fprintf(out, "%-7s %-6s %-10s %-26s %-12s %s\n", "access",
+		les_fs_family_name(pr->e->family), les_op_name(pr->e->op), pr->e->func,
+		fn_method_name(fn, pr), note);
 }
 
 void les_probe_plan_print(const struct les_probe_plan *plan, FILE *out, bool json)
 {
+	char families[64];
+
 	if (json) {
 		print_json(plan, out);
 		return;
 	}
-	fprintf(out, "%-7s %-6s %-28s %-11s %s\n", "PLANE", "FS", "PROBE", "METHOD", "NOTE");
-	fprintf(out, "%-7s %-6s %-28s %-11s %s\n", "rpc", "fuse", "fuse_request_send/end",
-		fuse_method_name(plan->fuse), plan->fuse_reason ? plan->fuse_reason : "");
-	for (unsigned int op = 0; op < LES_OP_MAX; op++)
-		fprintf(out, "%-7s %-6s %-28s %-11s %s\n", "access", "any", les_op_name(op),
-			les_attach_method_name(plan->access),
-			plan->access_reason ? plan->access_reason : "");
+	fprintf(out, "%-7s %-6s %-10s %-26s %-12s %s\n", "PLANE", "FS", "OP", "PROBE", "METHOD",
+		"NOTE");
+	fprintf(out, "%-7s %-6s %-10s %-26s %-12s %s\n", "rpc", "fuse", "-",
+		"fuse_request_send/end", fuse_method_name(plan->fuse),
+		plan->fuse_reason ? plan->fuse_reason : "");
+	for (size_t i = 0; i < plan->fn.n; i++)
+		print_fn_probe(out, &plan->fn, &plan->fn.probe[i]);
+	for (unsigned int op = 0; op < LES_OP_MAX; op++) {
+		covered_families(plan, op, families, sizeof(families));
+		fprintf(out, "%-7s %-6s %-10s %-26s %-12s %s%s%s\n", "access", "any",
+			les_op_name(op), "raw_syscalls", plan->syscall ? "syscall" : "none",
+			plan->syscall ? "" : plan->syscall_reason,
+			plan->syscall && families[0] ? "not for mounts of: " : "",
+			plan->syscall ? families : "");
+	}
+	fprintf(out, "\nfentry: %s\nkprobe: %s%s%s\nsyscall fallback: %s\nrule: %s\n",
+		plan->fn.fentry_ok ? "available" : plan->fn.fentry_reason,
+		plan->fn.kprobe_ok ? "available" : plan->fn.kprobe_reason,
+		plan->fn.kprobe_ok ? ", kprobe_multi: " : "",
+		plan->fn.kprobe_ok ? (plan->fn.kprobe_multi ? "yes" : plan->fn.multi_reason) : "",
+		plan->syscall ? "on" : plan->syscall_reason, SYSCALL_RULE);
+}
+
+static void warn_uncovered(const struct les_probe_plan *plan, FILE *out, const char *mode)
+{
+	for (int f = LES_FS_LUSTRE; f < LES_FS_FAMILY_MAX; f++) {
+		unsigned int present = 0, probed = 0;
+		const char *why[LES_OP_MAX] = { 0 };
+
+		for (size_t i = 0; i < plan->fn.n; i++) {
+			const struct les_fn_probe *pr = &plan->fn.probe[i];
+
+			if (pr->e->family != (enum les_fs_family)f || !pr->in_kallsyms)
+				continue;
+			present |= 1u << pr->e->op;
+			if (pr->method != LES_ATTACH_NONE)
+				probed |= 1u << pr->e->op;
+			else
+				why[pr->e->op] = pr->reason;
+		}
+		if (!present)
+			continue; /* the filesystem is not loaded: nothing to observe */
+		for (unsigned int op = 0; op < LES_OP_MAX; op++)
+			if ((present & (1u << op)) && !(probed & (1u << op)))
+				fprintf(out,
+					"lustre-ebpf-stream: warning: --attach %s: %s %s not "
+					"covered: %s\n",
+					mode, les_fs_family_name(f), les_op_name(op),
+					why[op] ? why[op] : "no function");
+	}
+}
+
+void les_probe_plan_warn(const struct les_probe_plan *plan, FILE *out, int verbose)
+{
+	if (plan->fn.mode == LES_ATTACH_MODE_FENTRY || plan->fn.mode == LES_ATTACH_MODE_KPROBE)
+		warn_uncovered(plan, out,
+			       plan->fn.mode == LES_ATTACH_MODE_FENTRY ? "fentry" : "kprobe");
+	if (!verbose || plan->fn.mode == LES_ATTACH_MODE_SYSCALL)
+		return;
+	if (!plan->fn.fentry_ok && !plan->fn.kprobe_ok) {
+		/* One reason for all: say it once. */
+		fprintf(out, "lustre-ebpf-stream: warning: no function probes: fentry: %s; kprobe: %s\n",
+			plan->fn.fentry_reason, plan->fn.kprobe_reason);
+		return;
+	}
+	for (size_t i = 0; i < plan->fn.n; i++) {
+		const struct les_fn_probe *pr = &plan->fn.probe[i];
+
+		if (pr->method == LES_ATTACH_NONE && pr->in_kallsyms)
+			fprintf(out, "lustre-ebpf-stream: warning: %s (%s %s) not probed: %s\n",
+				pr->e->func, les_fs_family_name(pr->e->family),
+				les_op_name(pr->e->op), pr->reason);
+	}
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include "fnprobes.h"
 #include "les_record.h"
 #include "options.h"
 
@@ -20,7 +21,16 @@ enum les_fuse_method {
 struct les_probe_plan {
 	enum les_fuse_method fuse;
 	const char *fuse_reason; /* why none, when none */
-	enum les_attach_method access; /* method of the access plane */
+	/*
+	 * Method of the access plane: syscall when the syscall fallback runs
+	 * (beside any function probes), else fentry/kprobe when function
+	 * probes do, else none (access_reason).
+	 */
+	enum les_attach_method access;
+	bool syscall; /* the syscall fallback (raw sys_enter/sys_exit) */
+	const char *syscall_reason; /* why not, when not */
+	struct les_fn_plan fn; /* function probes, per table row */
+	bool proc_notices; /* exec/fork notices for enrichment */
 	const char *access_reason;
 };
 
@@ -38,6 +48,13 @@ void les_probe_plan_make(struct les_probe_plan *plan, enum les_attach_mode mode)
  */
 bool les_probe_plan_wants(const struct les_probe_plan *plan, const char *prog_name,
 			  const char *section);
+
+/*
+ * Warnings for the start: with --attach fentry|kprobe one line per
+ * (filesystem, op) that stays uncovered; with verbose, one per missing
+ * function too.
+ */
+void les_probe_plan_warn(const struct les_probe_plan *plan, FILE *out, int verbose);
 
 /* --list-probes */
 void les_probe_plan_print(const struct les_probe_plan *plan, FILE *out, bool json);

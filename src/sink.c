@@ -25,9 +25,12 @@ static int open_target(struct les_sink_file *s)
 		return 0;
 	}
 	/* 0640: records name users, jobs and processes. */
-	s->fd = open(s->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+	/* A capture starts a new file; a reopen (logrotate) appends to what is there. */
+	s->fd = open(s->path, O_WRONLY | O_CREAT | O_CLOEXEC | (s->opened ? O_APPEND : O_TRUNC),
+		     0640);
 	if (s->fd < 0)
 		return -errno;
+	s->opened = true;
 	s->owns_fd = true;
 	if (is_gzip_path(s->path)) {
 		s->gz = gzdopen(dup(s->fd), "ab6");

@@ -24,6 +24,7 @@ struct les_sink_file {
 	int last_errno; /* errno of the last failed write, 0 if none */
 	bool pipe_closed; /* reader went away (EPIPE) */
 	bool owns_fd;
+	bool opened; /* the path was opened once already */
 };
 
 int les_sink_file_open(struct les_sink_file *s, const char *path);

@@ -8,9 +8,32 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "les_record.h" /* before the skeleton: its .rodata uses les_fn_desc */
 #include "les.skel.h"
+#include "fnprobes.h"
 #include "syscalls.h"
 #include "tracer.h"
+
+/*
+ * What the function probes need after configure (the plan is gone by
+ * then): per slot the function, its address and method; the ops each
+ * family covers; the observed mounts, to tell the syscall fallback what to
+ * leave out. One tracer per process, so file scope.
+ */
+static struct fn_state {
+	const char *func[LES_FN_SLOTS];
+	unsigned long addr[LES_FN_SLOTS];
+	enum les_attach_method method[LES_FN_SLOTS];
+	enum les_fs_family family[LES_FN_SLOTS];
+	enum les_access_op op[LES_FN_SLOTS];
+	size_t n_slots;
+	bool multi;
+	unsigned int covered[LES_FS_FAMILY_MAX];
+	__u32 mount_dev[LES_MAX_MOUNTS];
+	enum les_fs_family mount_family[LES_MAX_MOUNTS];
+	size_t n_mounts;
+	int verbose;
+} fn_state;
 
 /* Userspace views of the BPF maps' value types (see bpf/). */
 struct fuse_inflight_key {
@@ -62,6 +85,46 @@ int les_tracer_open(struct les_tracer *t)
 	return t->skel ? 0 : -errno;
 }
 
+/* Describe each used slot to BPF and aim its fentry/fexit at the function. */
+static int configure_fn(struct les_tracer *t, const struct les_fn_plan *fn, int verbose)
+{
+	struct bpf_program *prog;
+
+	memset(&fn_state, 0, sizeof(fn_state));
+	fn_state.verbose = verbose;
+	fn_state.multi = fn->kprobe_multi;
+	memcpy(fn_state.covered, fn->covered, sizeof(fn_state.covered));
+	for (size_t i = 0; i < fn->n; i++) {
+		const struct les_fn_probe *pr = &fn->probe[i];
+
+		if (pr->slot < 0)
+			continue;
+		t->skel->rodata->fn_desc[pr->slot] = pr->desc;
+		fn_state.func[pr->slot] = pr->e->func;
+		fn_state.addr[pr->slot] = (unsigned long)pr->addr;
+		fn_state.method[pr->slot] = pr->method;
+		fn_state.family[pr->slot] = pr->e->family;
+		fn_state.op[pr->slot] = pr->e->op;
+		if ((size_t)pr->slot + 1 > fn_state.n_slots)
+			fn_state.n_slots = (size_t)pr->slot + 1;
+	}
+	bpf_object__for_each_program(prog, t->skel->obj) {
+		enum les_attach_method method;
+		bool multi;
+		int slot, err;
+
+		if (!bpf_program__autoload(prog) ||
+		    !les_fn_prog_parse(bpf_program__name(prog), &slot, &method, &multi) ||
+		    method != LES_ATTACH_FENTRY)
+			continue;
+		/* Module functions too: libbpf looks in each module's BTF. */
+		err = bpf_program__set_attach_target(prog, 0, fn_state.func[slot]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int les_tracer_configure(struct les_tracer *t, const struct les_options *o,
 			 const struct les_probe_plan *plan)
 {
@@ -89,7 +152,8 @@ int les_tracer_configure(struct les_tracer *t, const struct les_options *o,
 		if (err)
 			return err;
 	}
-	return 0;
+	les_probe_plan_warn(plan, stderr, o->verbose);
+	return configure_fn(t, &plan->fn, o->verbose);
 }
 
 static int put_mount_path(int fd, __u32 slot, const struct les_observed_mount *m)
@@ -107,8 +171,12 @@ static int put_mount_path(int fd, __u32 slot, const struct les_observed_mount *m
 	return bpf_map_update_elem(fd, &slot, &mp, BPF_ANY) ? -errno : 0;
 }
 
-/* The syscall access plane's descriptors, by syscall number. */
-static int put_syscalls(struct les_tracer *t)
+/*
+ * The syscall access plane's descriptors, by syscall number. Syscalls of
+ * the ops in skip_ops (1 << op) are not traced: function probes report
+ * those ops on every observed mount.
+ */
+static int put_syscalls(struct les_tracer *t, unsigned int skip_ops)
 {
 	int fd = bpf_map__fd(t->skel->maps.syscalls);
 	const struct les_syscall_entry *tab;
@@ -116,21 +184,51 @@ static int put_syscalls(struct les_tracer *t)
 
 	tab = les_syscall_table(&n);
 	for (size_t i = 0; i < n; i++) {
+		struct les_syscall_desc desc = tab[i].desc;
+		unsigned int ops = 1u << desc.op;
 		__u32 key = (__u32)tab[i].nr;
 
 		if (tab[i].nr < 0 || tab[i].nr >= LES_SYS_MAX)
 			continue;
-		if (bpf_map_update_elem(fd, &key, &tab[i].desc, BPF_ANY))
+		if (desc.rmdir_flag)
+			ops |= 1u << LES_OP_RMDIR;
+		if ((skip_ops & ops) == ops)
+			desc.target = LES_SYS_NONE;
+		if (bpf_map_update_elem(fd, &key, &desc, BPF_ANY))
 			return -errno;
 	}
 	return 0;
+}
+
+/*
+ * Tell the syscall fallback what the function probes report: per observed
+ * mount in map fn_covered (for a per-mount skip in BPF), and the ops every
+ * observed mount has covered left out of the syscall table altogether.
+ */
+static int put_fn_coverage(struct les_tracer *t)
+{
+	int fd = bpf_map__fd(t->skel->maps.fn_covered);
+	unsigned int everywhere = fn_state.n_mounts ? ~0u : 0;
+	__u32 key, next;
+
+	while (bpf_map_get_next_key(fd, NULL, &next) == 0)
+		bpf_map_delete_elem(fd, &next);
+	for (size_t i = 0; i < fn_state.n_mounts; i++) {
+		__u32 ops = fn_state.covered[fn_state.mount_family[i]];
+
+		key = fn_state.mount_dev[i];
+		everywhere &= ops;
+		if (ops && bpf_map_update_elem(fd, &key, &ops, BPF_ANY))
+			return -errno;
+	}
+	return put_syscalls(t, everywhere);
 }
 
 int les_tracer_load(struct les_tracer *t)
 {
 	int err = les_bpf__load(t->skel);
 
-	return err ?: put_syscalls(t);
+	return err ?: put_syscalls(t, 0);
 }
 
 int les_tracer_set_mounts(struct les_tracer *t, const struct les_observed *obs)
@@ -156,17 +254,170 @@ int les_tracer_set_mounts(struct les_tracer *t, const struct les_observed *obs)
 		if (err)
 			return err;
 	}
+	fn_state.n_mounts = obs->n < LES_MAX_MOUNTS ? obs->n : LES_MAX_MOUNTS;
+	for (size_t i = 0; i < fn_state.n_mounts; i++) {
+		fn_state.mount_dev[i] = obs->m[i].dev;
+		fn_state.mount_family[i] = obs->m[i].family;
+	}
+	return put_fn_coverage(t);
+}
+
+static int keep_link(struct les_tracer *t, struct bpf_link *link)
+{
+	if (t->n_links >= LES_MAX_LINKS) {
+		bpf_link__destroy(link);
+		return -E2BIG;
+	}
+	t->links[t->n_links++] = link;
 	return 0;
+}
+
+static struct bpf_program *fn_prog(struct les_tracer *t, const char *kind, int slot)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "fn_%s_%d", kind, slot);
+	return bpf_object__find_program_by_name(t->skel->obj, name);
+}
+
+/* A function no longer probed: the syscall fallback must report its op again. */
+static void fn_lost(int slot, const char *why, int verbose)
+{
+	fn_state.covered[fn_state.family[slot]] &= ~(1u << fn_state.op[slot]);
+	fn_state.method[slot] = LES_ATTACH_NONE;
+	if (verbose)
+		fprintf(stderr, "lustre-ebpf-stream: warning: %s not attached: %s\n",
+			fn_state.func[slot], why);
+}
+
+/* The fentry/fexit or kprobe/kretprobe pair of one slot; exit first. */
+static int attach_fn_slot(struct les_tracer *t, int slot)
+{
+	bool kprobe = fn_state.method[slot] == LES_ATTACH_KPROBE;
+	struct bpf_program *entry = fn_prog(t, kprobe ? "kprobe" : "fentry", slot);
+	struct bpf_program *exit = fn_prog(t, kprobe ? "kretprobe" : "fexit", slot);
+	struct bpf_link *exit_link, *entry_link;
+	int err;
+
+	if (!entry || !exit)
+		return -ENOENT;
+	exit_link = kprobe ? bpf_program__attach_kprobe(exit, true, fn_state.func[slot])
+			   : bpf_program__attach(exit);
+	if (!exit_link)
+		return -errno;
+	entry_link = kprobe ? bpf_program__attach_kprobe(entry, false, fn_state.func[slot])
+			    : bpf_program__attach(entry);
+	if (!entry_link) {
+		err = -errno;
+		bpf_link__destroy(exit_link);
+		return err;
+	}
+	err = keep_link(t, exit_link);
+	return err ?: keep_link(t, entry_link);
+}
+
+/* All kprobe slots through one kprobe_multi link each way, the slot as cookie. */
+static int attach_fn_multi(struct les_tracer *t)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
+	unsigned long addrs[LES_FN_SLOTS];
+	__u64 cookies[LES_FN_SLOTS];
+	struct bpf_link *exit_link, *entry_link;
+	size_t n = 0;
+	int err;
+
+	for (size_t slot = 0; slot < fn_state.n_slots; slot++) {
+		if (fn_state.method[slot] != LES_ATTACH_KPROBE)
+			continue;
+		addrs[n] = fn_state.addr[slot];
+		cookies[n++] = slot;
+	}
+	if (!n)
+		return 0;
+	opts.addrs = addrs;
+	opts.cookies = cookies;
+	opts.cnt = n;
+	opts.retprobe = true;
+	exit_link = bpf_program__attach_kprobe_multi_opts(t->skel->progs.fn_kretprobe_multi, NULL,
+							  &opts);
+	if (!exit_link)
+		return -errno;
+	opts.retprobe = false;
+	entry_link = bpf_program__attach_kprobe_multi_opts(t->skel->progs.fn_kprobe_multi, NULL,
+							   &opts);
+	if (!entry_link) {
+		err = -errno;
+		bpf_link__destroy(exit_link);
+		return err;
+	}
+	err = keep_link(t, exit_link);
+	return err ?: keep_link(t, entry_link);
+}
+
+static uint64_t elapsed_us(uint64_t since_ns)
+{
+	return (mono_ns() - since_ns) / 1000;
+}
+
+static int attach_fn(struct les_tracer *t, int verbose)
+{
+	size_t n_fentry = 0, n_kprobe = 0;
+	uint64_t start = mono_ns();
+	int err;
+
+	for (size_t slot = 0; slot < fn_state.n_slots; slot++) {
+		enum les_attach_method m = fn_state.method[slot];
+
+		if (m == LES_ATTACH_NONE || (m == LES_ATTACH_KPROBE && fn_state.multi))
+			continue;
+		err = attach_fn_slot(t, (int)slot);
+		if (err == -E2BIG)
+			return err;
+		if (err)
+			fn_lost((int)slot, strerror(-err), verbose);
+		else if (m == LES_ATTACH_FENTRY)
+			n_fentry++;
+		else
+			n_kprobe++;
+	}
+	if (fn_state.multi) {
+		err = attach_fn_multi(t);
+		if (err == -E2BIG)
+			return err;
+		for (size_t slot = 0; slot < fn_state.n_slots; slot++) {
+			if (fn_state.method[slot] != LES_ATTACH_KPROBE)
+				continue;
+			if (err)
+				fn_lost((int)slot, strerror(-err), verbose);
+			else
+				n_kprobe++;
+		}
+	}
+	if (verbose && (n_fentry || n_kprobe))
+		fprintf(stderr,
+			"lustre-ebpf-stream: function probes: %zu by fentry, %zu by kprobe%s, "
+			"attached in %llu ms\n",
+			n_fentry, n_kprobe, fn_state.multi ? " (kprobe_multi)" : "",
+			(unsigned long long)elapsed_us(start) / 1000);
+	/* Ops whose functions did not attach go back to the syscall fallback. */
+	return put_fn_coverage(t);
 }
 
 int les_tracer_attach(struct les_tracer *t, int verbose)
 {
 	struct bpf_program *prog;
+	int err;
 
 	bpf_object__for_each_program(prog, t->skel->obj) {
+		enum les_attach_method method;
 		struct bpf_link *link;
+		bool multi;
+		int slot;
 
 		if (!bpf_program__autoload(prog))
+			continue;
+		/* Function probes attach in pairs, below. */
+		if (les_fn_prog_parse(bpf_program__name(prog), &slot, &method, &multi))
 			continue;
 		link = bpf_program__attach(prog);
 		if (!link) {
@@ -177,12 +428,13 @@ int les_tracer_attach(struct les_tracer *t, int verbose)
 					bpf_program__name(prog), strerror(errno));
 			continue;
 		}
-		if (t->n_links >= LES_MAX_LINKS) {
-			bpf_link__destroy(link);
-			return -E2BIG;
-		}
-		t->links[t->n_links++] = link;
+		err = keep_link(t, link);
+		if (err)
+			return err;
 	}
+	err = attach_fn(t, verbose);
+	if (err)
+		return err;
 	return t->n_links ? 0 : -ENOENT;
 }
 
@@ -282,9 +534,16 @@ void les_tracer_destroy(struct les_tracer *t)
 {
 	ring_buffer__free(t->rb);
 	t->rb = NULL;
+	uint64_t start = mono_ns();
+	size_t n_links = t->n_links;
+
 	for (size_t i = 0; i < t->n_links; i++)
 		bpf_link__destroy(t->links[i]);
 	t->n_links = 0;
+	/* Perf-event kprobes wait for an RCU grace period each on detach. */
+	if (fn_state.verbose && n_links)
+		fprintf(stderr, "lustre-ebpf-stream: %zu links detached in %llu ms\n", n_links,
+			(unsigned long long)elapsed_us(start) / 1000);
 	les_bpf__destroy(t->skel);
 	t->skel = NULL;
 }

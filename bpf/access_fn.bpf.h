@@ -1,0 +1,517 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Access plane, function probes: the file and inode operations of Lustre
+ * llite, NFS and FUSE, entered and left on the thread that asked for them.
+ *
+ * Programs come in LES_FN_SLOTS slots. Userspace (src/fnprobes.c) aims each
+ * slot it uses at one kernel function and describes that function in
+ * FN_DESC(slot) (.rodata, so in a slot's own programs every field is a
+ * constant the verifier prunes on). A slot has four programs: fentry and
+ * fexit (the target set with bpf_program__set_attach_target before load),
+ * kprobe and kretprobe (attached by name). Besides the slots, one
+ * kprobe.multi pair serves every slot through its attach cookie where the
+ * kernel has kprobe_multi links (one link instead of two perf events per
+ * function: detaching perf-event kprobes waits for an RCU grace period
+ * each). Userspace keeps one method per function and disables the rest
+ * before load. All twins share fn_enter() and fn_exit().
+ *
+ * Pairing: an entry pushes an op frame keyed -(slot + 1) on the thread's
+ * stack (syscall frames use keys >= 0); the exit of the same function on
+ * the same thread pops it, so nested ops (a lookup inside an open) are each
+ * timed, and no unrelated call can finish an op.
+ */
+#ifndef LES_ACCESS_FN_BPF_H
+#define LES_ACCESS_FN_BPF_H
+
+#define FN_ENOENT    2
+#define FN_ECHILD    10
+#define FN_MAX_ERRNO 4095
+#define FN_O_CREAT   0100
+#define FN_O_EXCL    0200
+
+/* Frame op of an op whose record another frame emits. */
+#define FN_OP_SILENT 0xff
+/* Bits above the op in a function frame's op field (atomic_open state). */
+#define FN_OP_MASK	     0xff
+#define FN_FRAME_CREAT	     0x100
+#define FN_FRAME_EXCL	     0x200
+#define FN_FRAME_CHILD_LOOKUP 0x400
+
+/*
+ * Filled by userspace before load, slots 0 to LES_FN_SLOTS - 1. A power of
+ * two long, so that a slot known only at run time (from a frame key or an
+ * attach cookie) is kept in bounds by a mask the verifier can follow.
+ */
+#define FN_DESC_LEN 128
+const volatile struct les_fn_desc fn_desc[FN_DESC_LEN] = {};
+#define FN_DESC(slot) (fn_desc[(slot) & (FN_DESC_LEN - 1)])
+
+/*
+ * Observed superblock dev -> bitmap of the ops (1 << enum les_access_op)
+ * that function probes report on that mount, for the syscall fallback to
+ * skip (see fn_covers_op).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LES_MAX_MOUNTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} fn_covered SEC(".maps");
+
+/* Whether function probes already report op on the mount of dev. */
+static __always_inline bool fn_covers_op(__u32 dev, __u32 op)
+{
+	__u32 *ops = bpf_map_lookup_elem(&fn_covered, &dev);
+
+	return ops && op < 32 && (*ops & (1u << op));
+}
+
+static __always_inline __s32 fn_key(__u32 slot)
+{
+	return -(__s32)slot - 1;
+}
+
+/* The superblock dev (and inode number) an argument of kind leads to. */
+static __always_inline __u32 fn_target_dev(__u8 kind, __u64 target, __u64 *ino)
+{
+	struct dentry *dentry = NULL;
+	struct inode *inode = NULL;
+	struct super_block *sb;
+
+	if (!target)
+		return 0;
+	switch (kind) {
+	case LES_FN_ARG_FILE:
+		inode = BPF_CORE_READ((struct file *)target, f_inode);
+		break;
+	case LES_FN_ARG_KIOCB:
+		inode = BPF_CORE_READ((struct kiocb *)target, ki_filp, f_inode);
+		break;
+	case LES_FN_ARG_INODE:
+		inode = (struct inode *)target;
+		break;
+	case LES_FN_ARG_DENTRY:
+		dentry = (struct dentry *)target;
+		break;
+	case LES_FN_ARG_PATH:
+		dentry = BPF_CORE_READ((struct path *)target, dentry);
+		break;
+	default:
+		return 0;
+	}
+	if (dentry) {
+		sb = BPF_CORE_READ(dentry, d_sb);
+		inode = BPF_CORE_READ(dentry, d_inode); /* NULL when negative */
+	} else if (inode) {
+		sb = BPF_CORE_READ(inode, i_sb);
+	} else {
+		return 0;
+	}
+	if (want_file_id && inode)
+		*ino = BPF_CORE_READ(inode, i_ino);
+	return sb ? BPF_CORE_READ(sb, s_dev) : 0;
+}
+
+/* Is the frame that of an ->atomic_open? */
+static __always_inline bool fn_frame_is_atomic_open(const struct op_frame *f)
+{
+	__u32 slot;
+
+	if (f->key >= 0)
+		return false;
+	slot = (__u32)(-f->key - 1);
+	return FN_DESC(slot).flags & LES_FN_F_ATOMIC_OPEN;
+}
+
+/*
+ * The op as the entry sees it. Inside an ->atomic_open the VFS may call
+ * ->open (finish_open) and the filesystem may call its own ->lookup: the
+ * open is the atomic_open's own (it reports it, with the whole latency);
+ * a lookup is an op of its own, and the atomic_open remembers it ran.
+ */
+static __always_inline __u32 fn_entry_op(__u32 op, struct op_frame *parent)
+{
+	if (!parent || !fn_frame_is_atomic_open(parent))
+		return op;
+	if (op == LES_OP_OPEN)
+		return FN_OP_SILENT;
+	if (op == LES_OP_LOOKUP)
+		parent->op |= FN_FRAME_CHILD_LOOKUP;
+	return op;
+}
+
+/* Entry of the function of slot: target, aux and open_flags as fn_desc says. */
+static __always_inline int fn_enter(__u32 slot, __u64 target, __u64 aux, __u64 open_flags)
+{
+	__u8 flags = FN_DESC(slot).flags;
+	__u64 pid_tgid, now, ino = 0;
+	struct op_frame *frame, *parent = NULL;
+	struct thread_ops *ops;
+	__u32 tid, depth, dev, op;
+
+	dev = fn_target_dev(FN_DESC(slot).kind, target, &ino);
+	if (!dev_observed(dev))
+		return 0;
+	pid_tgid = bpf_get_current_pid_tgid();
+	tid = (__u32)pid_tgid;
+	if (task_filtered_out(pid_tgid >> 32, (__u32)bpf_get_current_uid_gid())) {
+		count(LES_CNT_FILTERED);
+		return 0;
+	}
+	ops = thread_ops_get_or_create(tid, pid_tgid >> 32);
+	if (!ops)
+		return 0;
+	depth = ops->depth;
+	if (depth >= LES_MAX_DEPTH) {
+		count(LES_CNT_DEPTH_OVERFLOW);
+		return 0;
+	}
+	if (depth)
+		parent = &ops->frame[(depth - 1) & (LES_MAX_DEPTH - 1)];
+	op = fn_entry_op(FN_DESC(slot).op, parent);
+	if (flags & LES_FN_F_ATOMIC_OPEN) {
+		if (open_flags & FN_O_CREAT)
+			op |= FN_FRAME_CREAT;
+		if (open_flags & FN_O_EXCL)
+			op |= FN_FRAME_EXCL;
+	}
+	now = bpf_ktime_get_ns();
+	barrier_var(depth);
+	frame = &ops->frame[depth & (LES_MAX_DEPTH - 1)];
+	frame->start_ns = now;
+	frame->op_id = next_op_id();
+	frame->rpc_wait_ns = 0;
+	frame->rpc_count = 0;
+	frame->dev = dev;
+	frame->ino = ino;
+	frame->op = op;
+	frame->key = fn_key(slot);
+	/* The exit needs it and a kretprobe cannot see the arguments. */
+	frame->arg = flags & (LES_FN_F_LOOKUP | LES_FN_F_ATOMIC_OPEN) ? aux : 0;
+	ops->depth = depth + 1;
+	ops->updated_ns = now;
+	bpf_get_current_comm(ops->comm, sizeof(ops->comm));
+	return 0;
+}
+
+/* Positive errno of a return value, 0 on success. */
+static __always_inline __s32 fn_errno(__u8 ret_kind, __u64 ret)
+{
+	__s64 sret = (__s64)ret;
+	__s32 iret = (__s32)ret;
+
+	switch (ret_kind) {
+	case LES_FN_RET_INT:
+		/* Only the low 32 bits of the register carry an int. */
+		return iret < 0 && iret >= -FN_MAX_ERRNO ? -iret : 0;
+	case LES_FN_RET_LONG:
+	case LES_FN_RET_BYTES:
+	case LES_FN_RET_PTR:
+		/* A kernel pointer is never an error: only the IS_ERR range is. */
+		return sret < 0 && sret >= -FN_MAX_ERRNO ? (__s32)-sret : 0;
+	}
+	return 0;
+}
+
+/*
+ * What an ->atomic_open did, decided when it returns: opened the file
+ * (f_op set by finish_open), only looked the name up (finish_no_open), or
+ * failed. open(O_CREAT | O_EXCL) that opened certainly created, the rule of
+ * the syscall plane too.
+ */
+static __always_inline __u32 fn_atomic_open_op(const struct op_frame *frame, __s32 err)
+{
+	struct file *file = (struct file *)frame->arg;
+
+	if (err)
+		return LES_OP_OPEN;
+	if (file && BPF_CORE_READ(file, f_op)) {
+		if ((frame->op & (FN_FRAME_CREAT | FN_FRAME_EXCL)) ==
+		    (FN_FRAME_CREAT | FN_FRAME_EXCL))
+			return LES_OP_CREATE;
+		return LES_OP_OPEN;
+	}
+	/* The lookup it ran has its own record; the open comes by ->open. */
+	if (frame->op & FN_FRAME_CHILD_LOOKUP)
+		return FN_OP_SILENT;
+	return LES_OP_LOOKUP;
+}
+
+/* A ->lookup that succeeded without finding the name left a negative dentry. */
+static __always_inline __s32 fn_lookup_errno(const struct op_frame *frame, __u64 ret)
+{
+	struct dentry *result = ret ? (struct dentry *)ret : (struct dentry *)frame->arg;
+
+	if (result && !BPF_CORE_READ(result, d_inode))
+		return FN_ENOENT;
+	return 0;
+}
+
+static __always_inline void fn_emit(const struct op_frame *frame, __u32 op, __u8 method,
+				    __u64 bytes, __s32 err, __u64 now)
+{
+	struct les_rec_access *rec;
+	__u64 latency = now - frame->start_ns;
+
+	if (latency < min_latency_ns) {
+		count(LES_CNT_FILTERED);
+		return;
+	}
+	rec = reserve(sizeof(*rec));
+	if (!rec)
+		return;
+	rec->kind = LES_REC_ACCESS;
+	rec->op = op;
+	rec->method = method;
+	rec->flags = 0;
+	rec->ts_ns = now;
+	rec->latency_ns = latency;
+	rec->bytes = bytes;
+	rec->op_id = frame->op_id;
+	rec->rpc_wait_ns = frame->rpc_wait_ns;
+	rec->ino = frame->ino;
+	rec->cgroup_id = bpf_get_current_cgroup_id();
+	rec->dev = frame->dev;
+	rec->rpc_count = frame->rpc_count;
+	rec->err = err;
+	rec->_pad = 0;
+	fill_current_task(&rec->task);
+	submit(rec);
+}
+
+/*
+ * Index of this function's frame on the thread's stack, or -1. Frames above
+ * it belong to calls whose exit was never seen (a missed kretprobe).
+ */
+static __always_inline int fn_find_frame(const struct thread_ops *ops, __s32 key)
+{
+	__u32 depth = ops->depth;
+
+	for (int i = LES_MAX_DEPTH - 1; i >= 0; i--) {
+		if ((__u32)i < depth && ops->frame[i].key == key)
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * Exit of the function of slot with return value ret. observed: 1 when the
+ * exit can tell that the call was on an observed mount (fexit sees the
+ * arguments), 0 when it cannot (kretprobe); an exit without a frame is only
+ * counted as such when it is known to have been on an observed mount or it
+ * interrupts another function op.
+ */
+static __always_inline int fn_exit(__u32 slot, __u64 ret, __u8 method, bool observed)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct thread_ops *ops = thread_ops_get(tid);
+	const struct op_frame *frame;
+	__u64 now, bytes = 0;
+	__s32 err;
+	__u32 op;
+	int idx;
+
+	if (!ops)
+		return 0;
+	idx = fn_find_frame(ops, fn_key(slot));
+	if (idx < 0) {
+		const struct op_frame *top = current_frame(ops);
+
+		if (observed || (top && top->key < 0))
+			count(LES_CNT_EXIT_NO_ENTRY);
+		return 0;
+	}
+	for (__u32 i = idx + 1; i < LES_MAX_DEPTH; i++) {
+		if (i < ops->depth)
+			count(LES_CNT_ENTRY_REPLACED);
+	}
+	ops->depth = idx;
+	now = bpf_ktime_get_ns();
+	frame = &ops->frame[idx & (LES_MAX_DEPTH - 1)];
+	op = frame->op & FN_OP_MASK;
+	if (op == FN_OP_SILENT)
+		return 0;
+	err = fn_errno(FN_DESC(slot).ret, ret);
+	/* -ECHILD: the VFS retries the call out of RCU walk; not the user's error. */
+	if (err == FN_ECHILD)
+		return 0;
+	if (FN_DESC(slot).ret == LES_FN_RET_BYTES && !err && (__s64)ret > 0)
+		bytes = ret;
+	if ((FN_DESC(slot).flags & LES_FN_F_LOOKUP) && !err)
+		err = fn_lookup_errno(frame, ret);
+	if (FN_DESC(slot).flags & LES_FN_F_ATOMIC_OPEN) {
+		op = fn_atomic_open_op(frame, err);
+		if (op == FN_OP_SILENT)
+			return 0;
+	}
+	fn_emit(frame, op, method, bytes, err, now);
+	return 0;
+}
+
+/* --- fentry/fexit twins -------------------------------------------------- */
+
+/*
+ * Argument i of a tracing program's context, as a plain number: read
+ * through the helper so that the verifier never sees a typed kernel pointer
+ * (ORed, compared or negated later) whatever the function's prototype.
+ */
+static __always_inline __u64 fn_ctx_arg(__u64 *ctx, __u32 i)
+{
+	__u64 val = 0;
+
+	bpf_probe_read_kernel(&val, sizeof(val), &ctx[i & 15]);
+	return val;
+}
+
+static __always_inline int fn_fentry(__u64 *ctx, __u32 slot)
+{
+	__u8 flags = FN_DESC(slot).flags;
+	__u64 aux = 0, open_flags = 0;
+
+	if (flags & (LES_FN_F_LOOKUP | LES_FN_F_ATOMIC_OPEN))
+		aux = fn_ctx_arg(ctx, FN_DESC(slot).aux_arg);
+	if (flags & LES_FN_F_ATOMIC_OPEN)
+		open_flags = fn_ctx_arg(ctx, FN_DESC(slot).flags_arg);
+	return fn_enter(slot, fn_ctx_arg(ctx, FN_DESC(slot).arg), aux, open_flags);
+}
+
+static __always_inline int fn_fexit(__u64 *ctx, __u32 slot)
+{
+	__u64 target = fn_ctx_arg(ctx, FN_DESC(slot).arg), ino = 0;
+	bool observed = dev_observed(fn_target_dev(FN_DESC(slot).kind, target, &ino));
+
+	/* A call on another mount: nothing of it is on the stack. */
+	if (!observed)
+		return 0;
+	return fn_exit(slot, fn_ctx_arg(ctx, FN_DESC(slot).nargs), LES_ATTACH_FENTRY, true);
+}
+
+/* --- kprobe/kretprobe twins ---------------------------------------------- */
+
+/*
+ * Argument i from the registers. Read through the helper: clang folds the
+ * switch into one load at a computed offset, which the verifier refuses
+ * for a context pointer.
+ */
+static __always_inline __u64 fn_regs_arg(struct pt_regs *ctx, __u32 i)
+{
+	switch (i) {
+	case 0:
+		return PT_REGS_PARM1_CORE(ctx);
+	case 1:
+		return PT_REGS_PARM2_CORE(ctx);
+	case 2:
+		return PT_REGS_PARM3_CORE(ctx);
+	case 3:
+		return PT_REGS_PARM4_CORE(ctx);
+	case 4:
+		return PT_REGS_PARM5_CORE(ctx);
+	}
+	return 0;
+}
+
+static __always_inline int fn_kprobe(struct pt_regs *ctx, __u32 slot)
+{
+	__u8 flags = FN_DESC(slot).flags;
+	__u64 aux = 0, open_flags = 0;
+
+	if (flags & (LES_FN_F_LOOKUP | LES_FN_F_ATOMIC_OPEN))
+		aux = fn_regs_arg(ctx, FN_DESC(slot).aux_arg);
+	if (flags & LES_FN_F_ATOMIC_OPEN)
+		open_flags = fn_regs_arg(ctx, FN_DESC(slot).flags_arg);
+	return fn_enter(slot, fn_regs_arg(ctx, FN_DESC(slot).arg), aux, open_flags);
+}
+
+static __always_inline int fn_kretprobe(struct pt_regs *ctx, __u32 slot)
+{
+	return fn_exit(slot, PT_REGS_RC(ctx), LES_ATTACH_KPROBE, false);
+}
+
+/* One slot: its fentry, fexit, kprobe and kretprobe programs. */
+#define FN_SLOT(n)                                                                                 \
+	SEC("fentry")                                                                              \
+	int fn_fentry_##n(__u64 *ctx)                                                              \
+	{                                                                                          \
+		return fn_fentry(ctx, n);                                                          \
+	}                                                                                          \
+	SEC("fexit")                                                                               \
+	int fn_fexit_##n(__u64 *ctx)                                                               \
+	{                                                                                          \
+		return fn_fexit(ctx, n);                                                           \
+	}                                                                                          \
+	SEC("kprobe")                                                                              \
+	int fn_kprobe_##n(struct pt_regs *ctx)                                                     \
+	{                                                                                          \
+		return fn_kprobe(ctx, n);                                                          \
+	}                                                                                          \
+	SEC("kretprobe")                                                                           \
+	int fn_kretprobe_##n(struct pt_regs *ctx)                                                  \
+	{                                                                                          \
+		return fn_kretprobe(ctx, n);                                                       \
+	}
+
+/* Slots b0 to b9. */
+#define FN_SLOTS_10(b)                                                                             \
+	FN_SLOT(b##0)                                                                              \
+	FN_SLOT(b##1)                                                                              \
+	FN_SLOT(b##2)                                                                              \
+	FN_SLOT(b##3)                                                                              \
+	FN_SLOT(b##4)                                                                              \
+	FN_SLOT(b##5)                                                                              \
+	FN_SLOT(b##6)                                                                              \
+	FN_SLOT(b##7)                                                                              \
+	FN_SLOT(b##8)                                                                              \
+	FN_SLOT(b##9)
+
+/* Slots 0-95: LES_FN_SLOTS. */
+
+FN_SLOT(0)
+FN_SLOT(1)
+FN_SLOT(2)
+FN_SLOT(3)
+FN_SLOT(4)
+FN_SLOT(5)
+FN_SLOT(6)
+FN_SLOT(7)
+FN_SLOT(8)
+FN_SLOT(9)
+FN_SLOTS_10(1)
+FN_SLOTS_10(2)
+FN_SLOTS_10(3)
+FN_SLOTS_10(4)
+FN_SLOTS_10(5)
+FN_SLOTS_10(6)
+FN_SLOTS_10(7)
+FN_SLOTS_10(8)
+FN_SLOT(90)
+FN_SLOT(91)
+FN_SLOT(92)
+FN_SLOT(93)
+FN_SLOT(94)
+FN_SLOT(95)
+
+_Static_assert(LES_FN_SLOTS == 96 && LES_FN_SLOTS <= FN_DESC_LEN, "FN_SLOT expansions above must match LES_FN_SLOTS");
+
+/* --- kprobe_multi: every slot through one link, the slot as cookie -------- */
+
+SEC("kprobe.multi")
+int fn_kprobe_multi(struct pt_regs *ctx)
+{
+	__u64 slot = bpf_get_attach_cookie(ctx);
+
+	if (slot >= LES_FN_SLOTS)
+		return 0;
+	return fn_kprobe(ctx, (__u32)slot);
+}
+
+SEC("kretprobe.multi")
+int fn_kretprobe_multi(struct pt_regs *ctx)
+{
+	__u64 slot = bpf_get_attach_cookie(ctx);
+
+	if (slot >= LES_FN_SLOTS)
+		return 0;
+	return fn_kretprobe(ctx, (__u32)slot);
+}
+
+#endif /* LES_ACCESS_FN_BPF_H */

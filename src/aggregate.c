@@ -1,0 +1,634 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Windowed aggregation: records -> groups (open addressing over a fixed
+ * pool) -> one type:"window" line per group when the window closes.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "aggregate.h"
+#include "consumer.h"
+#include "histogram.h"
+#include "json.h"
+#include "ops.h"
+
+#define AGG_KEY_MAX	    4096  /* longest serialized group key */
+#define AGG_ARENA_PER_GROUP 256	  /* key bytes budgeted per group */
+#define AGG_LINE_MAX	    32768 /* a window line, histogram included */
+
+/* Record types aggregate apart even when every grouped field matches. */
+enum agg_rtype {
+	RT_ACCESS = 0,
+	RT_RPC,
+	RT_RPC_EVENT,
+	RT_MAX,
+};
+
+static const char *const rtype_names[RT_MAX] = {"access", "rpc", "rpc_event"};
+
+/* Serialized key: rtype byte, then per grouped field a tag and its value. */
+enum key_tag {
+	KEY_NULL = 1,
+	KEY_STR, /* bytes, then NUL */
+	KEY_UID, /* 4 bytes, host order */
+};
+
+static const char *const field_names[LES_GF_MAX] = {
+	[LES_GF_FS_TYPE] = "fs_type",
+	[LES_GF_FS] = "fs",
+	[LES_GF_MOUNT] = "mount",
+	[LES_GF_OP] = "op",
+	[LES_GF_ACCESS_INTENT] = "access_intent",
+	[LES_GF_UID] = "uid",
+	[LES_GF_USERNAME] = "username",
+	[LES_GF_PROCESS] = "process",
+	[LES_GF_ACTOR_TYPE] = "actor_type",
+	[LES_GF_JOB_ID] = "job_id",
+	[LES_GF_TYPE] = "type",
+	[LES_GF_COMM] = "comm",
+	[LES_GF_PROTO] = "proto",
+	[LES_GF_EVENT] = "event",
+	[LES_GF_HOST] = "host",
+};
+
+struct agg_group {
+	uint64_t hash;
+	uint32_t key_off, key_len; /* in the arena */
+	uint32_t slot;		   /* table slot, cleared when the window closes */
+	uint8_t rtype;
+	uint64_t count;
+	uint64_t bytes;
+	uint64_t rpc_wait_ns;
+	uint64_t rpc_count;
+	uint64_t reads;	       /* access reads, to know when cache_served applies */
+	uint64_t cache_served; /* successful reads that sent no request */
+	uint64_t errors[LES_ERRC_MAX];
+	uint64_t events[LES_EV_MAX];
+	struct les_hist latency;
+};
+
+struct les_aggregate {
+	struct les_aggregate_config cfg;
+	les_window_out_fn out;
+	void *out_ctx;
+
+	struct agg_group *groups; /* pool, max_groups entries */
+	uint32_t n_groups;
+	uint32_t *slots; /* 0 empty, else group index + 1 */
+	uint32_t slot_mask;
+	char *arena;
+	size_t arena_len, arena_cap;
+	struct agg_group other[RT_MAX]; /* overflow groups, used when count > 0 */
+
+	bool window_open;
+	uint64_t window_start;
+	uint64_t next_min_start; /* end of the last closed window */
+
+	struct les_aggregate_stats st;
+	char key[AGG_KEY_MAX];
+	struct jw jw;
+	struct les_event ev;
+	char line[AGG_LINE_MAX];
+};
+
+const char *les_group_field_name(enum les_group_field f)
+{
+	return (unsigned int)f < LES_GF_MAX ? field_names[f] : NULL;
+}
+
+static int field_by_name(const char *s, size_t n)
+{
+	for (int f = 0; f < LES_GF_MAX; f++)
+		if (strlen(field_names[f]) == n && memcmp(field_names[f], s, n) == 0)
+			return f;
+	return -1;
+}
+
+int les_group_by_parse(const char *csv, uint32_t *mask, char *err, size_t errlen)
+{
+	uint32_t m = 0;
+	const char *p = csv;
+
+	if (!csv || !*csv) {
+		snprintf(err, errlen, "empty --group-by");
+		return -EINVAL;
+	}
+	for (;;) {
+		size_t n = strcspn(p, ",");
+		int f = field_by_name(p, n);
+
+		if (f < 0) {
+			snprintf(err, errlen,
+				 "unknown --group-by field '%.*s' (fields: fs_type, fs, mount, op, "
+				 "access_intent, uid, username, process, actor_type, job_id, type, "
+				 "comm, proto, event, host)",
+				 (int)n, p);
+			return -EINVAL;
+		}
+		m |= 1u << f;
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+	*mask = m;
+	return 0;
+}
+
+uint64_t les_window_start(uint64_t epoch_ns, uint64_t window_ns)
+{
+	return window_ns ? epoch_ns - epoch_ns % window_ns : epoch_ns;
+}
+
+static uint32_t table_size(uint32_t max_groups)
+{
+	uint32_t n = 16;
+
+	/* At most half full, so a probe always finds an empty slot quickly. */
+	while (n < 2 * (uint64_t)max_groups)
+		n <<= 1;
+	return n;
+}
+
+struct les_aggregate *les_aggregate_new(const struct les_aggregate_config *cfg,
+					les_window_out_fn out, void *out_ctx)
+{
+	struct les_aggregate *a;
+	uint32_t nslots;
+
+	if (!cfg->window_ns || !cfg->max_groups || cfg->max_groups > (1u << 24))
+		return NULL;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return NULL;
+	a->cfg = *cfg;
+	a->out = out;
+	a->out_ctx = out_ctx;
+	nslots = table_size(cfg->max_groups);
+	a->slot_mask = nslots - 1;
+	a->arena_cap = (size_t)cfg->max_groups * AGG_ARENA_PER_GROUP;
+	if (a->arena_cap < AGG_KEY_MAX)
+		a->arena_cap = AGG_KEY_MAX;
+	/* calloc'd pages stay untouched until a group uses them. */
+	a->groups = calloc(cfg->max_groups, sizeof(*a->groups));
+	a->slots = calloc(nslots, sizeof(*a->slots));
+	a->arena = malloc(a->arena_cap);
+	if (!a->groups || !a->slots || !a->arena) {
+		les_aggregate_free(a);
+		return NULL;
+	}
+	jw_init(&a->jw, a->line, sizeof(a->line));
+	return a;
+}
+
+void les_aggregate_free(struct les_aggregate *a)
+{
+	if (!a)
+		return;
+	free(a->groups);
+	free(a->slots);
+	free(a->arena);
+	free(a);
+}
+
+static enum agg_rtype rtype_of(const struct les_event *ev)
+{
+	switch (ev->kind) {
+	case LES_REC_RPC:
+		return RT_RPC;
+	case LES_REC_RPC_EVENT:
+		return RT_RPC_EVENT;
+	default:
+		return RT_ACCESS;
+	}
+}
+
+static const char *field_str(const struct les_event *ev, enum les_group_field f)
+{
+	switch (f) {
+	case LES_GF_FS_TYPE:
+		return ev->fs_type;
+	case LES_GF_FS:
+		return ev->fs;
+	case LES_GF_MOUNT:
+		return ev->mount;
+	case LES_GF_OP:
+		/* RPC events group by the key minus op: their op is the event. */
+		return ev->kind == LES_REC_RPC_EVENT ? NULL : ev->op;
+	case LES_GF_ACCESS_INTENT:
+		return ev->access_intent;
+	case LES_GF_USERNAME:
+		return ev->username;
+	case LES_GF_PROCESS:
+		return ev->process;
+	case LES_GF_ACTOR_TYPE:
+		return ev->actor_type;
+	case LES_GF_JOB_ID:
+		return ev->job_id;
+	case LES_GF_COMM:
+		return ev->comm;
+	case LES_GF_PROTO:
+		return ev->proto;
+	case LES_GF_EVENT:
+		return ev->event;
+	case LES_GF_HOST:
+		return ev->host;
+	default:
+		return NULL;
+	}
+}
+
+/* Serialize the grouped fields of ev into a->key; -1 when too long. */
+static int make_key(struct les_aggregate *a, const struct les_event *ev, enum agg_rtype rt)
+{
+	char *k = a->key;
+	size_t len = 0;
+
+	k[len++] = (char)rt;
+	for (int f = 0; f < LES_GF_MAX; f++) {
+		const char *s;
+		size_t n;
+
+		if (!(a->cfg.group_by & (1u << f)) || f == LES_GF_TYPE)
+			continue;
+		if (f == LES_GF_UID) {
+			if (len + 1 + sizeof(ev->uid) > AGG_KEY_MAX)
+				return -1;
+			k[len++] = KEY_UID;
+			memcpy(k + len, &ev->uid, sizeof(ev->uid));
+			len += sizeof(ev->uid);
+			continue;
+		}
+		s = field_str(ev, f);
+		if (!s) {
+			if (len + 1 > AGG_KEY_MAX)
+				return -1;
+			k[len++] = KEY_NULL;
+			continue;
+		}
+		n = strlen(s);
+		if (len + 2 + n > AGG_KEY_MAX)
+			return -1;
+		k[len++] = KEY_STR;
+		memcpy(k + len, s, n);
+		len += n;
+		k[len++] = '\0';
+	}
+	return (int)len;
+}
+
+uint64_t les_key_hash(const void *key, size_t n, uint64_t seed)
+{
+	const unsigned char *p = key;
+	uint64_t h = seed ^ (n * 0x9e3779b97f4a7c15ULL), w;
+
+	/* splitmix64-style mixing of each 8-byte word, then of the tail. */
+	for (; n >= sizeof(w); p += sizeof(w), n -= sizeof(w)) {
+		memcpy(&w, p, sizeof(w));
+		h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+		h ^= h >> 31;
+	}
+	w = 0;
+	memcpy(&w, p, n);
+	h = (h ^ w) * 0x94d049bb133111ebULL;
+	return h ^ (h >> 29);
+}
+
+static struct agg_group *overflow_group(struct les_aggregate *a, enum agg_rtype rt)
+{
+	a->st.overflow_records++;
+	a->other[rt].rtype = (uint8_t)rt;
+	return &a->other[rt];
+}
+
+static struct agg_group *new_group(struct les_aggregate *a, uint32_t slot, uint64_t hash,
+				   size_t key_len, enum agg_rtype rt)
+{
+	struct agg_group *g = &a->groups[a->n_groups];
+
+	memset(g, 0, sizeof(*g));
+	g->hash = hash;
+	g->key_off = (uint32_t)a->arena_len;
+	g->key_len = (uint32_t)key_len;
+	g->slot = slot;
+	g->rtype = (uint8_t)rt;
+	memcpy(a->arena + a->arena_len, a->key, key_len);
+	a->arena_len += key_len;
+	a->slots[slot] = ++a->n_groups;
+	return g;
+}
+
+static struct agg_group *find_group(struct les_aggregate *a, const struct les_event *ev,
+				    enum agg_rtype rt)
+{
+	int len = make_key(a, ev, rt);
+	uint64_t hash;
+	uint32_t slot;
+
+	if (len < 0)
+		return overflow_group(a, rt);
+	hash = les_key_hash(a->key, (size_t)len, 0);
+	for (slot = (uint32_t)hash & a->slot_mask; a->slots[slot];
+	     slot = (slot + 1) & a->slot_mask) {
+		struct agg_group *g = &a->groups[a->slots[slot] - 1];
+
+		if (g->hash == hash && g->key_len == (uint32_t)len &&
+		    memcmp(a->arena + g->key_off, a->key, (size_t)len) == 0)
+			return g;
+	}
+	if (a->n_groups >= a->cfg.max_groups || a->arena_len + (size_t)len > a->arena_cap)
+		return overflow_group(a, rt);
+	return new_group(a, slot, hash, (size_t)len, rt);
+}
+
+static int rpc_event_index(const char *name)
+{
+	for (unsigned int i = 0; name && i < LES_EV_MAX; i++)
+		if (strcmp(name, les_rpc_event_name(i)) == 0)
+			return (int)i;
+	return -1;
+}
+
+static void group_add(struct agg_group *g, const struct les_event *ev)
+{
+	int e;
+
+	g->count++;
+	g->bytes += ev->bytes;
+	if (ev->err)
+		g->errors[les_errno_class(ev->err)]++;
+	switch (g->rtype) {
+	case RT_RPC_EVENT:
+		e = rpc_event_index(ev->event);
+		if (e >= 0)
+			g->events[e]++;
+		return;
+	case RT_ACCESS:
+		g->rpc_wait_ns += ev->rpc_wait_ns;
+		g->rpc_count += ev->rpc_count;
+		if (ev->op && strcmp(ev->op, "read") == 0) {
+			g->reads++;
+			if (!ev->err && !ev->rpc_count)
+				g->cache_served++;
+		}
+		break;
+	default:
+		break;
+	}
+	les_hist_add(&g->latency, ev->latency_ns);
+}
+
+/* --- window lines ------------------------------------------------------ */
+
+/* Write the grouped fields, decoded from the key; all null for "other". */
+static void put_fields(struct les_aggregate *a, struct jw *w, const struct agg_group *g, bool other)
+{
+	const char *k = other ? NULL : a->arena + g->key_off + 1;
+	struct les_event *ev = &a->ev;
+
+	for (int f = 0; f < LES_GF_MAX; f++) {
+		const char *s = NULL;
+		uint32_t uid;
+
+		if (!(a->cfg.group_by & (1u << f)) || f == LES_GF_TYPE)
+			continue;
+		if (f == LES_GF_UID && k) {
+			memcpy(&uid, k + 1, sizeof(uid));
+			k += 1 + sizeof(uid);
+			ev->uid = uid;
+			jw_kv_u64(w, field_names[f], uid);
+			continue;
+		}
+		if (k) {
+			if (*k == KEY_STR)
+				s = k + 1;
+			k += *k == KEY_STR ? 2 + strlen(k + 1) : 1;
+		}
+		if (f == LES_GF_HOST)
+			continue; /* written once, from the config */
+		if (f == LES_GF_FS_TYPE)
+			ev->fs_type = s;
+		else if (f == LES_GF_JOB_ID)
+			ev->job_id = s;
+		jw_kv_cstr(w, field_names[f], s);
+	}
+}
+
+static void put_errors(struct jw *w, const struct agg_group *g)
+{
+	jw_key(w, "errors");
+	jw_obj_begin(w);
+	for (unsigned int c = LES_ERRC_NONE + 1; c < LES_ERRC_MAX; c++)
+		if (g->errors[c])
+			jw_kv_u64(w, les_errno_class_name(c), g->errors[c]);
+	jw_obj_end(w);
+}
+
+/* Non-empty buckets as [lower_ns, upper_ns, count]; the last bucket's upper is null. */
+static void put_histogram(struct jw *w, const struct les_hist *h)
+{
+	jw_key(w, "latency_hist");
+	jw_arr_begin(w);
+	for (unsigned int i = 0; i < LES_HIST_BUCKETS; i++) {
+		if (!h->buckets[i])
+			continue;
+		jw_arr_begin(w);
+		jw_u64(w, les_hist_lower(i));
+		if (i == LES_HIST_BUCKETS - 1)
+			jw_null(w);
+		else
+			jw_u64(w, les_hist_upper(i));
+		jw_u64(w, h->buckets[i]);
+		jw_arr_end(w);
+	}
+	jw_arr_end(w);
+	jw_kv_u64(w, "min_ns", h->count ? h->min : 0);
+	jw_kv_u64(w, "p50_ns", les_hist_percentile(h, 500));
+	jw_kv_u64(w, "p90_ns", les_hist_percentile(h, 900));
+	jw_kv_u64(w, "p99_ns", les_hist_percentile(h, 990));
+	jw_kv_u64(w, "max_ns", h->max);
+	jw_kv_u64(w, "sum_latency_ns", h->sum);
+}
+
+static void put_events(struct jw *w, const struct agg_group *g)
+{
+	jw_key(w, "events");
+	jw_obj_begin(w);
+	for (unsigned int e = 0; e < LES_EV_MAX; e++)
+		jw_kv_u64(w, les_rpc_event_name(e), g->events[e]);
+	jw_obj_end(w);
+}
+
+static void put_stats(struct jw *w, const struct agg_group *g)
+{
+	jw_kv_u64(w, "count", g->count);
+	put_errors(w, g);
+	jw_kv_u64(w, "bytes", g->bytes);
+	if (g->rtype == RT_RPC_EVENT) {
+		put_events(w, g);
+		return;
+	}
+	put_histogram(w, &g->latency);
+	if (g->rtype == RT_ACCESS) {
+		jw_kv_u64(w, "rpc_wait_ns", g->rpc_wait_ns);
+		jw_kv_u64(w, "rpc_count", g->rpc_count);
+		if (g->reads)
+			jw_kv_u64(w, "cache_served", g->cache_served);
+	}
+}
+
+static int emit_group(struct les_aggregate *a, const struct agg_group *g, bool other, bool partial)
+{
+	struct jw *w = &a->jw;
+	struct les_event *ev = &a->ev;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->type = "window";
+	ev->host = a->cfg.host;
+	jw_reset(w);
+	jw_obj_begin(w);
+	jw_kv_cstr(w, "type", "window");
+	jw_kv_time(w, "window_start", a->window_start);
+	jw_kv_time(w, "window_end", a->window_start + a->cfg.window_ns);
+	jw_kv_cstr(w, "host", a->cfg.host);
+	jw_kv_cstr(w, "record_type", rtype_names[g->rtype]);
+	put_fields(a, w, g, other);
+	if (other)
+		jw_kv_bool(w, "other", 1);
+	put_stats(w, g);
+	if (partial)
+		jw_kv_bool(w, "partial", 1);
+	jw_obj_end(w);
+	jw_newline(w);
+	if (w->overflow) {
+		a->st.format_errors++;
+		return 0;
+	}
+	ev->ts_epoch_ns = a->window_start + a->cfg.window_ns;
+	ev->line = a->line;
+	ev->line_len = w->len;
+	a->st.groups++;
+	return a->out ? a->out(a->out_ctx, ev) : 0;
+}
+
+/* Output every group of the open window, then empty the table for the next. */
+static int close_window(struct les_aggregate *a, bool partial)
+{
+	int err = 0;
+
+	if (!a->window_open)
+		return 0;
+	for (uint32_t i = 0; i < a->n_groups && !err; i++)
+		err = emit_group(a, &a->groups[i], false, partial);
+	for (unsigned int rt = 0; rt < RT_MAX && !err; rt++)
+		if (a->other[rt].count)
+			err = emit_group(a, &a->other[rt], true, partial);
+	if (a->n_groups > a->st.max_groups_seen)
+		a->st.max_groups_seen = a->n_groups;
+	a->st.windows++;
+	for (uint32_t i = 0; i < a->n_groups; i++)
+		a->slots[a->groups[i].slot] = 0;
+	a->n_groups = 0;
+	a->arena_len = 0;
+	memset(a->other, 0, sizeof(a->other));
+	a->window_open = false;
+	a->next_min_start = a->window_start + a->cfg.window_ns;
+	return err;
+}
+
+int les_aggregate_add(void *ctx, const struct les_event *ev)
+{
+	struct les_aggregate *a = ctx;
+	uint64_t start = les_window_start(ev->ts_epoch_ns, a->cfg.window_ns);
+	enum agg_rtype rt = rtype_of(ev);
+	int err = 0;
+
+	/*
+	 * Late records (completed before the open window, or in one already
+	 * closed) count in the open window, or the next one: windows are
+	 * never reopened, so each is output once.
+	 */
+	if (start < a->next_min_start || (a->window_open && start < a->window_start)) {
+		a->st.late_records++;
+		start = a->window_open ? a->window_start : a->next_min_start;
+	}
+	if (a->window_open && start > a->window_start)
+		err = close_window(a, false);
+	if (!a->window_open) {
+		a->window_open = true;
+		a->window_start = start;
+	}
+	a->st.records++;
+	group_add(find_group(a, ev, rt), ev);
+	return err;
+}
+
+int les_aggregate_tick(struct les_aggregate *a, uint64_t now_epoch_ns)
+{
+	if (!a || !a->window_open)
+		return 0;
+	if (now_epoch_ns < a->window_start + a->cfg.window_ns + LES_AGG_GRACE_NS)
+		return 0;
+	return close_window(a, false);
+}
+
+int les_aggregate_flush(struct les_aggregate *a, uint64_t now_epoch_ns)
+{
+	if (!a || !a->window_open)
+		return 0;
+	return close_window(a, now_epoch_ns < a->window_start + a->cfg.window_ns);
+}
+
+void les_aggregate_get_stats(const struct les_aggregate *a, struct les_aggregate_stats *st)
+{
+	*st = a->st;
+	if (a->n_groups > st->max_groups_seen)
+		st->max_groups_seen = a->n_groups;
+}
+
+/* --- wiring into the tool -------------------------------------------------- */
+
+static int window_to_consumer(void *ctx, const struct les_event *ev)
+{
+	return les_consumer_output(ctx, ev);
+}
+
+static void stats_member(void *ctx, struct jw *w)
+{
+	struct les_aggregate_stats st;
+
+	les_aggregate_get_stats(ctx, &st);
+	jw_key(w, "aggregate");
+	jw_obj_begin(w);
+	jw_kv_u64(w, "records", st.records);
+	jw_kv_u64(w, "windows", st.windows);
+	jw_kv_u64(w, "window_lines", st.groups);
+	jw_kv_u64(w, "max_groups_seen", st.max_groups_seen);
+	jw_kv_u64(w, "overflow_records", st.overflow_records);
+	jw_kv_u64(w, "late_records", st.late_records);
+	jw_kv_u64(w, "dropped_format", st.format_errors);
+	jw_obj_end(w);
+}
+
+struct les_aggregate *les_aggregate_attach(struct les_consumer *c, const struct les_options *o)
+{
+	struct les_aggregate_config cfg = {
+		.window_ns = o->aggregate_ns,
+		.group_by = o->group_by,
+		.max_groups = o->max_groups,
+		.host = c->host,
+	};
+	struct les_aggregate *a = les_aggregate_new(&cfg, window_to_consumer, c);
+
+	if (!a)
+		return NULL;
+	if (c->n_event_sinks >= LES_MAX_EVENT_SINKS || c->n_stats_hooks >= LES_MAX_STATS_HOOKS) {
+		les_aggregate_free(a);
+		return NULL;
+	}
+	les_consumer_add_event_sink(c, les_aggregate_add, a);
+	les_consumer_add_stats_hook(c, stats_member, a);
+	c->records_to_lines = o->records;
+	return a;
+}

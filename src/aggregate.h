@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Windowed aggregation (--aggregate): records are summed per group and
+ * per tumbling window; at the window's close each group becomes one
+ * type:"window" line. See docs/aggregation.md.
+ *
+ * Windows are aligned to wall-clock multiples of the window length, so
+ * 2 s windows end at even seconds and instances on different nodes cut
+ * the same windows. A record belongs to the window of its completion time.
+ * A window closes when a record of a later window arrives, when
+ * les_aggregate_tick() sees the wall clock past its end (plus a grace for
+ * records still in the ring), or at les_aggregate_flush().
+ *
+ * Memory is fixed at creation: a pool of max_groups groups, an
+ * open-addressing table twice that size and an arena for the keys. A
+ * record whose group does not fit is folded into its record type's
+ * overflow group, which is output with "other":true and null fields.
+ * Single-threaded: call everything from the consumer's thread.
+ */
+#ifndef LES_AGGREGATE_H
+#define LES_AGGREGATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "event.h"
+
+/* Record fields a group can be keyed by (--group-by). */
+enum les_group_field {
+	LES_GF_FS_TYPE = 0,
+	LES_GF_FS,
+	LES_GF_MOUNT,
+	LES_GF_OP,
+	LES_GF_ACCESS_INTENT,
+	LES_GF_UID,
+	LES_GF_USERNAME,
+	LES_GF_PROCESS,
+	LES_GF_ACTOR_TYPE,
+	LES_GF_JOB_ID,
+	LES_GF_TYPE, /* accepted; the record type always splits groups */
+	LES_GF_COMM,
+	LES_GF_PROTO,
+	LES_GF_EVENT,
+	LES_GF_HOST,
+	LES_GF_MAX,
+};
+
+#define LES_GROUP_BY_DEFAULT                                                                     \
+	((1u << LES_GF_FS_TYPE) | (1u << LES_GF_FS) | (1u << LES_GF_MOUNT) | (1u << LES_GF_OP) | \
+	 (1u << LES_GF_ACCESS_INTENT) | (1u << LES_GF_UID) | (1u << LES_GF_USERNAME) |           \
+	 (1u << LES_GF_PROCESS) | (1u << LES_GF_ACTOR_TYPE) | (1u << LES_GF_JOB_ID))
+
+#define LES_AGG_MAX_GROUPS_DEFAULT 10000
+#define LES_AGG_GRACE_NS	   200000000ULL /* ring-buffer slack before a tick closes */
+
+const char *les_group_field_name(enum les_group_field f);
+
+/*
+ * Parse "job_id,op" into a bit mask of enum les_group_field. Returns 0, or
+ * -EINVAL with a message in err for an unknown or empty field.
+ */
+int les_group_by_parse(const char *csv, uint32_t *mask, char *err, size_t errlen);
+
+/*
+ * Hash of a serialized key (a group's, a series' labels): eight bytes per
+ * step, for the per-record path. Not for untrusted-collision resistance.
+ */
+uint64_t les_key_hash(const void *key, size_t n, uint64_t seed);
+
+/* The first multiple of window_ns at or below epoch_ns. */
+uint64_t les_window_start(uint64_t epoch_ns, uint64_t window_ns);
+
+struct les_aggregate_config {
+	uint64_t window_ns;
+	uint32_t group_by;   /* mask of enum les_group_field */
+	uint32_t max_groups; /* per window, overflow groups not counted */
+	const char *host;    /* for the window lines */
+};
+
+/* Where finished window lines go: les_consumer_output() in the tool. */
+typedef int (*les_window_out_fn)(void *ctx, const struct les_event *ev);
+
+struct les_aggregate_stats {
+	uint64_t windows;	   /* windows closed with at least one group */
+	uint64_t groups;	   /* window lines written */
+	uint64_t records;	   /* records aggregated */
+	uint64_t overflow_records; /* records folded into an "other" group */
+	uint64_t late_records;	   /* records older than the open window, added to it */
+	uint64_t format_errors;	   /* window lines that did not fit the line buffer */
+	uint64_t max_groups_seen;  /* most groups in one window */
+};
+
+struct les_aggregate;
+
+struct les_aggregate *les_aggregate_new(const struct les_aggregate_config *cfg,
+					les_window_out_fn out, void *out_ctx);
+void les_aggregate_free(struct les_aggregate *a);
+
+/* Event sink (les_event_fn): add one record. May close a window. */
+int les_aggregate_add(void *ctx, const struct les_event *ev);
+
+/* Close the open window if now_epoch_ns is past its end and the grace. NULL-safe. */
+int les_aggregate_tick(struct les_aggregate *a, uint64_t now_epoch_ns);
+
+/*
+ * Close the open window at exit; marked "partial":true when now_epoch_ns
+ * is before its end. NULL-safe.
+ */
+int les_aggregate_flush(struct les_aggregate *a, uint64_t now_epoch_ns);
+
+void les_aggregate_get_stats(const struct les_aggregate *a, struct les_aggregate_stats *st);
+
+struct les_consumer;
+struct les_options;
+
+/*
+ * The tool's wiring: an aggregator from the options whose windows go out
+ * through les_consumer_output(), registered as the consumer's event sink
+ * and stats hook ("aggregate":{...}); per-op records stop being lines
+ * unless --records. NULL on ENOMEM or when the consumer has no room.
+ */
+struct les_aggregate *les_aggregate_attach(struct les_consumer *c, const struct les_options *o);
+
+#endif /* LES_AGGREGATE_H */

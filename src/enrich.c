@@ -1,0 +1,704 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Enrichment: process attribution caches, user names, actor classes. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "cgroup.h"
+#include "enrich.h"
+#include "jobid.h"
+#include "json.h"
+#include "lru.h"
+
+#define ATTRIB_BUCKETS	 4096
+#define ATTRIB_MAX	 65536
+#define ACTOR_CACHE	 512
+#define USER_QUEUE	 1024
+#define USER_TTL_NS	 (600ULL * 1000000000ULL)
+#define USER_NEG_TTL_NS	 (60ULL * 1000000000ULL)
+#define USER_WAIT_NS	 (5 * 1000000L) /* first record of a uid waits this long at most */
+#define ENV_READ_MAX	 (256 * 1024)
+#define LES_PF_KTHREAD	 0x00200000
+
+struct proc_entry {
+	const struct les_attrib *attrib;
+	uint64_t start_ns;
+	uint32_t ppid;
+	uint32_t flags; /* LES_PROC_F_* */
+};
+
+enum user_state { USER_EMPTY = 0, USER_PENDING, USER_RESOLVED };
+
+struct user_entry {
+	uint8_t state;
+	uint8_t has_name;
+	uint8_t waited; /* a record already waited for this lookup */
+	uint64_t expires_ns;
+	char name[64];
+};
+
+struct actor_slot {
+	char comm[LES_COMM_LEN];
+	unsigned int flags;
+	uint8_t valid;
+	uint8_t type;
+};
+
+struct les_enricher {
+	struct les_enrich_config cfg;
+	char hostname[256];
+	bool plain_jobid; /* --jobid-name is "%j": job JSON comes from the attribution */
+	struct les_env_allow allow;
+	struct les_procname_filter procname;
+	struct les_actor_rules actor_rules;
+	struct actor_slot actor_cache[ACTOR_CACHE];
+
+	struct les_lru procs;
+	struct les_attrib *attribs[ATTRIB_BUCKETS];
+	uint64_t n_attribs;
+	struct les_attrib none; /* attribution of a process with nothing known */
+
+	int cgroup_root_fd; /* cgroup2 mount, for cgroup id -> path */
+	size_t cgroup_root_len;
+
+	pthread_mutex_t user_lock;
+	pthread_cond_t user_cond;
+	pthread_cond_t user_done_cond;
+	pthread_t user_thread;
+	bool user_thread_running, user_stop;
+	struct les_lru users;
+	uint32_t user_queue[USER_QUEUE];
+	unsigned int uq_head, uq_len;
+
+	struct les_enrich_stats stats;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static uint64_t hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+const char *les_job_source_name(unsigned int src)
+{
+	switch (src) {
+	case LES_JOB_ENV:
+		return "env";
+	case LES_JOB_CGROUP:
+		return "cgroup";
+	case LES_JOB_INHERITED:
+		return "inherited";
+	}
+	return NULL;
+}
+
+/* --- attributions ----------------------------------------------------- */
+
+/* JSON members of an object rendered whole, without its braces. */
+static bool strip_braces(struct jw *w, char *buf, uint16_t *len)
+{
+	if (w->overflow || w->len < 2)
+		return false;
+	memmove(buf, buf + 1, w->len - 2);
+	*len = (uint16_t)(w->len - 2);
+	return true;
+}
+
+/* Render an attribution's JSON members; returns false if they did not fit. */
+static bool render_attrib(struct les_enricher *e, struct les_attrib *a,
+			  const struct les_env_tags *tags, const struct les_cgroup_info *cg)
+{
+	struct jw w;
+
+	jw_init(&w, a->job_json, sizeof(a->job_json));
+	jw_obj_begin(&w);
+	if (a->job_id[0])
+		jw_kv_cstr(&w, "job_id", a->job_id);
+	else
+		jw_kv_null(&w, "job_id");
+	jw_kv_cstr(&w, "job_source", les_job_source_name(a->job_source));
+	jw_obj_end(&w);
+	if (!strip_braces(&w, a->job_json, &a->job_json_len))
+		return false;
+
+	jw_init(&w, a->json, sizeof(a->json));
+	jw_obj_begin(&w);
+	jw_key(&w, "tags");
+	jw_obj_begin(&w);
+	for (unsigned int i = 0; tags && i < tags->n; i++) {
+		const struct les_env_value *v = &tags->v[i];
+
+		if (!les_env_is_tag(&e->allow, v))
+			continue;
+		jw_kv_str(&w, les_env_value_name(&e->allow, v), v->value, v->len);
+	}
+	jw_obj_end(&w);
+	if (cg && cg->container_id[0])
+		jw_kv_cstr(&w, "container_id", cg->container_id);
+	if (cg && cg->pod_uid[0])
+		jw_kv_cstr(&w, "pod_uid", cg->pod_uid);
+	jw_obj_end(&w);
+	return strip_braces(&w, a->json, &a->json_len);
+}
+
+static const struct les_attrib *intern(struct les_enricher *e, const struct les_attrib *cand)
+{
+	uint64_t h = hash_bytes(cand->json, cand->json_len) ^
+		     hash_bytes(cand->job_json, cand->job_json_len);
+	struct les_attrib **bucket = &e->attribs[h % ATTRIB_BUCKETS], *a;
+
+	for (a = *bucket; a; a = a->next)
+		if (a->hash == h && a->json_len == cand->json_len &&
+		    a->job_json_len == cand->job_json_len &&
+		    memcmp(a->json, cand->json, cand->json_len) == 0 &&
+		    memcmp(a->job_json, cand->job_json, cand->job_json_len) == 0)
+			return a;
+	if (e->n_attribs >= ATTRIB_MAX || !(a = malloc(sizeof(*a)))) {
+		e->stats.attrib_overflow++;
+		return &e->none;
+	}
+	*a = *cand;
+	a->hash = h;
+	a->next = *bucket;
+	*bucket = a;
+	e->n_attribs++;
+	return a;
+}
+
+/*
+ * Who a process works for: its own environment first, then its cgroup,
+ * then its parent's job when it cleared its environment.
+ */
+static const struct les_attrib *attribute(struct les_enricher *e, const char *env, size_t env_len,
+					  const struct les_cgroup_info *cg,
+					  const struct les_attrib *parent)
+{
+	static __thread struct les_env_tags tags;
+	static __thread struct les_attrib cand;
+
+	memset(&cand, 0, sizeof(cand));
+	les_env_extract(&e->allow, env, env_len, &tags);
+	if (les_env_job_id(&e->allow, &tags, cand.job_id, sizeof(cand.job_id)) == 0) {
+		cand.job_source = LES_JOB_ENV;
+	} else if (cg && cg->job_id[0]) {
+		snprintf(cand.job_id, sizeof(cand.job_id), "%s", cg->job_id);
+		cand.job_source = LES_JOB_CGROUP;
+	} else if (parent && parent->job_id[0]) {
+		memcpy(cand.job_id, parent->job_id, sizeof(cand.job_id));
+		cand.job_source = LES_JOB_INHERITED;
+	}
+	if (!render_attrib(e, &cand, &tags, cg)) {
+		e->stats.attrib_overflow++;
+		return &e->none;
+	}
+	return intern(e, &cand);
+}
+
+/* --- cgroups ------------------------------------------------------------ */
+
+static void open_cgroup_root(struct les_enricher *e)
+{
+	e->cgroup_root_fd = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	e->cgroup_root_len = strlen("/sys/fs/cgroup");
+}
+
+/* The cgroup v2 path of a cgroup id, through a kernfs file handle. */
+static bool cgroup_info_of_id(struct les_enricher *e, uint64_t id, struct les_cgroup_info *out)
+{
+	struct {
+		struct file_handle fh;
+		uint64_t id;
+	} h = { .fh = { .handle_bytes = sizeof(uint64_t), .handle_type = 0xfe /* FILEID_KERNFS */ },
+		.id = id };
+	char link[64], path[4096];
+	ssize_t n;
+	int fd;
+
+	memset(out, 0, sizeof(*out));
+	if (e->cgroup_root_fd < 0 || !id)
+		return false;
+	fd = open_by_handle_at(e->cgroup_root_fd, &h.fh, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	close(fd);
+	if (n <= (ssize_t)e->cgroup_root_len)
+		return false;
+	path[n] = '\0';
+	return les_cgroup_parse(path + e->cgroup_root_len, (size_t)n - e->cgroup_root_len, out) == 0;
+}
+
+/* --- processes ---------------------------------------------------------- */
+
+static const struct les_attrib *parent_attrib(struct les_enricher *e, uint32_t ppid)
+{
+	struct proc_entry *p = les_lru_get(&e->procs, ppid);
+
+	return p ? p->attrib : NULL;
+}
+
+static void user_prefetch(struct les_enricher *e, uint32_t uid);
+
+void les_enrich_exec(struct les_enricher *e, const struct les_rec_proc *r)
+{
+	struct les_cgroup_info cg;
+	const struct les_attrib *parent = parent_attrib(e, r->ppid);
+	struct proc_entry *p;
+	bool created;
+	size_t env_len = r->env_len < sizeof(r->env) ? r->env_len : sizeof(r->env);
+	bool have_cg = cgroup_info_of_id(e, r->cgroup_id, &cg);
+	const struct les_attrib *a = attribute(e, r->env, env_len, have_cg ? &cg : NULL, parent);
+
+	p = les_lru_put(&e->procs, r->pid, &created);
+	p->attrib = a;
+	p->start_ns = r->start_ns;
+	p->ppid = r->ppid;
+	p->flags = r->flags;
+	user_prefetch(e, r->uid);
+}
+
+void les_enrich_fork(struct les_enricher *e, const struct les_rec_fork *r)
+{
+	const struct les_attrib *parent = parent_attrib(e, r->ppid);
+	struct proc_entry *p;
+
+	if (!parent)
+		return; /* nothing known to pass on */
+	p = les_lru_put(&e->procs, r->pid, NULL);
+	p->attrib = parent; /* same environment, same attribution */
+	p->start_ns = r->start_ns;
+	p->ppid = r->ppid;
+	p->flags = 0;
+}
+
+/* Read a small /proc file whole; returns bytes read or -1. */
+static ssize_t read_file(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t n = 0;
+
+	if (fd < 0)
+		return -1;
+	while (n < cap) {
+		ssize_t r = read(fd, buf + n, cap - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	return (ssize_t)n;
+}
+
+/* ppid, flags and uid of a process from /proc/PID/stat and status. */
+static bool read_proc_stat(const char *dir, uint32_t *ppid, uint32_t *flags, uint32_t *uid)
+{
+	char path[300], buf[4096];
+	unsigned long long f = 0;
+	unsigned int pp = 0, u = 0;
+	ssize_t n;
+	char *p;
+
+	snprintf(path, sizeof(path), "%s/stat", dir);
+	n = read_file(path, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* comm may hold spaces and parentheses: fields start after the last ')'. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %u %*d %*d %*d %*d %llu", &pp, &f) != 2)
+		return false;
+	snprintf(path, sizeof(path), "%s/status", dir);
+	n = read_file(path, buf, sizeof(buf) - 1);
+	if (n > 0) {
+		buf[n] = '\0';
+		p = strstr(buf, "\nUid:");
+		if (p)
+			sscanf(p + 5, "%u", &u);
+	}
+	*ppid = pp;
+	*flags = f & LES_PF_KTHREAD ? LES_PROC_F_KTHREAD : 0;
+	*uid = u;
+	return true;
+}
+
+static void scan_one(struct les_enricher *e, const char *proc_root, uint32_t pid, char *env)
+{
+	char dir[256], path[300], cgbuf[8192];
+	struct les_cgroup_info cg;
+	bool have_cg = false;
+	uint32_t ppid, flags, uid;
+	struct proc_entry *p;
+	ssize_t env_len, cg_len;
+
+	snprintf(dir, sizeof(dir), "%s/%u", proc_root, pid);
+	if (!read_proc_stat(dir, &ppid, &flags, &uid))
+		return;
+	snprintf(path, sizeof(path), "%s/environ", dir);
+	env_len = flags & LES_PROC_F_KTHREAD ? 0 : read_file(path, env, ENV_READ_MAX);
+	if (env_len < 0)
+		env_len = 0;
+	snprintf(path, sizeof(path), "%s/cgroup", dir);
+	cg_len = read_file(path, cgbuf, sizeof(cgbuf) - 1);
+	if (cg_len > 0) {
+		cgbuf[cg_len] = '\0';
+		have_cg = les_cgroup_parse_proc(cgbuf, (size_t)cg_len, &cg) == 0;
+	}
+	p = les_lru_put(&e->procs, pid, NULL);
+	p->attrib = attribute(e, env, (size_t)env_len, have_cg ? &cg : NULL, NULL);
+	p->ppid = ppid;
+	p->flags = flags;
+	/* The environment is parsed: nothing but allowlisted values stays. */
+	memset(env, 0, (size_t)env_len);
+	e->stats.scanned++;
+	user_prefetch(e, uid);
+}
+
+void les_enrich_scan(struct les_enricher *e, const char *proc_root)
+{
+	DIR *dir;
+	struct dirent *de;
+	char *env = malloc(ENV_READ_MAX);
+
+	if (!proc_root)
+		proc_root = "/proc";
+	dir = opendir(proc_root);
+	if (!dir || !env) {
+		free(env);
+		if (dir)
+			closedir(dir);
+		return;
+	}
+	while ((de = readdir(dir))) {
+		char *end;
+		unsigned long pid = strtoul(de->d_name, &end, 10);
+
+		if (!isdigit((unsigned char)de->d_name[0]) || *end || pid > UINT32_MAX)
+			continue;
+		/* Processes that exec'd meanwhile were learned from their notice. */
+		if (les_lru_get(&e->procs, (uint32_t)pid))
+			continue;
+		scan_one(e, proc_root, (uint32_t)pid, env);
+	}
+	closedir(dir);
+	free(env);
+}
+
+/* --- user names --------------------------------------------------------- */
+
+/* Called with user_lock held. */
+static void user_enqueue(struct les_enricher *e, uint32_t uid)
+{
+	if (e->uq_len >= USER_QUEUE)
+		return; /* looked up again on a later miss */
+	e->user_queue[(e->uq_head + e->uq_len++) % USER_QUEUE] = uid;
+	pthread_cond_signal(&e->user_cond);
+}
+
+static void user_prefetch(struct les_enricher *e, uint32_t uid)
+{
+	struct user_entry *u;
+	bool created;
+
+	if (e->cfg.no_user_lookup || !e->user_thread_running)
+		return;
+	pthread_mutex_lock(&e->user_lock);
+	u = les_lru_put(&e->users, uid, &created);
+	if (created || (u->state == USER_RESOLVED && u->expires_ns < mono_ns())) {
+		u->state = USER_PENDING;
+		user_enqueue(e, uid);
+	}
+	pthread_mutex_unlock(&e->user_lock);
+}
+
+static void *user_resolver(void *arg)
+{
+	struct les_enricher *e = arg;
+	char buf[16384];
+
+	pthread_mutex_lock(&e->user_lock);
+	while (!e->user_stop) {
+		struct passwd pw, *res = NULL;
+		struct user_entry *u;
+		uint32_t uid;
+
+		if (!e->uq_len) {
+			pthread_cond_wait(&e->user_cond, &e->user_lock);
+			continue;
+		}
+		uid = e->user_queue[e->uq_head];
+		e->uq_head = (e->uq_head + 1) % USER_QUEUE;
+		e->uq_len--;
+		/* NSS may take milliseconds: never under the lock. */
+		pthread_mutex_unlock(&e->user_lock);
+		getpwuid_r(uid, &pw, buf, sizeof(buf), &res);
+		pthread_mutex_lock(&e->user_lock);
+		e->stats.nss_lookups++;
+		u = les_lru_put(&e->users, uid, NULL);
+		u->state = USER_RESOLVED;
+		u->has_name = res != NULL;
+		u->expires_ns = mono_ns() + (res ? USER_TTL_NS : USER_NEG_TTL_NS);
+		snprintf(u->name, sizeof(u->name), "%s", res ? res->pw_name : "");
+		pthread_cond_broadcast(&e->user_done_cond);
+	}
+	pthread_mutex_unlock(&e->user_lock);
+	return NULL;
+}
+
+/*
+ * The first record of a new uid waits a few milliseconds for its lookup, so
+ * a process that starts and writes at once still gets its name. Only once
+ * per lookup: a dead NSS server must not slow every record down.
+ * Called with user_lock held; *u may move, so it is looked up again.
+ */
+static void wait_resolved(struct les_enricher *e, uint32_t uid, struct user_entry **u)
+{
+	struct timespec deadline;
+
+	(*u)->waited = 1;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_nsec += USER_WAIT_NS;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	while ((*u)->state == USER_PENDING) {
+		if (pthread_cond_timedwait(&e->user_done_cond, &e->user_lock, &deadline))
+			break;
+		*u = les_lru_put(&e->users, uid, NULL);
+	}
+	*u = les_lru_put(&e->users, uid, NULL);
+}
+
+/* Fill the username of out: from the cache, else null and a lookup queued. */
+static void user_lookup(struct les_enricher *e, uint32_t uid, struct les_enriched *out)
+{
+	static __thread char name[64];
+	struct user_entry *u;
+	bool created;
+
+	out->username = NULL;
+	if (e->cfg.no_user_lookup || !e->user_thread_running)
+		return;
+	pthread_mutex_lock(&e->user_lock);
+	u = les_lru_put(&e->users, uid, &created);
+	if (created || (u->state == USER_RESOLVED && u->expires_ns < mono_ns())) {
+		u->state = USER_PENDING;
+		u->waited = 0;
+		user_enqueue(e, uid);
+	}
+	if (u->state == USER_PENDING && !u->waited)
+		wait_resolved(e, uid, &u);
+	if (u->state == USER_RESOLVED) {
+		if (u->has_name) {
+			memcpy(name, u->name, sizeof(name));
+			out->username = name;
+		}
+	} else {
+		e->stats.username_pending++;
+	}
+	pthread_mutex_unlock(&e->user_lock);
+}
+
+/* --- per record ----------------------------------------------------------- */
+
+static unsigned int actor_of(struct les_enricher *e, const char *comm, unsigned int flags)
+{
+	uint64_t h = hash_bytes(comm, strnlen(comm, LES_COMM_LEN)) ^ (flags * 0x9e3779b97f4a7c15ULL);
+	struct actor_slot *s = &e->actor_cache[h % ACTOR_CACHE];
+
+	if (s->valid && s->flags == flags && strncmp(s->comm, comm, LES_COMM_LEN) == 0)
+		return s->type;
+	s->type = (uint8_t)les_actor_classify(&e->actor_rules, comm, strnlen(comm, LES_COMM_LEN),
+					      flags);
+	memcpy(s->comm, comm, LES_COMM_LEN);
+	s->flags = flags;
+	s->valid = 1;
+	return s->type;
+}
+
+/* "job_id":…,"job_source":… for a --jobid-name other than plain %j. */
+static void render_job(struct les_enricher *e, const struct les_task *t,
+		       const struct les_attrib *a, struct les_enriched *out)
+{
+	struct les_jobid_ctx ctx = {
+		.job_id = a->job_id,
+		.comm = t->comm,
+		.comm_len = LES_COMM_LEN,
+		.hostname = e->hostname,
+		.uid = t->uid,
+		.gid = t->gid,
+		.pid = t->pid,
+	};
+	struct jw w;
+
+	les_jobid_format(e->cfg.jobid_name, &ctx, out->job_buf, sizeof(out->job_buf));
+	out->job_id = out->job_buf[0] ? out->job_buf : NULL;
+	jw_init(&w, out->job_json, sizeof(out->job_json));
+	jw_obj_begin(&w);
+	if (out->job_id)
+		jw_kv_cstr(&w, "job_id", out->job_buf);
+	else
+		jw_kv_null(&w, "job_id");
+	jw_kv_cstr(&w, "job_source", out->job_id ? les_job_source_name(a->job_source) : NULL);
+	jw_obj_end(&w);
+	out->job_json_len = 0;
+	if (!w.overflow && w.len >= 2) {
+		memmove(out->job_json, out->job_json + 1, w.len - 2);
+		out->job_json_len = w.len - 2;
+	}
+	out->job_id = out->job_buf[0] ? out->job_buf : NULL;
+}
+
+void les_enrich_task(struct les_enricher *e, const struct les_task *t, unsigned int flags,
+		     struct les_enriched *out)
+{
+	struct proc_entry *p = les_lru_get(&e->procs, t->pid);
+	const struct les_attrib *a = p ? p->attrib : &e->none;
+
+	if (!p)
+		e->stats.proc_misses++;
+	out->attrib = a;
+	out->job_json_len = 0;
+	out->job_id = a->job_id[0] ? a->job_id : NULL;
+	out->job_source = les_job_source_name(a->job_source);
+	if (!e->plain_jobid)
+		render_job(e, t, a, out);
+	if (out->job_id)
+		flags |= LES_ACTOR_F_JOB;
+	if (p && (p->flags & LES_PROC_F_KTHREAD))
+		flags |= LES_ACTOR_F_KTHREAD;
+	out->actor_type = les_actor_name(actor_of(e, t->comm, flags));
+	out->process = les_procname_apply(&e->procname, t->comm, strnlen(t->comm, LES_COMM_LEN),
+					  out->process_buf, sizeof(out->process_buf));
+	user_lookup(e, t->uid, out);
+}
+
+void les_enrich_get_stats(struct les_enricher *e, struct les_enrich_stats *s)
+{
+	pthread_mutex_lock(&e->user_lock);
+	*s = e->stats;
+	pthread_mutex_unlock(&e->user_lock);
+	s->procs_known = e->procs.n;
+	s->proc_evictions = e->procs.evictions;
+	s->attribs = e->n_attribs;
+}
+
+/* --- life cycle --------------------------------------------------------- */
+
+static int configure(struct les_enricher *e, char *err, size_t errlen)
+{
+	int ret;
+
+	ret = les_env_allow_init(&e->allow, e->cfg.job_env, e->cfg.n_job_env, e->cfg.env_tags,
+				 e->cfg.n_env_tags, err, errlen);
+	if (ret)
+		return ret;
+	if (!e->cfg.jobid_name)
+		e->cfg.jobid_name = "%j";
+	ret = les_jobid_fmt_check(e->cfg.jobid_name, err, errlen);
+	if (ret)
+		return ret;
+	e->plain_jobid = strcmp(e->cfg.jobid_name, "%j") == 0;
+	les_procname_filter_init(&e->procname, e->cfg.strip_suffix);
+	for (size_t i = 0; i < e->cfg.n_process_allowlist; i++) {
+		ret = les_procname_allow_add(&e->procname, e->cfg.process_allowlist[i], err, errlen);
+		if (ret)
+			return ret;
+	}
+	les_procname_filter_finish(&e->procname);
+	for (size_t i = 0; i < e->cfg.n_actor_rules; i++) {
+		ret = les_actor_rules_add(&e->actor_rules, e->cfg.actor_rules[i], err, errlen);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int les_enrich_new(struct les_enricher **out, const struct les_enrich_config *cfg,
+		   const char *hostname, char *err, size_t errlen)
+{
+	struct les_enricher *e = calloc(1, sizeof(*e));
+	int ret;
+
+	*out = NULL;
+	if (!e)
+		return -ENOMEM;
+	e->cfg = *cfg;
+	e->cgroup_root_fd = -1;
+	snprintf(e->hostname, sizeof(e->hostname), "%s", hostname ? hostname : "");
+	pthread_mutex_init(&e->user_lock, NULL);
+	pthread_cond_init(&e->user_cond, NULL);
+	pthread_cond_init(&e->user_done_cond, NULL);
+	ret = configure(e, err, errlen);
+	if (!ret && !render_attrib(e, &e->none, NULL, NULL))
+		ret = -EINVAL;
+	ret = ret ?: les_lru_init(&e->procs, cfg->proc_cache_size ?: 65536,
+				  sizeof(struct proc_entry));
+	ret = ret ?: les_lru_init(&e->users, cfg->user_cache_size ?: 4096,
+				  sizeof(struct user_entry));
+	if (ret) {
+		les_enrich_free(e);
+		return ret;
+	}
+	open_cgroup_root(e);
+	if (!cfg->no_user_lookup &&
+	    pthread_create(&e->user_thread, NULL, user_resolver, e) == 0)
+		e->user_thread_running = true;
+	*out = e;
+	return 0;
+}
+
+void les_enrich_free(struct les_enricher *e)
+{
+	if (!e)
+		return;
+	if (e->user_thread_running) {
+		pthread_mutex_lock(&e->user_lock);
+		e->user_stop = true;
+		pthread_cond_signal(&e->user_cond);
+		pthread_mutex_unlock(&e->user_lock);
+		pthread_join(e->user_thread, NULL);
+	}
+	for (size_t b = 0; b < ATTRIB_BUCKETS; b++) {
+		struct les_attrib *a = e->attribs[b], *next;
+
+		for (; a; a = next) {
+			next = a->next;
+			free(a);
+		}
+	}
+	if (e->cgroup_root_fd >= 0)
+		close(e->cgroup_root_fd);
+	les_lru_free(&e->procs);
+	les_lru_free(&e->users);
+	pthread_mutex_destroy(&e->user_lock);
+	pthread_cond_destroy(&e->user_cond);
+	pthread_cond_destroy(&e->user_done_cond);
+	free(e);
+}

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Enrichment: who a record belongs to. Per process (by pid) the job, its
+ * source, the allowlisted environment tags and the container, taken at exec
+ * from the process's own environment and cgroup, passed on at fork, and
+ * scanned once at start-up for processes that already run. Per uid the user
+ * name, looked up by a resolver thread (NSS may be LDAP or SSSD and take
+ * milliseconds). Per record only cache lookups: no /proc read, no NSS call,
+ * no allocation once the caches are warm.
+ */
+#ifndef LES_ENRICH_H
+#define LES_ENRICH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "actor.h"
+#include "envtags.h"
+#include "les_record.h"
+#include "procname.h"
+
+#define LES_ENRICH_NAMES_MAX 16 /* --job-env, --env-tag, --process-allowlist, --actor-rule */
+#define LES_ATTRIB_JSON_MAX  2560
+
+struct les_enrich_config {
+	const char *job_env[LES_ENRICH_NAMES_MAX];
+	size_t n_job_env;
+	const char *env_tags[LES_ENRICH_NAMES_MAX];
+	size_t n_env_tags;
+	const char *jobid_name; /* Lustre jobid_name format; NULL: "%j" */
+	bool strip_suffix; /* --process-name-strip-suffix */
+	const char *process_allowlist[LES_ENRICH_NAMES_MAX]; /* comma lists */
+	size_t n_process_allowlist;
+	const char *actor_rules[LES_ENRICH_NAMES_MAX];
+	size_t n_actor_rules;
+	uint32_t proc_cache_size; /* processes remembered (LRU) */
+	uint32_t user_cache_size; /* uids remembered (LRU) */
+	bool no_user_lookup; /* tests: never call NSS */
+};
+
+enum les_job_source {
+	LES_JOB_NONE = 0,
+	LES_JOB_ENV,
+	LES_JOB_CGROUP,
+	LES_JOB_INHERITED,
+};
+
+/*
+ * What a group of processes shares: job, tags, container. Interned, so a
+ * thousand processes of one job hold one copy. job_json and json hold the
+ * record members ("job_id":…,"job_source":… and "tags":{…}[,"container_id":…]).
+ */
+struct les_attrib {
+	struct les_attrib *next; /* intern table chain */
+	uint64_t hash;
+	uint8_t job_source;
+	char job_id[64]; /* "" when none */
+	char job_json[160];
+	uint16_t job_json_len;
+	uint16_t json_len;
+	char json[LES_ATTRIB_JSON_MAX];
+};
+
+/* The enrichment of one record, valid until the next call. */
+struct les_enriched {
+	const char *process;
+	const char *actor_type;
+	const char *username; /* NULL: no name (or not resolved yet) */
+	const char *user_json; /* "username":… */
+	size_t user_json_len;
+	const struct les_attrib *attrib; /* NULL: process unknown */
+	const char *job_id; /* NULL when none */
+	const char *job_source; /* NULL when none */
+	char process_buf[LES_COMM_LEN + 8];
+	char job_buf[64]; /* --jobid-name output when not plain %j */
+	char job_json[192];
+	size_t job_json_len;
+};
+
+struct les_enrich_stats {
+	uint64_t procs_known; /* processes in the cache now */
+	uint64_t proc_misses; /* records of a process never seen */
+	uint64_t proc_evictions;
+	uint64_t attribs; /* distinct attributions interned */
+	uint64_t attrib_overflow; /* attributions not interned: table full */
+	uint64_t username_pending; /* records emitted before their uid resolved */
+	uint64_t nss_lookups;
+	uint64_t scanned; /* processes found by the start-up scan */
+};
+
+struct les_enricher;
+
+/*
+ * Validates the configuration (bad --job-env, --env-tag, --jobid-name,
+ * --process-allowlist, --actor-rule): -EINVAL with one line in err.
+ */
+int les_enrich_new(struct les_enricher **out, const struct les_enrich_config *cfg,
+		   const char *hostname, char *err, size_t errlen);
+void les_enrich_free(struct les_enricher *e);
+
+/* Process notices from BPF. */
+void les_enrich_exec(struct les_enricher *e, const struct les_rec_proc *r);
+void les_enrich_fork(struct les_enricher *e, const struct les_rec_fork *r);
+
+/* Learn the processes that already run (reads /proc; call once after attach). */
+void les_enrich_scan(struct les_enricher *e, const char *proc_root);
+
+/* Per record: fill out for the task. flags: LES_ACTOR_F_FS_WORK etc. */
+void les_enrich_task(struct les_enricher *e, const struct les_task *t, unsigned int flags,
+		     struct les_enriched *out);
+
+void les_enrich_get_stats(struct les_enricher *e, struct les_enrich_stats *s);
+
+/* The name of a job source, NULL for none. */
+const char *les_job_source_name(unsigned int src);
+
+#endif /* LES_ENRICH_H */

@@ -1,0 +1,990 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Prometheus endpoint: series store (consumer thread writes, HTTP thread
+ * reads, one mutex), text exposition rendering, libmicrohttpd server.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <microhttpd.h>
+#include "aggregate.h"
+#include "consumer.h"
+#include "ops.h"
+#include "prom.h"
+
+#define KEY_MAX	  4096 /* a rendered label set */
+#define N_BUCKETS 20
+
+/*
+ * The histogram bucket bounds lustre-ebpf-exporter uses, so dashboards
+ * computing histogram_quantile() over its families keep working. The le
+ * strings are written as Prometheus' Go client formats them.
+ */
+static const uint64_t bucket_ns[N_BUCKETS] = {
+	5000,	   10000,     25000,	  50000,      100000,	  250000,      500000,
+	1000000,   2500000,   5000000,	  10000000,   25000000,	  50000000,    100000000,
+	250000000, 500000000, 1000000000, 2500000000, 5000000000, 10000000000,
+};
+static const char *const bucket_le[N_BUCKETS] = {
+	"5e-06", "1e-05",  "2.5e-05", "5e-05", "0.0001", "0.00025", "0.0005",
+	"0.001", "0.0025", "0.005",   "0.01",  "0.025",	 "0.05",    "0.1",
+	"0.25",	 "0.5",	   "1",	      "2.5",   "5",	 "10",
+};
+
+enum series_kind {
+	SK_ACCESS = 0,	/* operations, bytes, errors by class */
+	SK_ACCESS_HIST, /* access duration histogram */
+	SK_RPC,		/* rpc wait operations */
+	SK_RPC_HIST,	/* rpc wait duration histogram */
+	SK_RPC_EVENT,	/* rpc errors by event */
+	SK_MAX,
+};
+
+struct series {
+	struct series *next; /* hash chain */
+	uint64_t hash;
+	uint64_t last_ns; /* last update, CLOCK_MONOTONIC */
+	uint8_t kind;
+	bool data_op; /* access read/write: bytes are data bytes */
+	union {
+		struct {
+			uint64_t ops;
+			uint64_t bytes;
+			uint64_t errors[LES_ERRC_MAX];
+		} access;
+		struct {
+			uint64_t count;
+			uint64_t sum_ns;
+			uint64_t buckets[N_BUCKETS]; /* per bucket, made cumulative when rendered */
+		} hist;
+		uint64_t rpc_ops;
+		uint64_t events[LES_EV_MAX];
+	} v;
+	uint32_t key_len;
+	char key[]; /* rendered labels: fs_type="fuse",fs="...",... */
+};
+
+/* Copied from the consumer and the kernel once a second by the main loop. */
+struct self_stats {
+	bool valid;
+	uint64_t by_kind[LES_REC_KIND_MAX];
+	uint64_t emitted;
+	uint64_t dropped_kernel;
+	uint64_t dropped_decode;
+	uint64_t dropped_format;
+	uint64_t dropped_output;
+	uint64_t inflight_fuse;
+};
+
+struct les_prom {
+	struct les_prom_config cfg;
+	char *path;
+	pthread_mutex_t lock; /* everything below, except key */
+	struct series **table;
+	size_t n_buckets; /* power of 2 */
+	size_t n_series;
+	uint64_t now_ns;
+	uint64_t expired;
+	uint64_t dropped; /* updates lost: series cap, key too long, no memory */
+	struct self_stats self;
+	struct MHD_Daemon *httpd;
+	uint16_t port;
+	char key[KEY_MAX]; /* scratch for the consumer thread */
+};
+
+/* --- label values -------------------------------------------------------- */
+
+/* Length of the well-formed UTF-8 sequence at p (RFC 3629), 0 if none. */
+static size_t utf8_seq_len(const unsigned char *p)
+{
+	uint32_t cp;
+	size_t n, i;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2, cp = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3, cp = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80) /* also stops at the NUL */
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* Bytes copied as they are: ASCII other than the three the format escapes. */
+static size_t plain_run(const unsigned char *p)
+{
+	size_t n = 0;
+
+	while (p[n] && p[n] < 0x80 && p[n] != '\\' && p[n] != '"' && p[n] != '\n')
+		n++;
+	return n;
+}
+
+size_t les_prom_escape_label(const char *s, char *out, size_t cap)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t o = 0;
+
+	if (!cap)
+		return 0;
+	while (*p) {
+		const char *piece = (const char *)p;
+		size_t n = plain_run(p), adv;
+
+		if (n) {
+			if (n > cap - 1 - o)
+				n = cap - 1 - o; /* plain bytes can be cut anywhere */
+			adv = n;
+		} else if (*p == '\\') {
+			piece = "\\\\", n = 2, adv = 1;
+		} else if (*p == '"') {
+			piece = "\\\"", n = 2, adv = 1;
+		} else if (*p == '\n') {
+			piece = "\\n", n = 2, adv = 1;
+		} else {
+			adv = n = utf8_seq_len(p);
+			if (!adv)
+				piece = "\xef\xbf\xbd", n = 3, adv = 1; /* U+FFFD */
+		}
+		if (!n || o + n > cap - 1)
+			break;
+		memcpy(out + o, piece, n);
+		o += n;
+		p += adv;
+	}
+	out[o] = '\0';
+	return o;
+}
+
+struct keybuf {
+	char *buf;
+	size_t len;
+	bool overflow;
+};
+
+/* Append name="value"; a NULL value is the empty string, as Prometheus has no null. */
+static void kb_label(struct keybuf *k, const char *name, const char *value)
+{
+	size_t name_len = strlen(name), val_len;
+
+	if (!value)
+		value = "";
+	val_len = strlen(value);
+	/* Worst case: every byte becomes 3 (U+FFFD); plus ,name="" and the NUL. */
+	if (k->overflow || k->len + name_len + 3 * val_len + 5 > KEY_MAX) {
+		k->overflow = true;
+		return;
+	}
+	if (k->len)
+		k->buf[k->len++] = ',';
+	memcpy(k->buf + k->len, name, name_len);
+	k->len += name_len;
+	k->buf[k->len++] = '=';
+	k->buf[k->len++] = '"';
+	k->len += les_prom_escape_label(value, k->buf + k->len, KEY_MAX - k->len - 1);
+	k->buf[k->len++] = '"';
+}
+
+/* v in decimal, in buf[16]; the hot path avoids snprintf. */
+static const char *u32_decimal(uint32_t v, char *buf)
+{
+	char *p = buf + 15;
+
+	*p = '\0';
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return p;
+}
+
+/*
+ * The label set of a record, in the exporter's order with fs_type first;
+ * kind decides access_intent and op vs event, with_process the process.
+ */
+static size_t make_key(struct les_prom *p, const struct les_event *ev, enum series_kind kind,
+		       bool with_process)
+{
+	struct keybuf k = {.buf = p->key};
+	char uid[16];
+
+	kb_label(&k, "fs_type", ev->fs_type);
+	kb_label(&k, "fs", ev->fs);
+	kb_label(&k, "mount", ev->mount);
+	if (kind == SK_ACCESS || kind == SK_ACCESS_HIST)
+		kb_label(&k, "access_intent", ev->access_intent);
+	if (kind != SK_RPC_EVENT)
+		kb_label(&k, "op", ev->op);
+	if (p->cfg.uid_labels) {
+		kb_label(&k, "uid", u32_decimal(ev->uid, uid));
+		kb_label(&k, "username", ev->username);
+	}
+	if (with_process)
+		kb_label(&k, "process", ev->process);
+	kb_label(&k, "actor_type", ev->actor_type);
+	kb_label(&k, "slurm_job_id", ev->job_id);
+	return k.overflow ? 0 : k.len;
+}
+
+/* --- the store ----------------------------------------------------------- */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Double the chains when the table is full; on ENOMEM the chains just get longer. */
+static void maybe_grow(struct les_prom *p)
+{
+	size_t n = p->n_buckets * 2;
+	struct series **t;
+
+	if (p->n_series < p->n_buckets)
+		return;
+	t = calloc(n, sizeof(*t));
+	if (!t)
+		return;
+	for (size_t i = 0; i < p->n_buckets; i++) {
+		struct series *s = p->table[i], *next;
+
+		for (; s; s = next) {
+			next = s->next;
+			s->next = t[s->hash & (n - 1)];
+			t[s->hash & (n - 1)] = s;
+		}
+	}
+	free(p->table);
+	p->table = t;
+	p->n_buckets = n;
+}
+
+/* Find or create the series; caller holds the lock. NULL when it cannot exist. */
+static struct series *lookup(struct les_prom *p, enum series_kind kind, size_t key_len)
+{
+	uint64_t h = les_key_hash(p->key, key_len, kind);
+	struct series **head = &p->table[h & (p->n_buckets - 1)], *s;
+
+	for (s = *head; s; s = s->next)
+		if (s->hash == h && s->kind == kind && s->key_len == key_len &&
+		    memcmp(s->key, p->key, key_len) == 0)
+			return s;
+	if (p->n_series >= p->cfg.max_series)
+		return NULL;
+	s = calloc(1, sizeof(*s) + key_len + 1);
+	if (!s)
+		return NULL;
+	s->hash = h;
+	s->kind = (uint8_t)kind;
+	s->key_len = (uint32_t)key_len;
+	memcpy(s->key, p->key, key_len);
+	s->next = *head;
+	*head = s;
+	p->n_series++;
+	maybe_grow(p);
+	return s;
+}
+
+static unsigned int bucket_of(uint64_t ns)
+{
+	unsigned int i = 0;
+
+	while (i < N_BUCKETS && ns > bucket_ns[i])
+		i++;
+	return i; /* N_BUCKETS: only in +Inf */
+}
+
+static void hist_add(struct series *s, uint64_t ns)
+{
+	unsigned int b = bucket_of(ns);
+
+	s->v.hist.count++;
+	s->v.hist.sum_ns += ns;
+	if (b < N_BUCKETS)
+		s->v.hist.buckets[b]++;
+}
+
+static struct series *touch(struct les_prom *p, enum series_kind kind, size_t key_len)
+{
+	struct series *s = key_len ? lookup(p, kind, key_len) : NULL;
+
+	if (!s) {
+		p->dropped++;
+		return NULL;
+	}
+	s->last_ns = p->now_ns;
+	return s;
+}
+
+static int rpc_event_index(const char *name)
+{
+	for (unsigned int i = 0; name && i < LES_EV_MAX; i++)
+		if (strcmp(name, les_rpc_event_name(i)) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* The duration histogram of a record: keyed without process unless asked for. */
+static void add_hist(struct les_prom *p, const struct les_event *ev, enum series_kind kind,
+		     size_t counter_key_len)
+{
+	size_t len = counter_key_len;
+	struct series *s;
+
+	if (!p->cfg.histogram_process)
+		len = make_key(p, ev, kind, false);
+	pthread_mutex_lock(&p->lock);
+	s = touch(p, kind, len);
+	if (s)
+		hist_add(s, ev->latency_ns);
+	pthread_mutex_unlock(&p->lock);
+}
+
+static void add_access(struct les_prom *p, const struct les_event *ev)
+{
+	size_t len = make_key(p, ev, SK_ACCESS, true);
+	struct series *s;
+
+	pthread_mutex_lock(&p->lock);
+	s = touch(p, SK_ACCESS, len);
+	if (s) {
+		s->v.access.ops++;
+		s->v.access.bytes += ev->bytes;
+		s->data_op = ev->op && (!strcmp(ev->op, "read") || !strcmp(ev->op, "write"));
+		if (ev->err)
+			s->v.access.errors[les_errno_class(ev->err)]++;
+	}
+	pthread_mutex_unlock(&p->lock);
+	add_hist(p, ev, SK_ACCESS_HIST, len);
+}
+
+static void add_rpc(struct les_prom *p, const struct les_event *ev)
+{
+	size_t len = make_key(p, ev, SK_RPC, true);
+	struct series *s;
+
+	pthread_mutex_lock(&p->lock);
+	s = touch(p, SK_RPC, len);
+	if (s)
+		s->v.rpc_ops++;
+	pthread_mutex_unlock(&p->lock);
+	add_hist(p, ev, SK_RPC_HIST, len);
+}
+
+static void add_rpc_event(struct les_prom *p, const struct les_event *ev)
+{
+	size_t len = make_key(p, ev, SK_RPC_EVENT, true);
+	int e = rpc_event_index(ev->event);
+	struct series *s;
+
+	if (e < 0)
+		return;
+	pthread_mutex_lock(&p->lock);
+	s = touch(p, SK_RPC_EVENT, len);
+	if (s)
+		s->v.events[e]++;
+	pthread_mutex_unlock(&p->lock);
+}
+
+int les_prom_add(void *ctx, const struct les_event *ev)
+{
+	struct les_prom *p = ctx;
+
+	switch (ev->kind) {
+	case LES_REC_ACCESS:
+		add_access(p, ev);
+		break;
+	case LES_REC_RPC:
+		add_rpc(p, ev);
+		break;
+	case LES_REC_RPC_EVENT:
+		add_rpc_event(p, ev);
+		break;
+	}
+	return 0;
+}
+
+void les_prom_tick(struct les_prom *p, uint64_t now_ns)
+{
+	uint64_t ttl;
+
+	if (!p)
+		return;
+	ttl = p->cfg.series_ttl_ns;
+	pthread_mutex_lock(&p->lock);
+	p->now_ns = now_ns;
+	for (size_t i = 0; ttl && now_ns > ttl && i < p->n_buckets; i++) {
+		struct series **link = &p->table[i], *s;
+
+		while ((s = *link)) {
+			if (s->last_ns + ttl <= now_ns) {
+				*link = s->next;
+				free(s);
+				p->n_series--;
+				p->expired++;
+			} else {
+				link = &s->next;
+			}
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+}
+
+void les_prom_update_stats(struct les_prom *p, const struct les_consumer *c,
+			   const struct les_kernel_stats *ks)
+{
+	struct self_stats st = {.valid = true};
+
+	if (!p)
+		return;
+	memcpy(st.by_kind, c->by_kind, sizeof(st.by_kind));
+	st.emitted = c->emitted;
+	st.dropped_kernel = ks->counters[LES_CNT_RB_DROPPED];
+	st.dropped_decode = c->decode_errors;
+	st.dropped_format = c->format_errors;
+	st.dropped_output = c->file ? c->file->dropped : 0;
+	st.inflight_fuse = ks->inflight_fuse;
+	pthread_mutex_lock(&p->lock);
+	p->self = st;
+	pthread_mutex_unlock(&p->lock);
+}
+
+size_t les_prom_series(const struct les_prom *p)
+{
+	return p->n_series;
+}
+
+uint64_t les_prom_expired(const struct les_prom *p)
+{
+	return p->expired;
+}
+
+/* --- rendering ------------------------------------------------------------ */
+
+struct out {
+	char *buf;
+	size_t len, cap;
+	bool oom;
+};
+
+static void out_reserve(struct out *o, size_t more)
+{
+	size_t cap = o->cap ? o->cap : 65536;
+	char *b;
+
+	if (o->oom || o->len + more < o->cap)
+		return;
+	while (cap <= o->len + more)
+		cap *= 2;
+	b = realloc(o->buf, cap);
+	if (!b) {
+		o->oom = true;
+		return;
+	}
+	o->buf = b;
+	o->cap = cap;
+}
+
+static void out_str(struct out *o, const char *s, size_t n)
+{
+	out_reserve(o, n + 1);
+	if (o->oom)
+		return;
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+	o->buf[o->len] = '\0';
+}
+
+__attribute__((format(printf, 2, 3))) static void out_fmt(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	out_reserve(o, 256);
+	if (o->oom)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= o->cap - o->len) {
+		out_reserve(o, (size_t)n + 1);
+		if (o->oom)
+			return;
+		va_start(ap, fmt);
+		vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
+		va_end(ap);
+	}
+	o->len += (size_t)n;
+}
+
+static void family_header(struct out *o, const char *name, const char *type, const char *help)
+{
+	out_fmt(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* name{key[,extra]} value */
+static void sample(struct out *o, const char *name, const struct series *s, const char *extra,
+		   uint64_t value)
+{
+	out_str(o, name, strlen(name));
+	out_str(o, "{", 1);
+	out_str(o, s->key, s->key_len);
+	if (extra) {
+		out_str(o, ",", 1);
+		out_str(o, extra, strlen(extra));
+	}
+	out_fmt(o, "} %" PRIu64 "\n", value);
+}
+
+/* Walks the table: every series of one kind, in bucket order. */
+struct series_iter {
+	size_t bucket;
+	struct series *next;
+};
+
+static struct series *series_next(const struct les_prom *p, struct series_iter *it,
+				  enum series_kind kind)
+{
+	for (;;) {
+		struct series *s = it->next;
+
+		while (!s && it->bucket < p->n_buckets)
+			s = p->table[it->bucket++];
+		if (!s)
+			return NULL;
+		it->next = s->next;
+		if (s->kind == kind)
+			return s;
+	}
+}
+
+static void render_access_counters(struct les_prom *p, struct out *o)
+{
+	const struct series *s;
+	char extra[64];
+
+	family_header(o, "lustre_client_access_operations_total", "counter",
+		      "File operations completed on the client, by user, process, job and op.");
+	for (struct series_iter it = {0}; (s = series_next(p, &it, SK_ACCESS));)
+		sample(o, "lustre_client_access_operations_total", s, NULL, s->v.access.ops);
+	family_header(o, "lustre_client_data_bytes_total", "counter",
+		      "Bytes read and written by file operations.");
+	for (struct series_iter it = {0}; (s = series_next(p, &it, SK_ACCESS));)
+		if (s->data_op)
+			sample(o, "lustre_client_data_bytes_total", s, NULL, s->v.access.bytes);
+	family_header(o, "lustre_client_operation_errors_total", "counter",
+		      "File operations that failed, by errno class.");
+	for (struct series_iter it = {0}; (s = series_next(p, &it, SK_ACCESS));)
+		for (unsigned int c = LES_ERRC_NONE + 1; c < LES_ERRC_MAX; c++) {
+			if (!s->v.access.errors[c])
+				continue;
+			snprintf(extra, sizeof(extra), "errno_class=\"%s\"",
+				 les_errno_class_name(c));
+			sample(o, "lustre_client_operation_errors_total", s, extra,
+			       s->v.access.errors[c]);
+		}
+}
+
+static void render_histograms(struct les_prom *p, struct out *o, enum series_kind kind,
+			      const char *name, const char *help)
+{
+	const struct series *s;
+	char extra[32];
+
+	family_header(o, name, "histogram", help);
+	for (struct series_iter it = {0}; (s = series_next(p, &it, kind));) {
+		uint64_t cum = 0;
+
+		for (unsigned int b = 0; b < N_BUCKETS; b++) {
+			cum += s->v.hist.buckets[b];
+			snprintf(extra, sizeof(extra), "le=\"%s\"", bucket_le[b]);
+			out_fmt(o, "%s_bucket", name);
+			sample(o, "", s, extra, cum);
+		}
+		out_fmt(o, "%s_bucket", name);
+		sample(o, "", s, "le=\"+Inf\"", s->v.hist.count);
+		/* Seconds, exactly: the nanosecond sum split at the decimal point. */
+		out_fmt(o, "%s_sum{%.*s} %" PRIu64 ".%09" PRIu64 "\n", name, (int)s->key_len,
+			s->key, s->v.hist.sum_ns / 1000000000u, s->v.hist.sum_ns % 1000000000u);
+		out_fmt(o, "%s_count", name);
+		sample(o, "", s, NULL, s->v.hist.count);
+	}
+}
+
+static void render_rpc(struct les_prom *p, struct out *o)
+{
+	const struct series *s;
+	char extra[64];
+
+	family_header(o, "lustre_client_rpc_wait_operations_total", "counter",
+		      "Client requests (FUSE, sunrpc, PtlRPC) completed, by op.");
+	for (struct series_iter it = {0}; (s = series_next(p, &it, SK_RPC));)
+		sample(o, "lustre_client_rpc_wait_operations_total", s, NULL, s->v.rpc_ops);
+	render_histograms(p, o, SK_RPC_HIST, "lustre_client_rpc_wait_duration_seconds",
+			  "Time client requests waited for their reply, in seconds.");
+	family_header(o, "lustre_client_rpc_errors_total", "counter",
+		      "Request events: resend, restart, expire, notconn, retransmit.");
+	for (struct series_iter it = {0}; (s = series_next(p, &it, SK_RPC_EVENT));)
+		for (unsigned int e = 0; e < LES_EV_MAX; e++) {
+			if (!s->v.events[e])
+				continue;
+			snprintf(extra, sizeof(extra), "event=\"%s\"", les_rpc_event_name(e));
+			sample(o, "lustre_client_rpc_errors_total", s, extra, s->v.events[e]);
+		}
+}
+
+static void render_self(struct les_prom *p, struct out *o)
+{
+	static const char *const kinds[LES_REC_KIND_MAX] = {
+		[LES_REC_ACCESS] = "access",	   [LES_REC_RPC] = "rpc",
+		[LES_REC_RPC_EVENT] = "rpc_event", [LES_REC_PROC_EXEC] = "proc_exec",
+		[LES_REC_PROC_EXIT] = "proc_exit",
+	};
+	const struct self_stats *st = &p->self;
+
+	if (st->valid) {
+		family_header(o, "lustre_client_inflight_requests", "gauge",
+			      "Requests in flight now (node-wide, per request layer).");
+		out_fmt(o, "lustre_client_inflight_requests{fs_type=\"fuse\"} %" PRIu64 "\n",
+			st->inflight_fuse);
+		family_header(o, "lustre_ebpf_stream_records_total", "counter",
+			      "Records decoded from the ring buffer, by kind.");
+		for (unsigned int k = 1; k < LES_REC_KIND_MAX; k++) {
+			if (!kinds[k]) /* kinds this file has no name for */
+				continue;
+			out_fmt(o, "lustre_ebpf_stream_records_total{kind=\"%s\"} %" PRIu64 "\n",
+				kinds[k], st->by_kind[k]);
+		}
+		family_header(o, "lustre_ebpf_stream_records_emitted_total", "counter",
+			      "Records handed to the output stages.");
+		out_fmt(o, "lustre_ebpf_stream_records_emitted_total %" PRIu64 "\n", st->emitted);
+		family_header(o, "lustre_ebpf_stream_records_dropped_total", "counter",
+			      "Records lost, by the stage that lost them.");
+		out_fmt(o,
+			"lustre_ebpf_stream_records_dropped_total{stage=\"kernel_ringbuf\"} %" PRIu64
+			"\n"
+			"lustre_ebpf_stream_records_dropped_total{stage=\"decode\"} %" PRIu64 "\n"
+			"lustre_ebpf_stream_records_dropped_total{stage=\"format\"} %" PRIu64 "\n"
+			"lustre_ebpf_stream_records_dropped_total{stage=\"output\"} %" PRIu64 "\n",
+			st->dropped_kernel, st->dropped_decode, st->dropped_format,
+			st->dropped_output);
+	}
+	family_header(o, "lustre_ebpf_stream_prometheus_series", "gauge",
+		      "Series held by the Prometheus endpoint.");
+	out_fmt(o, "lustre_ebpf_stream_prometheus_series %zu\n", p->n_series);
+	family_header(o, "lustre_ebpf_stream_prometheus_series_expired_total", "counter",
+		      "Series removed after --series-ttl without updates.");
+	out_fmt(o, "lustre_ebpf_stream_prometheus_series_expired_total %" PRIu64 "\n", p->expired);
+	family_header(o, "lustre_ebpf_stream_prometheus_updates_dropped_total", "counter",
+		      "Record updates lost to the series limit or an oversized label set.");
+	out_fmt(o, "lustre_ebpf_stream_prometheus_updates_dropped_total %" PRIu64 "\n", p->dropped);
+}
+
+char *les_prom_render(struct les_prom *p, size_t *len)
+{
+	struct out o = {0};
+
+	pthread_mutex_lock(&p->lock);
+	out_reserve(&o, p->n_series * 512);
+	render_access_counters(p, &o);
+	render_histograms(p, &o, SK_ACCESS_HIST, "lustre_client_access_duration_seconds",
+			  "Latency of file operations, in seconds.");
+	render_rpc(p, &o);
+	render_self(p, &o);
+	pthread_mutex_unlock(&p->lock);
+	if (o.oom || !o.buf) {
+		free(o.buf);
+		return NULL;
+	}
+	*len = o.len;
+	return o.buf;
+}
+
+/* --- HTTP ------------------------------------------------------------------ */
+
+static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int status, char *body,
+			     size_t len, enum MHD_ResponseMemoryMode mode, const char *type)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
+	enum MHD_Result ret;
+
+	if (!r) {
+		if (mode == MHD_RESPMEM_MUST_FREE)
+			free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	ret = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_size, void **req_ctx)
+{
+	static char landing[] = "<html><head><title>lustre-ebpf-stream</title></head><body>"
+				"<h1>lustre-ebpf-stream</h1><p><a href=\"metrics\">Metrics</a></p>"
+				"</body></html>\n";
+	static char not_found[] = "not found\n";
+	static char not_allowed[] = "method not allowed\n";
+	static char no_memory[] = "out of memory\n";
+	struct les_prom *p = cls;
+	char *body;
+	size_t len;
+
+	(void)version;
+	(void)upload;
+	(void)upload_size;
+	(void)req_ctx;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, not_allowed,
+			     sizeof(not_allowed) - 1, MHD_RESPMEM_PERSISTENT, "text/plain");
+	if (strcmp(url, p->path) == 0) {
+		body = les_prom_render(p, &len);
+		if (!body)
+			return reply(conn, MHD_HTTP_SERVICE_UNAVAILABLE, no_memory,
+				     sizeof(no_memory) - 1, MHD_RESPMEM_PERSISTENT, "text/plain");
+		return reply(conn, MHD_HTTP_OK, body, len, MHD_RESPMEM_MUST_FREE,
+			     "text/plain; version=0.0.4; charset=utf-8");
+	}
+	if (strcmp(url, "/") == 0)
+		return reply(conn, MHD_HTTP_OK, landing, sizeof(landing) - 1,
+			     MHD_RESPMEM_PERSISTENT, "text/html");
+	return reply(conn, MHD_HTTP_NOT_FOUND, not_found, sizeof(not_found) - 1,
+		     MHD_RESPMEM_PERSISTENT, "text/plain");
+}
+
+int les_prom_parse_listen(const char *s, char *host, size_t host_cap, uint16_t *port)
+{
+	const char *colon, *h = s, *port_s;
+	size_t host_len;
+	uint64_t v = 0;
+
+	if (!s || !*s)
+		return -EINVAL;
+	if (*s == '[') {
+		const char *end = strchr(s, ']');
+
+		if (!end || end[1] != ':')
+			return -EINVAL;
+		h = s + 1;
+		host_len = (size_t)(end - h);
+		port_s = end + 2;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon || strchr(s, ':') != colon) /* bare IPv6 needs brackets */
+			return -EINVAL;
+		host_len = (size_t)(colon - s);
+		port_s = colon + 1;
+	}
+	if (host_len >= host_cap || !*port_s || strlen(port_s) > 5)
+		return -EINVAL;
+	for (const char *c = port_s; *c; c++) {
+		if (*c < '0' || *c > '9')
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(*c - '0');
+	}
+	if (v > 65535)
+		return -EINVAL;
+	memcpy(host, h, host_len);
+	host[host_len] = '\0';
+	*port = (uint16_t)v;
+	return 0;
+}
+
+struct les_prom *les_prom_new(const struct les_prom_config *cfg)
+{
+	struct les_prom *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->cfg = *cfg;
+	if (!p->cfg.max_series)
+		p->cfg.max_series = LES_PROM_MAX_SERIES;
+	p->path = strdup(cfg->path ? cfg->path : LES_PROM_PATH_DEFAULT);
+	p->n_buckets = 1024;
+	p->table = calloc(p->n_buckets, sizeof(*p->table));
+	if (!p->path || !p->table) {
+		free(p->path);
+		free(p->table);
+		free(p);
+		return NULL;
+	}
+	pthread_mutex_init(&p->lock, NULL);
+	p->now_ns = mono_ns();
+	return p;
+}
+
+void les_prom_free(struct les_prom *p)
+{
+	if (!p)
+		return;
+	if (p->httpd)
+		MHD_stop_daemon(p->httpd);
+	for (size_t i = 0; i < p->n_buckets; i++) {
+		struct series *s = p->table[i], *next;
+
+		for (; s; s = next) {
+			next = s->next;
+			free(s);
+		}
+	}
+	pthread_mutex_destroy(&p->lock);
+	free(p->table);
+	free(p->path);
+	free(p);
+}
+
+static struct MHD_Daemon *start_on(struct les_prom *p, unsigned int flags, uint16_t port,
+				   const struct sockaddr *addr)
+{
+	flags |= MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
+	if (addr)
+		return MHD_start_daemon(flags, port, NULL, NULL, on_request, p,
+					MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_CONNECTION_TIMEOUT,
+					(unsigned int)10, MHD_OPTION_CONNECTION_LIMIT,
+					(unsigned int)64, MHD_OPTION_END);
+	return MHD_start_daemon(flags, port, NULL, NULL, on_request, p,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64, MHD_OPTION_END);
+}
+
+static struct MHD_Daemon *start_daemon(struct les_prom *p, const char *host, uint16_t port,
+				       int *gai_err)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
+	struct addrinfo *res = NULL, *ai;
+	struct MHD_Daemon *d = NULL;
+	char port_s[8];
+
+	if (!*host) {
+		/* All addresses: IPv6 with IPv4 mapped, or IPv4 alone without IPv6. */
+		d = start_on(p, MHD_USE_DUAL_STACK, port, NULL);
+		return d ? d : start_on(p, 0, port, NULL);
+	}
+	snprintf(port_s, sizeof(port_s), "%u", (unsigned int)port);
+	*gai_err = getaddrinfo(host, port_s, &hints, &res);
+	if (*gai_err)
+		return NULL;
+	for (ai = res; ai && !d; ai = ai->ai_next)
+		d = start_on(p, ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0, port, ai->ai_addr);
+	freeaddrinfo(res);
+	return d;
+}
+
+int les_prom_start(struct les_prom *p, char *err, size_t errlen)
+{
+	char host[LES_PROM_HOST_MAX];
+	const union MHD_DaemonInfo *info;
+	sigset_t block, old;
+	int gai_err = 0;
+	uint16_t port;
+
+	if (les_prom_parse_listen(p->cfg.listen, host, sizeof(host), &port)) {
+		snprintf(err, errlen, "invalid listen address '%s'", p->cfg.listen);
+		return -EINVAL;
+	}
+	/* The HTTP thread inherits this mask: signals stay with the main thread. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	errno = 0;
+	p->httpd = start_daemon(p, host, port, &gai_err);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!p->httpd) {
+		if (gai_err)
+			snprintf(err, errlen, "cannot resolve '%s': %s", host,
+				 gai_strerror(gai_err));
+		else
+			snprintf(err, errlen, "cannot listen on %s%s%s", p->cfg.listen,
+				 errno ? ": " : "", errno ? strerror(errno) : "");
+		return -EADDRNOTAVAIL;
+	}
+	info = MHD_get_daemon_info(p->httpd, MHD_DAEMON_INFO_BIND_PORT);
+	p->port = info ? info->port : port;
+	return 0;
+}
+
+uint16_t les_prom_port(const struct les_prom *p)
+{
+	return p->port;
+}
+
+/* --- wiring into the tool -------------------------------------------------- */
+
+static void stats_member(void *ctx, struct jw *w)
+{
+	struct les_prom *p = ctx;
+	uint64_t series, expired, dropped;
+
+	pthread_mutex_lock(&p->lock);
+	series = p->n_series;
+	expired = p->expired;
+	dropped = p->dropped;
+	pthread_mutex_unlock(&p->lock);
+	jw_key(w, "prometheus");
+	jw_obj_begin(w);
+	jw_kv_u64(w, "series", series);
+	jw_kv_u64(w, "series_expired", expired);
+	jw_kv_u64(w, "updates_dropped", dropped);
+	jw_obj_end(w);
+}
+
+int les_prom_attach(struct les_prom **out, struct les_consumer *c, const struct les_options *o,
+		    char *err, size_t errlen)
+{
+	struct les_prom_config cfg = {
+		.listen = o->prom_listen,
+		.path = o->prom_path,
+		.uid_labels = o->prom_uid_labels,
+		.histogram_process = o->prom_histogram_process,
+		.series_ttl_ns = o->series_ttl_ns,
+	};
+	struct les_prom *p;
+	int ret;
+
+	*out = NULL;
+	if (c->n_event_sinks >= LES_MAX_EVENT_SINKS || c->n_stats_hooks >= LES_MAX_STATS_HOOKS) {
+		snprintf(err, errlen, "--prometheus: too many output stages");
+		return -E2BIG;
+	}
+	p = les_prom_new(&cfg);
+	if (!p) {
+		snprintf(err, errlen, "--prometheus: out of memory");
+		return -ENOMEM;
+	}
+	ret = les_prom_start(p, err, errlen);
+	if (ret) {
+		les_prom_free(p);
+		return ret;
+	}
+	les_consumer_add_event_sink(c, les_prom_add, p);
+	les_consumer_add_stats_hook(c, stats_member, p);
+	*out = p;
+	return 0;
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Prometheus endpoint (--prometheus ADDR): cumulative counters and
+ * histograms under lustre-ebpf-exporter's metric families, served in the
+ * text exposition format by libmicrohttpd. See docs/aggregation.md.
+ *
+ * The store is a hash table of series keyed by their rendered label set.
+ * The consumer's thread updates it (les_prom_add, one short critical
+ * section per record); the HTTP thread renders it into a private buffer
+ * under the same mutex and sends that buffer after unlocking, so a slow
+ * client never holds the record path. Series not updated for the TTL are
+ * removed by les_prom_tick(), so the series of finished jobs go away.
+ */
+#ifndef LES_PROM_H
+#define LES_PROM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "event.h"
+
+#define LES_PROM_PATH_DEFAULT	"/metrics"
+#define LES_PROM_TTL_DEFAULT_NS (600ULL * 1000000000ULL) /* 10m */
+#define LES_PROM_MAX_SERIES	200000 /* beyond this, new series are dropped, counted */
+#define LES_PROM_HOST_MAX	256
+
+struct les_consumer;
+struct les_kernel_stats;
+struct les_options;
+
+struct les_prom_config {
+	const char *listen;	/* "[HOST]:PORT"; port 0 picks a free one */
+	const char *path;	/* e.g. "/metrics" */
+	bool uid_labels;	/* uid and username labels */
+	bool histogram_process; /* process label on the histogram families */
+	uint64_t series_ttl_ns; /* 0: series never expire */
+	uint32_t max_series;	/* 0: LES_PROM_MAX_SERIES */
+};
+
+struct les_prom;
+
+/*
+ * Split "HOST:PORT", ":PORT" or "[V6]:PORT" into host (empty for all
+ * addresses) and port. Returns 0 or -EINVAL.
+ */
+int les_prom_parse_listen(const char *s, char *host, size_t host_cap, uint16_t *port);
+
+struct les_prom *les_prom_new(const struct les_prom_config *cfg);
+/* Stops the server (if started) and frees everything. NULL-safe. */
+void les_prom_free(struct les_prom *p);
+
+/*
+ * Bind and start the HTTP thread. Returns 0, or a negative errno with a
+ * message in err. les_prom_port() then gives the bound port.
+ */
+int les_prom_start(struct les_prom *p, char *err, size_t errlen);
+uint16_t les_prom_port(const struct les_prom *p);
+
+/* Event sink (les_event_fn): count one record. */
+int les_prom_add(void *ctx, const struct les_event *ev);
+
+/*
+ * Periodic work from the main loop: remember now (CLOCK_MONOTONIC ns, the
+ * series' age clock) and drop the series older than the TTL. NULL-safe.
+ */
+void les_prom_tick(struct les_prom *p, uint64_t now_ns);
+
+/* Self-metrics and the in-flight gauge, from the consumer's and the kernel's counters. */
+void les_prom_update_stats(struct les_prom *p, const struct les_consumer *c,
+			   const struct les_kernel_stats *ks);
+
+/* The exposition text; malloc'd, *len bytes, NUL-terminated. NULL on ENOMEM. */
+char *les_prom_render(struct les_prom *p, size_t *len);
+
+/*
+ * The tool's wiring: an endpoint from the options, started, registered as
+ * the consumer's event sink and stats hook ("prometheus":{...}). Returns
+ * 0, or a negative errno with a message in err.
+ */
+int les_prom_attach(struct les_prom **out, struct les_consumer *c, const struct les_options *o,
+		    char *err, size_t errlen);
+
+/* Live series and series removed by the TTL so far. */
+size_t les_prom_series(const struct les_prom *p);
+uint64_t les_prom_expired(const struct les_prom *p);
+
+/*
+ * Escape a label value for the text format (\\, \", \n) and make it valid
+ * UTF-8 (each bad byte becomes U+FFFD). Writes at most cap - 1 bytes and a
+ * NUL, never cutting an escape or a character; returns the length.
+ */
+size_t les_prom_escape_label(const char *s, char *out, size_t cap);
+
+#endif /* LES_PROM_H */

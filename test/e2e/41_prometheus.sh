@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# --prometheus on the real kernel and the test filesystem: a workload of
+# known counts (writes by a process whose name needs escaping, an injected
+# EIO), then
+#   - curl the endpoint: promtool check metrics is clean, the write counter
+#     equals the number of write ops, bytes and errors match;
+#   - a second instance with --uid-labels=false --histogram-process-labels
+#     --series-ttl 3s: the labels follow the flags, the series expire;
+#   - a real Prometheus server scraping the first instance every second
+#     answers sum(lustre_client_access_operations_total{op="write"}).
+
+. "$(dirname "$0")/lib.sh"
+les_init 41_prometheus curl promtool prometheus setpriv python3
+
+M=$WORK/mnt
+NW=7
+K=4096
+les_testfs "$M" --direct-io
+chmod 1777 "$M"
+NOBODY=$(id -u nobody)
+PROM_PID=
+
+stop_prometheus() {
+	[ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null
+	PROM_PID=
+}
+trap 'stop_prometheus; _les_cleanup' EXIT
+
+port_of() { # OUT: the port the instance writing OUT serves metrics on
+	sed -n 's/.*metrics on port \([0-9]*\) at .*/\1/p' "$1.err"
+}
+
+free_port() {
+	/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+les_start "$WORK/p1.jsonl" --mount "$M" --uid "$NOBODY" --stats-interval 0 \
+	--prometheus 127.0.0.1:0
+P1=$LES_PID
+PORT1=$(port_of "$WORK/p1.jsonl")
+[ -n "$PORT1" ] || les_fail "no 'metrics on port' line: $(cat "$WORK/p1.jsonl.err")"
+les_start "$WORK/p2.jsonl" --mount "$M" --uid "$NOBODY" --stats-interval 0 \
+	--web.listen-address 127.0.0.1:0 --web.telemetry-path /m --uid-labels=false \
+	--histogram-process-labels --series-ttl 3s
+P2=$LES_PID
+PORT2=$(port_of "$WORK/p2.jsonl")
+les_pass "two instances serve metrics on ports $PORT1 and $PORT2"
+
+# The workload: NW writes by a program named w"x\y, one open that fails.
+mkdir -p "$WORK/bin"
+cp "$(command -v dd)" "$WORK/bin/w\"x\\y"
+cat >"$WORK/workload.sh" <<EOF
+set -e
+cd "$M"
+"$WORK/bin/w\"x\\\\y" if=/dev/zero of=data bs=$K count=$NW status=none
+touch fail-eio-1
+if cat fail-eio-1 2>/dev/null; then exit 1; fi
+EOF
+env SLURM_JOB_ID=201 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	bash "$WORK/workload.sh" || les_fail "workload failed"
+
+scrape() { # PORT PATH OUT
+	curl -sf "http://127.0.0.1:$1$2" -o "$3" || les_fail "curl 127.0.0.1:$1$2 failed"
+}
+# Instance 2 at once, well inside its TTL; instance 1 once its
+# self-metrics (refreshed once a second) include the workload.
+sleep 0.2
+scrape "$PORT2" /m "$WORK/m2.txt"
+sleep 1.2
+# sample FILE FAMILY LABEL-REGEX: the sum of the family's samples whose labels match.
+# The regex goes through the environment: awk -v would eat its backslashes.
+sample() {
+	FAM=$2 RE=$3 awk '
+		$1 !~ /^#/ { name = $1; sub(/\{.*/, "", name) }
+		$1 !~ /^#/ && name == ENVIRON["FAM"] && $0 ~ ENVIRON["RE"] { sum += $NF; n++ }
+		END { print n ? sum : "none" }' "$1"
+}
+
+scrape "$PORT1" /metrics "$WORK/m1.txt"
+les_true "promtool check metrics: clean" sh -c "promtool check metrics <'$WORK/m1.txt' 2>&1 | tee '$WORK/promtool.out'; [ ! -s '$WORK/promtool.out' ]"
+les_eq "access_operations_total{op=\"write\"} == $NW" $NW \
+	"$(sample "$WORK/m1.txt" lustre_client_access_operations_total 'op="write"')"
+les_eq "the write series carries the job and the escaped process" $NW \
+	"$(sample "$WORK/m1.txt" lustre_client_access_operations_total 'op="write".*process="w\\"x\\\\y".*slurm_job_id="201"')"
+les_eq "data_bytes_total{op=\"write\"}" $((NW * K)) \
+	"$(sample "$WORK/m1.txt" lustre_client_data_bytes_total 'op="write"')"
+les_eq "operation_errors_total{op=\"open\",errno_class=\"io\"}" 1 \
+	"$(sample "$WORK/m1.txt" lustre_client_operation_errors_total 'op="open".*errno_class="io"')"
+les_eq "write duration histogram: _count == $NW" $NW \
+	"$(sample "$WORK/m1.txt" lustre_client_access_duration_seconds_count 'op="write"')"
+les_eq "write duration histogram: +Inf bucket == $NW" $NW \
+	"$(sample "$WORK/m1.txt" lustre_client_access_duration_seconds_bucket 'op="write".*le="\+Inf"')"
+les_eq "histograms omit process by default" none \
+	"$(sample "$WORK/m1.txt" lustre_client_access_duration_seconds_count 'process=')"
+les_eq "FUSE write requests: rpc_wait_operations_total" $NW \
+	"$(sample "$WORK/m1.txt" lustre_client_rpc_wait_operations_total 'op="write"')"
+les_eq "fs_type label on the series" $NW \
+	"$(sample "$WORK/m1.txt" lustre_client_access_operations_total 'fs_type="fuse[^"]*".*op="write"')"
+les_true "self-metrics are served" grep -q '^lustre_ebpf_stream_records_total{kind="access"} [1-9]' "$WORK/m1.txt"
+les_true "in-flight gauge is served" grep -q '^lustre_client_inflight_requests{fs_type="fuse"} [0-9]' "$WORK/m1.txt"
+les_eq "unknown path: 404" 404 \
+	"$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT1/nope")"
+
+les_true "instance 2: promtool check metrics" promtool check metrics <"$WORK/m2.txt"
+les_eq "--uid-labels=false: no uid or username label" 0 "$(grep -c 'uid=\|username=' "$WORK/m2.txt")"
+les_eq "--histogram-process-labels: process on the histogram" $NW \
+	"$(sample "$WORK/m2.txt" lustre_client_access_duration_seconds_count 'op="write".*process=')"
+sleep 3.5 # past the 3 s TTL and the once-a-second sweep
+scrape "$PORT2" /m "$WORK/m2b.txt"
+les_eq "--series-ttl 3s: the write series expired" none \
+	"$(sample "$WORK/m2b.txt" lustre_client_access_operations_total 'op="write"')"
+les_true "--series-ttl 3s: expiries counted" grep -q '^lustre_ebpf_stream_prometheus_series_expired_total [1-9]' "$WORK/m2b.txt"
+LES_PID=$P2
+les_stop
+les_eq "instance 2 exit status" 0 "$LES_STATUS"
+
+# --- a real Prometheus server scraping instance 1 ----------------------------
+
+PPORT=$(free_port)
+cat >"$WORK/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: lustre-ebpf-stream
+    static_configs:
+      - targets: ['127.0.0.1:$PORT1']
+EOF
+prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/tsdb" \
+	--web.listen-address="127.0.0.1:$PPORT" >"$WORK/prometheus.log" 2>&1 &
+PROM_PID=$!
+for i in $(seq 1 100); do
+	curl -sf "http://127.0.0.1:$PPORT/-/ready" >/dev/null && break
+	kill -0 "$PROM_PID" 2>/dev/null || les_fail "prometheus exited: $(tail -5 "$WORK/prometheus.log")"
+	sleep 0.2
+done
+les_pass "prometheus server ready on port $PPORT"
+value=
+for i in $(seq 1 60); do
+	value=$(curl -sf -G "http://127.0.0.1:$PPORT/api/v1/query" \
+		--data-urlencode 'query=sum(lustre_client_access_operations_total{op="write"})' |
+		jq -r '.data.result[0].value[1] // empty')
+	[ -n "$value" ] && break
+	sleep 0.5
+done
+les_eq "PromQL sum(lustre_client_access_operations_total{op=\"write\"})" $NW "$value"
+les_eq "PromQL: the target is up" 1 \
+	"$(curl -sf -G "http://127.0.0.1:$PPORT/api/v1/query" --data-urlencode 'query=up' |
+		jq -r '.data.result[0].value[1]')"
+stop_prometheus
+
+LES_PID=$P1
+les_stop
+les_eq "instance 1 exit status" 0 "$LES_STATUS"
+les_eq "final stats report the endpoint's series" true \
+	"$(les_jq "$WORK/p1.jsonl" '[.[] | select(.type=="stats" and .final)][0].prometheus.series > 0')"
+les_done

@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Prometheus endpoint: label escaping, listen addresses, the rendered
+ * families (exact sample lines), cardinality flags, series TTL, and the
+ * HTTP server answering on a loopback port.
+ */
+#include <arpa/inet.h>
+#include <check.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "prom.h"
+
+#define NS 1000000000ULL
+
+static struct les_prom *make(bool uid_labels, bool hist_process, uint64_t ttl_ns)
+{
+	struct les_prom_config cfg = {
+		.listen = "127.0.0.1:0",
+		.path = "/metrics",
+		.uid_labels = uid_labels,
+		.histogram_process = hist_process,
+		.series_ttl_ns = ttl_ns,
+	};
+	struct les_prom *p = les_prom_new(&cfg);
+
+	ck_assert_ptr_nonnull(p);
+	return p;
+}
+
+static struct les_event access_ev(const char *op, const char *process, uint64_t lat, int err)
+{
+	struct les_event ev = {
+		.kind = LES_REC_ACCESS,
+		.type = "access",
+		.fs_type = "fuse",
+		.fs = "les-testfs",
+		.mount = "/mnt/t",
+		.op = op,
+		.access_intent = "data_write",
+		.latency_ns = lat,
+		.bytes = 4096,
+		.err = err,
+		.uid = 1000,
+		.username = "alice",
+		.process = process,
+		.actor_type = "user",
+		.job_id = "42",
+	};
+	return ev;
+}
+
+/* The rendered text must hold this exact line. */
+static void assert_has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *p = text; (p = strstr(p, line)); p++)
+		if ((p == text || p[-1] == '\n') && p[n] == '\n')
+			return;
+	ck_abort_msg("missing line '%s' in:\n%s", line, text);
+}
+
+static char *render(struct les_prom *p)
+{
+	size_t len = 0;
+	char *text = les_prom_render(p, &len);
+
+	ck_assert_ptr_nonnull(text);
+	ck_assert_uint_eq(strlen(text), len);
+	return text;
+}
+
+START_TEST(test_escape_label)
+{
+	char out[64];
+
+	ck_assert_uint_eq(les_prom_escape_label("a\"b\\c\nd", out, sizeof(out)), 10);
+	ck_assert_str_eq(out, "a\\\"b\\\\c\\nd");
+	/* Valid UTF-8 passes; a stray byte, an overlong form, a surrogate become U+FFFD. */
+	les_prom_escape_label("caf\xc3\xa9", out, sizeof(out));
+	ck_assert_str_eq(out, "caf\xc3\xa9");
+	les_prom_escape_label("x\xffy", out, sizeof(out));
+	ck_assert_str_eq(out, "x\xef\xbf\xbdy");
+	les_prom_escape_label("\xc0\xaf", out, sizeof(out));
+	ck_assert_str_eq(out, "\xef\xbf\xbd\xef\xbf\xbd");
+	les_prom_escape_label("\xed\xa0\x80", out, sizeof(out));
+	ck_assert_str_eq(out, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	les_prom_escape_label("\xe2\x82", out, sizeof(out)); /* truncated sequence */
+	ck_assert_str_eq(out, "\xef\xbf\xbd\xef\xbf\xbd");
+	/* A short buffer never cuts an escape or a character. */
+	ck_assert_uint_eq(les_prom_escape_label("ab\"", out, 4), 2);
+	ck_assert_str_eq(out, "ab");
+	ck_assert_uint_eq(les_prom_escape_label("a\xc3\xa9", out, 3), 1);
+	ck_assert_str_eq(out, "a");
+	ck_assert_uint_eq(les_prom_escape_label("", out, sizeof(out)), 0);
+}
+END_TEST
+
+START_TEST(test_parse_listen)
+{
+	char host[64];
+	uint16_t port;
+
+	ck_assert_int_eq(les_prom_parse_listen(":9108", host, sizeof(host), &port), 0);
+	ck_assert_str_eq(host, "");
+	ck_assert_uint_eq(port, 9108);
+	ck_assert_int_eq(les_prom_parse_listen("127.0.0.1:9108", host, sizeof(host), &port), 0);
+	ck_assert_str_eq(host, "127.0.0.1");
+	ck_assert_int_eq(les_prom_parse_listen("[::1]:80", host, sizeof(host), &port), 0);
+	ck_assert_str_eq(host, "::1");
+	ck_assert_uint_eq(port, 80);
+	ck_assert_int_eq(les_prom_parse_listen("localhost:0", host, sizeof(host), &port), 0);
+	ck_assert_uint_eq(port, 0);
+	ck_assert_int_eq(les_prom_parse_listen("9108", host, sizeof(host), &port), -EINVAL);
+	ck_assert_int_eq(les_prom_parse_listen("::1:9108", host, sizeof(host), &port), -EINVAL);
+	ck_assert_int_eq(les_prom_parse_listen("h:65536", host, sizeof(host), &port), -EINVAL);
+	ck_assert_int_eq(les_prom_parse_listen("h:", host, sizeof(host), &port), -EINVAL);
+	ck_assert_int_eq(les_prom_parse_listen("h:9x", host, sizeof(host), &port), -EINVAL);
+	ck_assert_int_eq(les_prom_parse_listen("[::1]9108", host, sizeof(host), &port), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_render_families)
+{
+	struct les_prom *p = make(true, false, 0);
+	struct les_event ev = access_ev("write", "dd", 3000, 0);
+	struct les_event rpc = {.kind = LES_REC_RPC,
+				.type = "rpc",
+				.fs_type = "fuse",
+				.op = "write",
+				.latency_ns = 2 * NS,
+				.uid = 1000};
+	struct les_event rpc_ev = {.kind = LES_REC_RPC_EVENT,
+				   .type = "rpc_event",
+				   .fs_type = "nfs",
+				   .event = "resend",
+				   .op = "resend"};
+	char *text;
+
+	les_prom_add(p, &ev);
+	les_prom_add(p, &ev);
+	ev.process = "cp"; /* another counter series, the same histogram series */
+	ev.err = EIO;
+	ev.bytes = 0;
+	ev.latency_ns = 20 * NS;
+	les_prom_add(p, &ev);
+	les_prom_add(p, &rpc);
+	les_prom_add(p, &rpc_ev);
+	text = render(p);
+	assert_has_line(text, "# TYPE lustre_client_access_operations_total counter");
+	assert_has_line(text, "lustre_client_access_operations_total{fs_type=\"fuse\",fs=\"les-"
+			      "testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op=\"write\","
+			      "uid=\"1000\",username=\"alice\",process=\"dd\",actor_type=\"user\","
+			      "slurm_job_id=\"42\"} 2");
+	assert_has_line(text, "lustre_client_data_bytes_total{fs_type=\"fuse\",fs=\"les-testfs\","
+			      "mount=\"/mnt/t\",access_intent=\"data_write\",op=\"write\",uid="
+			      "\"1000\",username=\"alice\",process=\"dd\",actor_type=\"user\","
+			      "slurm_job_id=\"42\"} 8192");
+	assert_has_line(text, "lustre_client_operation_errors_total{fs_type=\"fuse\",fs=\"les-"
+			      "testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op=\"write\","
+			      "uid=\"1000\",username=\"alice\",process=\"cp\",actor_type=\"user\","
+			      "slurm_job_id=\"42\",errno_class=\"io\"} 1");
+	/* Histograms drop process by default: dd and cp share one series. */
+	assert_has_line(text, "# TYPE lustre_client_access_duration_seconds histogram");
+	assert_has_line(text, "lustre_client_access_duration_seconds_bucket{fs_type=\"fuse\",fs="
+			      "\"les-testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op="
+			      "\"write\",uid=\"1000\",username=\"alice\",actor_type=\"user\","
+			      "slurm_job_id=\"42\",le=\"5e-06\"} 2");
+	assert_has_line(text, "lustre_client_access_duration_seconds_bucket{fs_type=\"fuse\",fs="
+			      "\"les-testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op="
+			      "\"write\",uid=\"1000\",username=\"alice\",actor_type=\"user\","
+			      "slurm_job_id=\"42\",le=\"10\"} 2");
+	assert_has_line(text, "lustre_client_access_duration_seconds_bucket{fs_type=\"fuse\",fs="
+			      "\"les-testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op="
+			      "\"write\",uid=\"1000\",username=\"alice\",actor_type=\"user\","
+			      "slurm_job_id=\"42\",le=\"+Inf\"} 3");
+	assert_has_line(text, "lustre_client_access_duration_seconds_sum{fs_type=\"fuse\",fs="
+			      "\"les-testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op="
+			      "\"write\",uid=\"1000\",username=\"alice\",actor_type=\"user\","
+			      "slurm_job_id=\"42\"} 20.000006000");
+	assert_has_line(text, "lustre_client_access_duration_seconds_count{fs_type=\"fuse\",fs="
+			      "\"les-testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op="
+			      "\"write\",uid=\"1000\",username=\"alice\",actor_type=\"user\","
+			      "slurm_job_id=\"42\"} 3");
+	/* NULL strings are empty labels; a 2 s wait falls in le="2.5". */
+	assert_has_line(text, "lustre_client_rpc_wait_operations_total{fs_type=\"fuse\",fs=\"\","
+			      "mount=\"\",op=\"write\",uid=\"1000\",username=\"\",process=\"\","
+			      "actor_type=\"\",slurm_job_id=\"\"} 1");
+	assert_has_line(text, "lustre_client_rpc_wait_duration_seconds_bucket{fs_type=\"fuse\","
+			      "fs=\"\",mount=\"\",op=\"write\",uid=\"1000\",username=\"\","
+			      "actor_type=\"\",slurm_job_id=\"\",le=\"1\"} 0");
+	assert_has_line(text, "lustre_client_rpc_wait_duration_seconds_bucket{fs_type=\"fuse\","
+			      "fs=\"\",mount=\"\",op=\"write\",uid=\"1000\",username=\"\","
+			      "actor_type=\"\",slurm_job_id=\"\",le=\"2.5\"} 1");
+	assert_has_line(text, "lustre_client_rpc_errors_total{fs_type=\"nfs\",fs=\"\",mount=\"\","
+			      "uid=\"0\",username=\"\",process=\"\",actor_type=\"\","
+			      "slurm_job_id=\"\",event=\"resend\"} 1");
+	assert_has_line(text, "lustre_ebpf_stream_prometheus_series 6");
+	free(text);
+	les_prom_free(p);
+}
+END_TEST
+
+START_TEST(test_cardinality_flags)
+{
+	struct les_prom *p = make(false, true, 0);
+	struct les_event ev = access_ev("write", "dd\"x", 3000, 0);
+	char *text;
+
+	les_prom_add(p, &ev);
+	text = render(p);
+	/* No uid/username; process kept on the histogram and escaped. */
+	assert_has_line(text, "lustre_client_access_operations_total{fs_type=\"fuse\",fs=\"les-"
+			      "testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op=\"write\","
+			      "process=\"dd\\\"x\",actor_type=\"user\",slurm_job_id=\"42\"} 1");
+	assert_has_line(text,
+			"lustre_client_access_duration_seconds_count{fs_type=\"fuse\",fs="
+			"\"les-testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op="
+			"\"write\",process=\"dd\\\"x\",actor_type=\"user\",slurm_job_id=\"42\"} "
+			"1");
+	ck_assert_ptr_null(strstr(text, "uid="));
+	free(text);
+	les_prom_free(p);
+}
+END_TEST
+
+START_TEST(test_series_ttl)
+{
+	struct les_prom *p = make(true, false, 600 * NS);
+	struct les_event ev = access_ev("write", "dd", 3000, 0);
+	char *text;
+
+	les_prom_tick(p, 1000 * NS);
+	les_prom_add(p, &ev); /* job 42: counter + histogram series */
+	ck_assert_uint_eq(les_prom_series(p), 2);
+	les_prom_tick(p, 1300 * NS);
+	ev.job_id = "43";
+	les_prom_add(p, &ev);
+	ck_assert_uint_eq(les_prom_series(p), 4);
+	les_prom_tick(p, 1600 * NS - 1); /* job 42 is 1 ns short of its TTL */
+	ck_assert_uint_eq(les_prom_series(p), 4);
+	les_prom_tick(p, 1600 * NS);
+	ck_assert_uint_eq(les_prom_series(p), 2);
+	ck_assert_uint_eq(les_prom_expired(p), 2);
+	text = render(p);
+	ck_assert_ptr_null(strstr(text, "slurm_job_id=\"42\""));
+	ck_assert_ptr_nonnull(strstr(text, "slurm_job_id=\"43\""));
+	free(text);
+	/* An update keeps a series alive; a series that comes back starts from 0. */
+	les_prom_tick(p, 1800 * NS);
+	les_prom_add(p, &ev);
+	les_prom_tick(p, 2100 * NS);
+	ck_assert_uint_eq(les_prom_series(p), 2);
+	les_prom_tick(p, 2400 * NS);
+	ck_assert_uint_eq(les_prom_series(p), 0);
+	les_prom_add(p, &ev);
+	text = render(p);
+	ck_assert_ptr_nonnull(strstr(text, "slurm_job_id=\"43\"} 1\n"));
+	free(text);
+	les_prom_free(p);
+}
+END_TEST
+
+START_TEST(test_many_series)
+{
+	struct les_prom *p = make(true, false, 0);
+	char proc[32];
+
+	/* The table grows past its first size; every series stays reachable. */
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < 5000; i++) {
+			struct les_event ev = access_ev("read", proc, 100, 0);
+
+			snprintf(proc, sizeof(proc), "p%d", i);
+			les_prom_add(p, &ev);
+		}
+	ck_assert_uint_eq(les_prom_series(p), 5001); /* 5000 counters, 1 histogram */
+	les_prom_free(p);
+}
+END_TEST
+
+/* GET path from 127.0.0.1:port; returns the whole response (malloc'd). */
+static char *http_get(uint16_t port, const char *path)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
+	size_t len = 0, cap = 1 << 20;
+	char *buf = malloc(cap), req[256];
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	ssize_t n;
+
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_ge(fd, 0);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	snprintf(req, sizeof(req), "GET %s HTTP/1.0\r\nHost: localhost\r\n\r\n", path);
+	ck_assert_int_eq(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	while ((n = read(fd, buf + len, cap - len - 1)) > 0)
+		len += (size_t)n;
+	buf[len] = '\0';
+	close(fd);
+	return buf;
+}
+
+START_TEST(test_http_server)
+{
+	struct les_prom *p = make(true, false, 0);
+	struct les_event ev = access_ev("write", "dd", 3000, 0);
+	char err[256], *resp;
+
+	ck_assert_int_eq(les_prom_start(p, err, sizeof(err)), 0);
+	ck_assert_uint_ne(les_prom_port(p), 0);
+	les_prom_add(p, &ev);
+	resp = http_get(les_prom_port(p), "/metrics");
+	ck_assert_msg(!strncmp(resp, "HTTP/1.", 7) && strstr(resp, " 200 "), "%s", resp);
+	ck_assert_ptr_nonnull(strstr(resp, "text/plain; version=0.0.4"));
+	ck_assert_ptr_nonnull(strstr(resp, "\nlustre_client_access_operations_total{"));
+	free(resp);
+	resp = http_get(les_prom_port(p), "/nothing");
+	ck_assert_ptr_nonnull(strstr(resp, " 404 "));
+	free(resp);
+	les_prom_free(p);
+}
+END_TEST
+
+START_TEST(test_http_bad_address)
+{
+	struct les_prom_config cfg = {.listen = "203.0.113.7:0", .path = "/metrics"};
+	struct les_prom *p = les_prom_new(&cfg);
+	char err[256];
+
+	/* Not an address of this machine: bind fails, with a message. */
+	ck_assert_int_lt(les_prom_start(p, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(strstr(err, "203.0.113.7:0"));
+	les_prom_free(p);
+}
+END_TEST
+
+static Suite *prom_suite(void)
+{
+	Suite *s = suite_create("prom");
+	TCase *tc;
+
+	tc = tcase_create("text");
+	tcase_add_test(tc, test_escape_label);
+	tcase_add_test(tc, test_parse_listen);
+	tcase_add_test(tc, test_render_families);
+	tcase_add_test(tc, test_cardinality_flags);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("store");
+	tcase_add_test(tc, test_series_ttl);
+	tcase_add_test(tc, test_many_series);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("http");
+	tcase_add_test(tc, test_http_server);
+	tcase_add_test(tc, test_http_bad_address);
+	tcase_set_timeout(tc, 30);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(prom_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
