@@ -60,7 +60,8 @@ static rd_kafka_mock_cluster_t *mock_of(struct les_sink_kafka *k)
 /* An access record line number i, with its '\n', as the consumer makes it. */
 static void make_line(char *buf, size_t size, int i, struct les_event *ev)
 {
-	int n = snprintf(buf, size, "{\"type\":\"access\",\"seq\":%d,\"uid\":%d}\n", i, 1000 + i % 3);
+	int n = snprintf(buf, size, "{\"type\":\"access\",\"seq\":%d,\"uid\":%d}\n", i,
+			 1000 + i % 3);
 
 	memset(ev, 0, sizeof(*ev));
 	ev->kind = LES_REC_ACCESS;
