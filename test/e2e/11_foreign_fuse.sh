@@ -16,11 +16,12 @@ mkdir -p "$SRC" "$M"
 bindfs "$SRC" "$M" || les_fail "bindfs failed"
 les_track_mount "$M"
 
-les_start "$WORK/out.jsonl" --mount "$M"
+les_start "$WORK/out.jsonl" --mount "$M" --file-id
 strace -f -c -o "$WORK/strace.txt" -e trace=write dd if=/dev/zero of="$M/f" bs=4k count=100 status=none ||
 	les_fail "dd failed"
 dd if=/dev/zero of="$M/g" bs=64k count=16 conv=fsync status=none || les_fail "dd 64k failed"
 stat "$M/f" >/dev/null
+INO_G=$(stat -c %i "$M/g")
 ls "$M" >/dev/null
 mkdir "$M/d"
 mv "$M/d" "$M/e"
@@ -53,6 +54,10 @@ for pair in getattr:stat:namespace_read readdir:ls:namespace_read mkdir:mkdir:na
 done
 les_eq "cat missing -> open notfound" 1 \
 	"$(q '[.[] | select(.type=="access" and .op=="open" and .comm=="cat" and .errno_class=="notfound")] | length')"
+les_eq "--file-id: dev of the mount" "$(mountpoint -d "$M")" \
+	"$(q '[.[] | select(.type=="access" and .op=="write" and .bytes==65536)][0].dev')"
+les_eq "--file-id: ino of the file written" "$INO_G" \
+	"$(q '[.[] | select(.type=="access" and .op=="write" and .bytes==65536)][0].ino')"
 les_eq "final stats: zero drops" "0 0" \
 	"$(q '[.[] | select(.type=="stats" and .final)][0] | "\(.dropped_kernel) \(.dropped_userspace)"')"
 les_done
