@@ -3,6 +3,8 @@
 #ifndef LES_COMMON_BPF_H
 #define LES_COMMON_BPF_H
 
+#include "les_maps.h"
+
 /* --- settings, written by userspace between open and load --------------- */
 
 /* Wake the consumer only when this much data is pending (0: every record). */
@@ -15,6 +17,17 @@ const volatile __s64 filter_uid = -1;
 const volatile __u32 filter_pid = 0;
 /* Fill dev/ino of the file in access records. */
 const volatile bool want_file_id = false;
+/* Access ops reported, bit 1 << enum les_access_op (--op, --intent). */
+const volatile __u32 filter_access_ops = ~0u;
+/*
+ * FUSE requests reported, bit per opcode below 128, and whether opcodes
+ * from 128 (cuse_init) are: the requests serving the access ops reported.
+ */
+const volatile __u64 filter_fuse_opcodes[2] = { ~0ULL, ~0ULL };
+const volatile bool filter_fuse_high = true;
+/* Only tasks with this comm, NUL-padded (--comm; filter_comm_on false: all). */
+const volatile bool filter_comm_on = false;
+const volatile __u64 filter_comm[2] = {};
 
 /* --- maps ---------------------------------------------------------------- */
 
@@ -46,27 +59,6 @@ struct {
 	__type(value, struct les_mount_path);
 } mount_paths SEC(".maps");
 
-/* One access op in flight on a thread. */
-struct op_frame {
-	__u64 start_ns;
-	__u64 op_id;
-	__u64 rpc_wait_ns;
-	__u64 ino;
-	__u32 dev;
-	__u32 rpc_count;
-	__u32 op; /* enum les_access_op */
-	__s32 key; /* pairs entry with exit: syscall nr or function id */
-	__u64 arg; /* entry argument the exit needs (e.g. open flags) */
-};
-
-/* Per-thread stack of access ops in flight, for nesting and linkage. */
-struct thread_ops {
-	__u64 updated_ns; /* for the userspace sweep of threads that died mid-op */
-	__u32 depth;
-	__u32 tgid;
-	char comm[LES_COMM_LEN]; /* for requests sent on the thread's behalf */
-	struct op_frame frame[LES_MAX_DEPTH];
-};
 
 struct {
 	/* LRU: threads that touched an observed mount long ago make room. */
@@ -136,13 +128,57 @@ static __always_inline void fill_current_task(struct les_task *t)
 	bpf_get_current_comm(t->comm, sizeof(t->comm));
 }
 
+/* comm as bpf_get_current_comm leaves it: NUL-padded to LES_COMM_LEN. */
+static __always_inline bool comm_filtered_out(const char *comm)
+{
+	__u64 w[2];
+
+	if (!filter_comm_on)
+		return false;
+	__builtin_memcpy(w, comm, sizeof(w));
+	return w[0] != filter_comm[0] || w[1] != filter_comm[1];
+}
+
+/* --pid, --uid and --comm of the current task. */
 static __always_inline bool task_filtered_out(__u32 tgid, __u32 uid)
 {
+	char comm[LES_COMM_LEN];
+
 	if (filter_pid && tgid != filter_pid)
 		return true;
 	if (filter_uid >= 0 && uid != (__u32)filter_uid)
 		return true;
+	if (filter_comm_on) {
+		bpf_get_current_comm(comm, sizeof(comm));
+		return comm_filtered_out(comm);
+	}
 	return false;
+}
+
+/* --pid, --uid and --comm of the task a request is attributed to. */
+static __always_inline bool task_rec_filtered_out(const struct les_task *t)
+{
+	if (filter_pid && t->pid != filter_pid)
+		return true;
+	if (filter_uid >= 0 && t->uid != (__u32)filter_uid)
+		return true;
+	return comm_filtered_out(t->comm);
+}
+
+/* --min-latency, --op and --intent at the end of an access op. */
+static __always_inline bool access_filtered_out(__u32 op, __u64 latency)
+{
+	return latency < min_latency_ns || op >= 32 || !(filter_access_ops & (1u << op));
+}
+
+/* --min-latency, and --op/--intent through the access op a FUSE request serves. */
+static __always_inline bool fuse_filtered_out(__u32 opcode, __u64 latency)
+{
+	if (latency < min_latency_ns)
+		return true;
+	if (opcode >= 128)
+		return !filter_fuse_high;
+	return !(filter_fuse_opcodes[opcode >> 6] & (1ULL << (opcode & 63)));
 }
 
 /* Reserve a record, counting the attempt and any failure. */

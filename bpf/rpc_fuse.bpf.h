@@ -16,25 +16,6 @@
 #define FUSE_WRITE_IN_SIZE	40
 #define FUSE_OUT_HEADER_SIZE	16
 
-struct fuse_inflight_key {
-	__u32 dev;
-	__u32 _pad;
-	__u64 unique;
-};
-
-struct fuse_inflight {
-	__u64 start_ns;
-	__u64 parent_op_id;
-	__u64 bytes_sent;
-	__u64 cgroup_id;
-	__u32 opcode;
-	__u32 flags;
-	__u32 worker_pid;
-	__u32 _pad;
-	struct les_task task;
-	char worker_comm[LES_COMM_LEN];
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384); /* resized by userspace */
@@ -97,7 +78,7 @@ static __always_inline int fuse_send(__u32 dev, __u64 unique, __u32 opcode, __u3
 	v.opcode = opcode;
 	v.cgroup_id = bpf_get_current_cgroup_id();
 	fuse_attribute(&v, rq);
-	if (task_filtered_out(v.task.pid, v.task.uid)) {
+	if (task_rec_filtered_out(&v.task)) {
 		count(LES_CNT_FILTERED);
 		return 0;
 	}
@@ -155,7 +136,7 @@ static __always_inline int fuse_end(__u32 dev, __u64 unique, __u32 out_len, __s3
 	now = bpf_ktime_get_ns();
 	latency = now - v->start_ns;
 	fuse_charge_parent(v, latency);
-	if (latency < min_latency_ns) {
+	if (fuse_filtered_out(v->opcode, latency)) {
 		count(LES_CNT_FILTERED);
 		goto out;
 	}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Skeleton lifecycle, map programming, counters and sweeping. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,8 @@
 #include <bpf/libbpf.h>
 #include "les_record.h" /* before the skeleton: its .rodata uses les_fn_desc */
 #include "les.skel.h"
+#include "les_maps.h"
+#include "filter.h"
 #include "fnprobes.h"
 #include "syscalls.h"
 #include "tracer.h"
@@ -34,41 +37,6 @@ static struct fn_state {
 	size_t n_mounts;
 	int verbose;
 } fn_state;
-
-/* Userspace views of the BPF maps' value types (see bpf/). */
-struct fuse_inflight_key {
-	__u32 dev;
-	__u32 _pad;
-	__u64 unique;
-};
-
-struct fuse_inflight {
-	__u64 start_ns;
-	__u64 parent_op_id;
-	__u64 bytes_sent;
-	__u64 cgroup_id;
-	__u32 opcode;
-	__u32 flags;
-	__u32 worker_pid;
-	__u32 _pad;
-	struct les_task task;
-	char worker_comm[LES_COMM_LEN];
-};
-
-struct op_frame {
-	__u64 start_ns, op_id, rpc_wait_ns, ino;
-	__u32 dev, rpc_count, op;
-	__s32 key;
-	__u64 arg;
-};
-
-struct thread_ops {
-	__u64 updated_ns;
-	__u32 depth;
-	__u32 tgid;
-	char comm[LES_COMM_LEN];
-	struct op_frame frame[LES_MAX_DEPTH];
-};
 
 static uint64_t mono_ns(void)
 {
@@ -125,6 +93,25 @@ static int configure_fn(struct les_tracer *t, const struct les_fn_plan *fn, int 
 	return 0;
 }
 
+/* --op, --intent and --comm as constants of the BPF programs (src/filter.h). */
+static void les_filter_configure_bpf(const struct les_options *o, struct les_bpf *s)
+{
+	uint32_t ops = les_filter_access_ops(o->filter_ops, o->filter_intents);
+	uint64_t fuse[2], comm[2];
+	bool high;
+
+	s->rodata->filter_access_ops = ops ? ops : ~0u;
+	les_filter_fuse_opcodes(ops, fuse, &high);
+	s->rodata->filter_fuse_opcodes[0] = fuse[0];
+	s->rodata->filter_fuse_opcodes[1] = fuse[1];
+	s->rodata->filter_fuse_high = high;
+	if (o->filter_comm && les_filter_comm(o->filter_comm, comm) == 0) {
+		s->rodata->filter_comm_on = true;
+		s->rodata->filter_comm[0] = comm[0];
+		s->rodata->filter_comm[1] = comm[1];
+	}
+}
+
 int les_tracer_configure(struct les_tracer *t, const struct les_options *o,
 			 const struct les_probe_plan *plan)
 {
@@ -136,6 +123,7 @@ int les_tracer_configure(struct les_tracer *t, const struct les_options *o,
 	s->rodata->min_latency_ns = o->min_latency_ns;
 	s->rodata->filter_uid = o->filter_uid;
 	s->rodata->filter_pid = o->filter_pid;
+	les_filter_configure_bpf(o, s);
 	s->rodata->want_file_id = o->file_id;
 
 	err = bpf_map__set_max_entries(s->maps.events, (__u32)o->ringbuf_bytes);
@@ -530,20 +518,82 @@ void les_tracer_sweep(struct les_tracer *t, uint64_t max_age_ns)
 	sweep_threads(t, cutoff);
 }
 
+#define DETACH_THREADS 16
+
+struct detach_share {
+	struct bpf_link **links;
+	size_t n;
+};
+
+static void *detach_worker(void *arg)
+{
+	struct detach_share *share = arg;
+
+	for (size_t i = 0; i < share->n; i++)
+		bpf_link__destroy(share->links[i]);
+	return NULL;
+}
+
+/*
+ * Detaching waits in the kernel: a perf-event kprobe for an RCU grace
+ * period, an fentry trampoline for its update (~75 ms each measured under
+ * qemu). The waits of different links overlap when the links are released
+ * from several threads; one thread per share of links does it.
+ */
+static void destroy_links(struct bpf_link **links, size_t n)
+{
+	struct detach_share share[DETACH_THREADS];
+	pthread_t tid[DETACH_THREADS];
+	size_t per = (n + DETACH_THREADS - 1) / DETACH_THREADS, started = 0;
+
+	for (size_t i = 0; per && i < DETACH_THREADS && i * per < n; i++) {
+		share[i].links = links + i * per;
+		share[i].n = n - i * per < per ? n - i * per : per;
+		if (pthread_create(&tid[i], NULL, detach_worker, &share[i]) != 0) {
+			detach_worker(&share[i]); /* no thread: do it here */
+			continue;
+		}
+		tid[started] = tid[i];
+		started++;
+	}
+	for (size_t i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+}
+
+int les_tracer_map_access(void *tracer)
+{
+	struct les_tracer *t = tracer;
+	__u32 key;
+
+	if (bpf_map_get_next_key(bpf_map__fd(t->skel->maps.counters), NULL, &key))
+		return -errno;
+	return 0;
+}
+
+void les_tracer_detach(struct les_tracer *t)
+{
+	uint64_t start = mono_ns();
+	size_t n_links = t->n_links;
+
+	destroy_links(t->links, t->n_links);
+	t->n_links = 0;
+	if (fn_state.verbose && n_links)
+		fprintf(stderr, "lustre-ebpf-stream: %zu links detached in %llu ms\n", n_links,
+			(unsigned long long)elapsed_us(start) / 1000);
+	/*
+	 * A raw tracepoint's program may still be finishing on another CPU
+	 * when its link is gone (its release does not wait): programs run
+	 * for microseconds, so a short pause makes the counters final.
+	 */
+	if (n_links)
+		usleep(20000);
+}
+
 void les_tracer_destroy(struct les_tracer *t)
 {
 	ring_buffer__free(t->rb);
 	t->rb = NULL;
-	uint64_t start = mono_ns();
-	size_t n_links = t->n_links;
-
-	for (size_t i = 0; i < t->n_links; i++)
-		bpf_link__destroy(t->links[i]);
-	t->n_links = 0;
-	/* Perf-event kprobes wait for an RCU grace period each on detach. */
-	if (fn_state.verbose && n_links)
-		fprintf(stderr, "lustre-ebpf-stream: %zu links detached in %llu ms\n", n_links,
-			(unsigned long long)elapsed_us(start) / 1000);
+	les_tracer_detach(t);
 	les_bpf__destroy(t->skel);
 	t->skel = NULL;
 }
