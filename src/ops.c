@@ -196,7 +196,7 @@ const char *les_counter_name(unsigned int counter)
 		[LES_CNT_THREADS_FULL] = "threads_full",
 		[LES_CNT_NOTICE_DROPPED] = "notices_dropped",
 	};
-	return counter < LES_CNT_MAX ? names[counter] : "unknown";
+	return counter < LES_CNT_MAX && names[counter] ? names[counter] : "unknown";
 }
 
 const char *les_probe_name(unsigned int probe)
@@ -209,5 +209,5 @@ const char *les_probe_name(unsigned int probe)
 		[LES_PROBE_SCHED_EXEC] = "sched_process_exec",
 		[LES_PROBE_SCHED_FORK] = "sched_process_fork",
 	};
-	return probe < LES_PROBE_MAX ? names[probe] : "unknown";
+	return probe < LES_PROBE_MAX && names[probe] ? names[probe] : "unknown";
 }

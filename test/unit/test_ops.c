@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Every value of the record ABI's enums has a JSON name, and a unique one. */
+#include <check.h>
+#include <errno.h>
+#include <string.h>
+#include "ops.h"
+
+typedef const char *(*name_fn)(unsigned int);
+
+static void assert_named(const char *what, name_fn fn, unsigned int max, unsigned int first)
+{
+	for (unsigned int i = first; i < max; i++) {
+		const char *n = fn(i);
+
+		ck_assert_msg(n && strcmp(n, "unknown") != 0, "%s %u has no name", what, i);
+		for (unsigned int j = first; j < i; j++)
+			ck_assert_msg(strcmp(n, fn(j)) != 0, "%s %u and %u share the name %s", what,
+				      i, j, n);
+	}
+	ck_assert_str_eq(fn(max), "unknown");
+}
+
+static const char *op_name(unsigned int op)
+{
+	return les_op_name(op);
+}
+
+START_TEST(test_names)
+{
+	assert_named("op", op_name, LES_OP_MAX, 0);
+	assert_named("counter", les_counter_name, LES_CNT_MAX, 0);
+	assert_named("probe", les_probe_name, LES_PROBE_MAX, 0);
+	assert_named("attach method", les_attach_method_name, LES_ATTACH_MAX, 0);
+	assert_named("rpc proto", les_rpc_proto_name, LES_PROTO_MAX, 0);
+	assert_named("rpc event", les_rpc_event_name, LES_EV_MAX, 0);
+}
+END_TEST
+
+START_TEST(test_op_round_trip)
+{
+	for (unsigned int op = 0; op < LES_OP_MAX; op++)
+		ck_assert_int_eq(les_op_from_name(les_op_name(op)), (int)op);
+	ck_assert_int_eq(les_op_from_name("nope"), -1);
+}
+END_TEST
+
+START_TEST(test_intents)
+{
+	ck_assert_int_eq(les_op_intent(LES_OP_READ), LES_INTENT_DATA_READ);
+	ck_assert_int_eq(les_op_intent(LES_OP_WRITE), LES_INTENT_DATA_WRITE);
+	ck_assert_int_eq(les_op_intent(LES_OP_FSYNC), LES_INTENT_SYNC);
+	ck_assert_int_eq(les_op_intent(LES_OP_RENAME), LES_INTENT_NAMESPACE_MUTATION);
+	ck_assert_int_eq(les_op_intent(LES_OP_GET_ACL), LES_INTENT_NAMESPACE_READ);
+	ck_assert_int_eq(les_intent_from_name("namespace_read"), LES_INTENT_NAMESPACE_READ);
+}
+END_TEST
+
+START_TEST(test_errno_classes)
+{
+	ck_assert_ptr_null(les_errno_class_name(les_errno_class(0)));
+	ck_assert_str_eq(les_errno_class_name(les_errno_class(ETIMEDOUT)), "timeout");
+	ck_assert_str_eq(les_errno_class_name(les_errno_class(-ENOTCONN)), "notconn");
+	ck_assert_str_eq(les_errno_class_name(les_errno_class(EACCES)), "perm");
+	ck_assert_str_eq(les_errno_class_name(les_errno_class(ENOENT)), "notfound");
+	ck_assert_str_eq(les_errno_class_name(les_errno_class(EIO)), "io");
+	ck_assert_str_eq(les_errno_class_name(les_errno_class(EAGAIN)), "again");
+	ck_assert_str_eq(les_errno_class_name(les_errno_class(ENOSPC)), "other");
+}
+END_TEST
+
+START_TEST(test_fuse_opcodes)
+{
+	ck_assert_str_eq(les_fuse_opcode_name(16), "write");
+	ck_assert_str_eq(les_fuse_opcode_name(15), "read");
+	ck_assert_str_eq(les_fuse_opcode_name(45), "rename2");
+	ck_assert_str_eq(les_fuse_opcode_name(7), "unknown");
+	ck_assert_str_eq(les_fuse_opcode_name(100000), "unknown");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("ops");
+	TCase *tc = tcase_create("names");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_op_round_trip);
+	tcase_add_test(tc, test_intents);
+	tcase_add_test(tc, test_errno_classes);
+	tcase_add_test(tc, test_fuse_opcodes);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
