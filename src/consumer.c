@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include "consumer.h"
+#include "filter.h"
 #include "ops.h"
 
 static uint64_t mono_now_ns(void)
@@ -30,9 +31,15 @@ void les_consumer_init(struct les_consumer *c, const struct les_options *opts,
 	snprintf(c->host, sizeof(c->host), "%s", host);
 }
 
+/* Per-op records the file sink lost (a full disk, a closed pipe). */
+static uint64_t output_dropped(const struct les_consumer *c)
+{
+	return c->file ? c->file->records_dropped : 0;
+}
+
 uint64_t les_consumer_dropped(const struct les_consumer *c)
 {
-	return c->decode_errors + c->format_errors + (c->file ? c->file->dropped : 0);
+	return c->decode_errors + c->format_errors + c->dropped_stopped + output_dropped(c);
 }
 
 static int add_sink(struct les_event_sink *v, size_t *n, size_t max, les_event_fn fn, void *ctx)
@@ -65,11 +72,13 @@ int les_consumer_add_stats_hook(struct les_consumer *c, les_stats_fn fn, void *c
 	return 0;
 }
 
-int les_consumer_output(struct les_consumer *c, const struct les_event *ev)
+static int output_line(struct les_consumer *c, const struct les_event *ev, bool record)
 {
 	int err = 0;
 
-	if (c->file)
+	if (c->file && record)
+		err = les_sink_file_write_record(c->file, ev->line, ev->line_len);
+	else if (c->file)
 		err = les_sink_file_write(c->file, ev->line, ev->line_len);
 	if (err == -EPIPE) {
 		c->stop = true;
@@ -83,29 +92,43 @@ int les_consumer_output(struct les_consumer *c, const struct les_event *ev)
 	return 0;
 }
 
-/* Hand a finished record to the event sinks and, as a line, to the line sinks. */
+int les_consumer_output(struct les_consumer *c, const struct les_event *ev)
+{
+	return output_line(c, ev, false);
+}
+
+/*
+ * Hand a finished record to the event sinks and, as a line, to the line sinks.
+ * Without per-op lines (--aggregate alone) the record was not formatted at
+ * all: no event sink reads the line, and formatting is most of the cost.
+ */
 static int emit_record(struct les_consumer *c)
 {
 	struct les_event *ev = &c->ev;
 	int err;
 
+	if (!les_filter_job_passes(c->opts->filter_job, ev->job_id)) {
+		c->filtered_userspace++;
+		return 0;
+	}
 	if (c->jw.overflow) {
 		c->format_errors++;
 		return 0;
 	}
 	ev->line = c->line;
 	ev->line_len = c->jw.len;
+	/* Handed over: from here on each sink accounts for the record. */
+	c->emitted++;
 	for (size_t i = 0; i < c->n_event_sinks; i++) {
 		err = c->event_sinks[i].fn(c->event_sinks[i].ctx, ev);
 		if (err)
 			return err;
 	}
 	if (c->records_to_lines) {
-		err = les_consumer_output(c, ev);
+		err = output_line(c, ev, true);
 		if (err)
 			return err;
 	}
-	c->emitted++;
 	if (c->opts->count && c->emitted >= c->opts->count) {
 		c->stop = true;
 		return -ECANCELED;
@@ -129,6 +152,15 @@ static bool size_ok(uint32_t kind, size_t size)
 		return size >= sizeof(struct les_rec_fork);
 	}
 	return false;
+}
+
+/* A per-op record (not a process notice): part of the stats identity. */
+static bool is_op_record(const void *data)
+{
+	uint32_t kind;
+
+	memcpy(&kind, data, sizeof(kind));
+	return kind == LES_REC_ACCESS || kind == LES_REC_RPC || kind == LES_REC_RPC_EVENT;
 }
 
 static const struct les_observed_mount *mount_of(struct les_consumer *c, uint32_t dev)
@@ -196,7 +228,9 @@ static int on_access(struct les_consumer *c, const struct les_rec_access *r)
 	ev->errno_class = les_errno_class_name(les_errno_class(r->err));
 	ev->rpc_count = r->rpc_count;
 	ev->rpc_wait_ns = r->rpc_wait_ns;
-	les_format_access(&c->jw, &c->fmt, les_observed_find(c->observed, r->dev), r, enriched(c));
+	if (c->records_to_lines)
+		les_format_access(&c->jw, &c->fmt, les_observed_find(c->observed, r->dev), r,
+				  enriched(c));
 	return emit_record(c);
 }
 
@@ -218,7 +252,9 @@ static int on_rpc(struct les_consumer *c, const struct les_rec_rpc *r)
 		c->worker_comm[sizeof(r->worker_comm)] = '\0';
 		ev->worker_comm = c->worker_comm;
 	}
-	les_format_rpc(&c->jw, &c->fmt, les_observed_find(c->observed, r->dev), r, enriched(c));
+	if (c->records_to_lines)
+		les_format_rpc(&c->jw, &c->fmt, les_observed_find(c->observed, r->dev), r,
+			       enriched(c));
 	return emit_record(c);
 }
 
@@ -226,13 +262,20 @@ static int on_rpc_event(struct les_consumer *c, const struct les_rec_rpc_event *
 {
 	struct les_event *ev = &c->ev;
 
-	event_common(c, LES_REC_RPC_EVENT, "rpc_event", r->ts_ns, r->dev, &r->task, 0);
+	event_common(c, LES_REC_RPC_EVENT, "rpc_event", r->ts_ns, r->dev, &r->task,
+		     r->flags & LES_RPC_F_ASYNC ? LES_ACTOR_F_FS_WORK : 0);
 	ev->event = les_rpc_event_name(r->event);
 	ev->op = ev->event;
 	ev->proto = les_rpc_proto_name(r->proto);
 	ev->parent_op_id = r->parent_op_id;
-	les_format_rpc_event(&c->jw, &c->fmt, les_observed_find(c->observed, r->dev), r,
-			     enriched(c));
+	if (r->flags & LES_RPC_F_ASYNC) {
+		memcpy(c->worker_comm, r->worker_comm, sizeof(r->worker_comm));
+		c->worker_comm[sizeof(r->worker_comm)] = '\0';
+		ev->worker_comm = c->worker_comm;
+	}
+	if (c->records_to_lines)
+		les_format_rpc_event(&c->jw, &c->fmt, les_observed_find(c->observed, r->dev), r,
+				     enriched(c));
 	return emit_record(c);
 }
 
@@ -241,8 +284,15 @@ int les_consumer_on_record(void *ctx, void *data, size_t size)
 	struct les_consumer *c = ctx;
 	uint32_t kind;
 
-	if (c->stop)
-		return -ECANCELED;
+	if (c->stop) {
+		/*
+		 * libbpf has consumed this record whatever we return. While
+		 * running, stop the poll; in the final drain take the rest.
+		 */
+		if (size >= sizeof(kind) && is_op_record(data))
+			c->dropped_stopped++;
+		return c->draining ? 0 : -ECANCELED;
+	}
 	if (size < sizeof(kind)) {
 		c->decode_errors++;
 		return 0;
@@ -303,6 +353,44 @@ static void put_kernel_counters(struct jw *w, const struct les_kernel_stats *ks)
 	jw_obj_end(w);
 }
 
+/*
+ * Requests in flight now: "inflight":{"total":N,"by_proto":{"fuse":N,...},
+ * "by_mount":[{"proto":…,"mount":…,"fs":…,"requests":N},...]}, by_mount
+ * listing only nonzero groups (mount null: the mount is not known).
+ */
+static void put_inflight(struct jw *w, struct les_consumer *c, const struct les_kernel_stats *ks)
+{
+	static const unsigned int protos[] = { LES_PROTO_FUSE, LES_PROTO_SUNRPC, LES_PROTO_PTLRPC };
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < sizeof(protos) / sizeof(protos[0]); i++)
+		total += ks->inflight_by_proto[protos[i]];
+	jw_key(w, "inflight");
+	jw_obj_begin(w);
+	jw_kv_u64(w, "total", total);
+	jw_key(w, "by_proto");
+	jw_obj_begin(w);
+	for (size_t i = 0; i < sizeof(protos) / sizeof(protos[0]); i++)
+		jw_kv_u64(w, les_rpc_proto_name(protos[i]), ks->inflight_by_proto[protos[i]]);
+	jw_obj_end(w);
+	jw_key(w, "by_mount");
+	jw_arr_begin(w);
+	for (size_t i = 0; i < ks->n_inflight && i < LES_INFLIGHT_GROUPS; i++) {
+		const struct les_inflight_group *g = &ks->inflight[i];
+		const struct les_observed_mount *m =
+			g->dev ? les_observed_find(c->observed, g->dev) : NULL;
+
+		jw_obj_begin(w);
+		jw_kv_cstr(w, "proto", les_rpc_proto_name(g->proto));
+		jw_kv_cstr(w, "mount", m ? m->mount_point : NULL);
+		jw_kv_cstr(w, "fs", m ? m->fs_name : NULL);
+		jw_kv_u64(w, "requests", g->requests);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	jw_obj_end(w);
+}
+
 int les_consumer_emit_stats(struct les_consumer *c, const struct les_kernel_stats *ks, bool final)
 {
 	struct jw *w = &c->jw;
@@ -316,17 +404,22 @@ int les_consumer_emit_stats(struct les_consumer *c, const struct les_kernel_stat
 	jw_raw_members(w, c->fmt.host_json, c->fmt.host_json_len);
 	jw_kv_bool(w, "final", final);
 	jw_kv_double(w, "elapsed_s", (double)(now - c->start_mono_ns) / 1e9, 3);
-	jw_kv_u64(w, "emitted", c->emitted);
-	jw_kv_u64(w, "produced_kernel", ks->counters[LES_CNT_PRODUCED]);
+	/* The identity: see les_consumer_emit_stats in consumer.h. */
+	jw_kv_u64(w, "emitted", c->emitted - output_dropped(c));
+	jw_kv_u64(w, "produced_kernel",
+		  ks->counters[LES_CNT_PRODUCED] + ks->counters[LES_CNT_FILTERED]);
 	jw_kv_u64(w, "dropped_kernel", ks->counters[LES_CNT_RB_DROPPED]);
 	jw_kv_u64(w, "dropped_userspace", les_consumer_dropped(c));
 	jw_kv_u64(w, "dropped_decode", c->decode_errors);
 	jw_kv_u64(w, "dropped_format", c->format_errors);
-	jw_kv_u64(w, "dropped_output", c->file ? c->file->dropped : 0);
+	jw_kv_u64(w, "dropped_stopped", c->dropped_stopped);
+	jw_kv_u64(w, "dropped_output", output_dropped(c));
+	jw_kv_u64(w, "dropped_output_lines", c->file ? c->file->dropped : 0);
 	jw_kv_u64(w, "filtered_kernel", ks->counters[LES_CNT_FILTERED]);
+	jw_kv_u64(w, "filtered_userspace", c->filtered_userspace);
 	jw_kv_u64(w, "stale_swept", ks->stale_swept);
 	jw_kv_u64(w, "threads_swept", ks->threads_swept);
-	jw_kv_u64(w, "inflight", ks->inflight_fuse);
+	put_inflight(w, c, ks);
 	put_kind_counts(w, c);
 	put_kernel_counters(w, ks);
 	for (size_t i = 0; i < c->n_stats_hooks; i++)
@@ -340,6 +433,34 @@ int les_consumer_emit_stats(struct les_consumer *c, const struct les_kernel_stat
 	memset(&c->ev, 0, sizeof(c->ev));
 	c->ev.type = "stats";
 	c->ev.host = c->host;
+	c->ev.line = c->line;
+	c->ev.line_len = w->len;
+	return les_consumer_output(c, &c->ev);
+}
+
+int les_consumer_emit_notice(struct les_consumer *c, const char *what,
+			     const struct les_observed_mount *m)
+{
+	struct jw *w = &c->jw;
+
+	les_fmt_ctx_sync_clock(&c->fmt);
+	jw_reset(w);
+	jw_obj_begin(w);
+	jw_kv_cstr(w, "type", "notice");
+	jw_kv_time(w, "ts", les_fmt_epoch_ns(&c->fmt, mono_now_ns()));
+	jw_raw_members(w, c->fmt.host_json, c->fmt.host_json_len);
+	jw_kv_cstr(w, "notice", what);
+	jw_raw_members(w, m->json, m->json_len);
+	jw_obj_end(w);
+	jw_newline(w);
+	if (w->overflow)
+		return 0; /* cannot happen: the members are bounded; not a record */
+	memset(&c->ev, 0, sizeof(c->ev));
+	c->ev.type = "notice";
+	c->ev.host = c->host;
+	c->ev.fs_type = m->fs_type;
+	c->ev.fs = m->fs_name;
+	c->ev.mount = m->mount_point;
 	c->ev.line = c->line;
 	c->ev.line_len = w->len;
 	return les_consumer_output(c, &c->ev);

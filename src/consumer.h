@@ -43,11 +43,23 @@ struct les_stats_hook {
 };
 
 /* Kernel-side numbers for the stats record, read by the tracer. */
+#define LES_INFLIGHT_GROUPS 32
+
+/* Requests of one protocol in flight on one mount (dev 0: mount unknown). */
+struct les_inflight_group {
+	uint32_t dev;
+	uint32_t proto; /* enum les_rpc_proto */
+	uint64_t requests;
+};
+
 struct les_kernel_stats {
 	uint64_t counters[LES_CNT_SLOTS];
 	uint64_t stale_swept; /* in-flight requests swept by age */
 	uint64_t threads_swept; /* per-thread op stacks swept by age */
-	uint64_t inflight_fuse; /* requests in flight now */
+	uint64_t inflight_fuse; /* FUSE requests in flight now */
+	uint64_t inflight_by_proto[LES_PROTO_MAX]; /* requests in flight now */
+	struct les_inflight_group inflight[LES_INFLIGHT_GROUPS]; /* by mount, nonzero only */
+	size_t n_inflight;
 };
 
 struct les_consumer {
@@ -63,7 +75,10 @@ struct les_consumer {
 	uint64_t decode_errors; /* malformed records: wrong size, unknown kind */
 	uint64_t format_errors; /* lines that did not fit the line buffer */
 	uint64_t unobserved; /* records of a dev no longer observed */
+	uint64_t filtered_userspace; /* records left out by --job */
+	uint64_t dropped_stopped; /* records read after the run stopped (--count, EPIPE) */
 	bool stop; /* --count reached or the output closed */
+	bool draining; /* final drain: records after a stop are counted, not formatted */
 	bool records_to_lines; /* per-op records are output lines (else only events) */
 	struct les_event_sink event_sinks[LES_MAX_EVENT_SINKS];
 	size_t n_event_sinks;
@@ -99,7 +114,30 @@ int les_consumer_on_record(void *ctx, void *data, size_t size);
 /* Records lost in userspace so far (decode, format, sinks). */
 uint64_t les_consumer_dropped(const struct les_consumer *c);
 
+/*
+ * The stats record. Its accounting identity, exact in the final record
+ * (the probes are detached and the ring drained before it is made):
+ *
+ *   produced_kernel == emitted + dropped_kernel + dropped_userspace + filtered_kernel
+ *                      + filtered_userspace
+ *
+ * produced_kernel counts every per-op record the probes made: reserved in
+ * the ring (successfully or not) or discarded by a kernel filter.
+ * filtered_userspace counts the records --job left out.
+ * dropped_userspace = dropped_decode + dropped_format + dropped_stopped +
+ * dropped_output. emitted counts records the file sink wrote (or, without
+ * per-op lines, the event sinks took). Process notices are not records:
+ * their losses are kernel.notice_dropped. Kafka accounts for its lines in
+ * its own member.
+ */
 int les_consumer_emit_stats(struct les_consumer *c, const struct les_kernel_stats *ks,
 			    bool final);
+
+/*
+ * A {"type":"notice"} line about an observed mount: what is "mount_gone"
+ * or "mount_added"; m gives fs_type, fs and mount.
+ */
+int les_consumer_emit_notice(struct les_consumer *c, const char *what,
+			     const struct les_observed_mount *m);
 
 #endif /* LES_CONSUMER_H */

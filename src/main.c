@@ -4,6 +4,7 @@
  * main only wires the stages together; each lives in src/.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -18,15 +19,22 @@
 #include "consumer.h"
 #include "enrich.h"
 #include "mounts.h"
+#include "mountwatch.h"
 #include "observed.h"
 #include "options.h"
+#include "privs.h"
 #include "probes.h"
 #include "prom.h"
+#include "sdnotify.h"
+#include "summary.h"
 #include "sink.h"
 #include "sink_kafka.h"
 #include "tracer.h"
 
 static volatile sig_atomic_t exiting;
+static volatile sig_atomic_t reopen_output; /* SIGHUP: logrotate moved the file */
+static struct les_summary *summary; /* NULL: no summary at exit */
+static struct les_status status; /* .out NULL: no status line */
 static struct les_sink_kafka *kafka; /* NULL without --kafka-brokers */
 static struct les_aggregate *aggregator; /* NULL without --aggregate */
 static struct les_prom *prom; /* NULL without --prometheus */
@@ -39,13 +47,22 @@ static void on_signal(int sig)
 	exiting = 1;
 }
 
+static void on_hangup(int sig)
+{
+	(void)sig;
+	reopen_output = 1;
+}
+
 static void install_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction hup = { .sa_handler = on_hangup };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigemptyset(&hup.sa_mask);
+	sigaction(SIGHUP, &hup, NULL);
 	/* A closed pipe shows up as EPIPE from write: the sink ends quietly. */
 	signal(SIGPIPE, SIG_IGN);
 }
@@ -158,8 +175,78 @@ static void emit_stats(struct les_consumer *c, struct les_tracer *t, bool final)
 	struct les_kernel_stats ks;
 
 	les_tracer_read_stats(t, &ks);
+	/* Lines still buffered are written (or dropped) before they are counted. */
+	les_sink_file_flush(c->file);
 	les_consumer_emit_stats(c, &ks, final);
 	les_sink_file_flush(c->file);
+	/* -v: the final numbers also when the records go to /dev/null (benchmarks). */
+	if (final && c->opts->verbose && !c->jw.overflow)
+		fprintf(stderr, "lustre-ebpf-stream: final stats: %.*s", (int)c->jw.len, c->line);
+}
+
+/* A full disk loses lines: say so on stderr, at most once per interval. */
+static void warn_output_drops(const struct les_consumer *c, const struct les_options *o,
+			      uint64_t now)
+{
+	static uint64_t reported, next;
+	const struct les_sink_file *f = c->file;
+
+	if (!f || !f->last_errno || f->dropped == reported || now < next)
+		return;
+	fprintf(stderr,
+		"lustre-ebpf-stream: warning: writing %s: %s: %" PRIu64 " lines (%" PRIu64
+		" records) dropped so far\n",
+		f->path ? f->path : "stdout", strerror(f->last_errno), f->dropped,
+		f->records_dropped);
+	reported = f->dropped;
+	next = now + (o->stats_interval_ns ? o->stats_interval_ns : 10000000000ULL);
+}
+
+static struct les_mountwatch mountwatch = { .fd = -1 };
+static struct les_observed *observed_mounts; /* main's, changed by refresh_mounts */
+
+/*
+ * The mount table changed: observe what is there now (the same --mount
+ * paths, or every supported mount), tell BPF, and put out a notice per
+ * mount gone or added. Records already in the ring are taken first, while
+ * their mounts are still known.
+ */
+static void refresh_mounts(struct les_consumer *c, struct les_tracer *t,
+			   const struct les_options *o, struct les_observed *obs)
+{
+	struct les_mount_table table;
+	struct les_observed *next = calloc(1, sizeof(*next));
+	unsigned int changes = 0;
+	int err;
+
+	if (!next || les_mount_table_load(&table, o->mountinfo_path)) {
+		free(next);
+		return;
+	}
+	err = les_observed_reselect(next, &table, o->mounts, o->n_mounts);
+	les_mount_table_free(&table);
+	if (!err)
+		err = les_tracer_set_mounts(t, next);
+	if (err) {
+		fprintf(stderr, "lustre-ebpf-stream: warning: mounts changed, not followed: %s\n",
+			strerror(-err));
+		les_observed_free(next);
+		free(next);
+		return;
+	}
+	les_tracer_poll(t, 0);
+	for (size_t i = 0; i < obs->n; i++)
+		if (!les_observed_has(next, &obs->m[i]) && ++changes)
+			les_consumer_emit_notice(c, "mount_gone", &obs->m[i]);
+	for (size_t i = 0; i < next->n; i++)
+		if (!les_observed_has(obs, &next->m[i]) && ++changes)
+			les_consumer_emit_notice(c, "mount_added", &next->m[i]);
+	if (o->verbose && changes)
+		fprintf(stderr, "lustre-ebpf-stream: mounts changed: observing %zu mount(s)\n",
+			next->n);
+	les_observed_free(obs);
+	*obs = *next;
+	free(next);
 }
 
 /* Once a second: the endpoint's self-metrics, in-flight gauge and series TTL. */
@@ -176,6 +263,73 @@ static void tick_prometheus(struct les_consumer *c, struct les_tracer *t, uint64
 	next = now + 1000000000ULL;
 }
 
+/* SIGHUP: close and reopen the output file (the old one was rotated away). */
+static void reopen_if_asked(struct les_consumer *c, const struct les_options *o)
+{
+	int err;
+
+	if (!reopen_output)
+		return;
+	reopen_output = 0;
+	err = les_sink_file_reopen(c->file);
+	if (err)
+		fail(0, "cannot reopen %s: %s; lines are counted as dropped until the next SIGHUP",
+		     o->output, strerror(-err));
+	else if (o->verbose && c->file->path)
+		fprintf(stderr, "lustre-ebpf-stream: reopened %s\n", c->file->path);
+}
+
+/* Once a second on a terminal: the status line. */
+static void tick_status(struct les_consumer *c, struct les_tracer *t, uint64_t now,
+			uint64_t start, const struct les_options *o)
+{
+	static uint64_t next;
+	struct les_kernel_stats ks;
+
+	if (!status.out || now < next)
+		return;
+	les_tracer_read_stats(t, &ks);
+	les_status_update(&status, now, now - start, o->duration_ns, c->emitted,
+			  ks.counters[LES_CNT_RB_DROPPED] + les_consumer_dropped(c));
+	next = now + 1000000000ULL;
+}
+
+/* Summary on stderr when the run ends, with the final stats record's numbers. */
+static void print_summary(struct les_consumer *c, struct les_tracer *t)
+{
+	struct les_summary_totals tot = { 0 };
+	struct les_kernel_stats ks;
+
+	les_status_clear(&status);
+	if (!summary)
+		return;
+	les_tracer_read_stats(t, &ks);
+	tot.elapsed_ns = mono_ns() - c->start_mono_ns;
+	tot.emitted = c->emitted;
+	tot.dropped = ks.counters[LES_CNT_RB_DROPPED] + les_consumer_dropped(c);
+	tot.filtered = ks.counters[LES_CNT_FILTERED] + c->filtered_userspace;
+	les_summary_print(summary, &tot, stderr);
+}
+
+/*
+ * --summary, or by default when stderr is a terminal; the status line only
+ * on a terminal and when the records do not go to that same terminal.
+ */
+static int open_summary(struct les_consumer *c, const struct les_options *o)
+{
+	bool tty = isatty(STDERR_FILENO);
+	bool records_on_tty = (!o->output || strcmp(o->output, "-") == 0) && isatty(STDOUT_FILENO);
+
+	if (o->summary == 1 || (o->summary == -1 && tty)) {
+		summary = les_summary_new();
+		if (!summary || les_consumer_add_event_sink(c, les_summary_event, summary))
+			return fail(LES_EXIT_RUNTIME, "cannot set up the summary");
+	}
+	if (tty && !records_on_tty)
+		status.out = stderr;
+	return 0;
+}
+
 static int run(struct les_consumer *c, struct les_tracer *t, const struct les_options *o)
 {
 	uint64_t start = mono_ns(), next_stats = start + o->stats_interval_ns;
@@ -185,6 +339,9 @@ static int run(struct les_consumer *c, struct les_tracer *t, const struct les_op
 		uint64_t now;
 
 		err = les_tracer_poll(t, (int)o->poll_ms);
+		/* SIGHUP interrupts the poll too: it asks for a reopen, not a stop. */
+		if (err == -EINTR && !exiting)
+			err = 0;
 		if (err == -EINTR || c->stop) {
 			/* A signal, --count reached, or the reader went away. */
 			err = 0;
@@ -194,8 +351,13 @@ static int run(struct les_consumer *c, struct les_tracer *t, const struct les_op
 			break;
 		err = 0;
 		les_sink_file_flush(c->file);
+		reopen_if_asked(c, o);
 		les_sink_kafka_poll(kafka);
 		now = mono_ns();
+		tick_status(c, t, now, start, o);
+		warn_output_drops(c, o, now);
+		if (les_mountwatch_changed(&mountwatch))
+			refresh_mounts(c, t, o, observed_mounts);
 		les_aggregate_tick(aggregator, les_fmt_epoch_ns(&c->fmt, now));
 		tick_prometheus(c, t, now);
 		if (o->duration_ns && now - start >= o->duration_ns)
@@ -206,20 +368,35 @@ static int run(struct les_consumer *c, struct les_tracer *t, const struct les_op
 			next_stats = now + o->stats_interval_ns;
 		}
 	}
-	/* What is already in the ring was produced inside the run: take it. */
-	if (!c->stop)
-		les_tracer_poll(t, 0);
+	/*
+	 * Detached, the probes produce nothing more: the counters read for
+	 * the final stats are final and this drain takes every record the run
+	 * made (after a stop they are counted, not written), so the identity
+	 * of the final stats record holds exactly.
+	 */
+	les_tracer_detach(t);
+	c->draining = true;
+	les_tracer_poll(t, 0);
 	/* The last window is cut short: it goes out marked partial. */
 	les_aggregate_flush(aggregator, les_fmt_epoch_ns(&c->fmt, mono_ns()));
 	/* The final stats record tells what Kafka could not take: flush first. */
 	les_sink_kafka_flush(kafka, o->kafka_flush_timeout_ns);
 	emit_stats(c, t, true);
+	if (c->file && c->file->last_errno && c->file->dropped)
+		fprintf(stderr,
+			"lustre-ebpf-stream: writing %s: %" PRIu64 " lines (%" PRIu64
+			" records) dropped: %s\n",
+			c->file->path ? c->file->path : "stdout", c->file->dropped,
+			c->file->records_dropped, strerror(c->file->last_errno));
 	if (err)
 		return fail(LES_EXIT_RUNTIME, "reading the ring buffer: %s", strerror(-err));
 	return LES_EXIT_OK;
 }
 
-/* Before the BPF programs load, so that a bad -X fails fast. */
+/*
+ * After the capability drop: librdkafka's threads block every signal and
+ * would keep whatever the process held when they started.
+ */
 static int open_kafka(const struct les_options *o)
 {
 	char err[512];
@@ -252,7 +429,30 @@ static int open_aggregation(struct les_consumer *c, const struct les_options *o)
 
 static struct les_enricher *enricher;
 
-/* Enrichment options are checked before anything is loaded: usage errors. */
+/*
+ * Enrichment options are checked before anything is loaded (usage
+ * errors), by an enricher made without its resolver thread: threads are
+ * started only once capabilities are dropped.
+ */
+static int check_enrichment(const struct les_options *o, const char *host)
+{
+	struct les_enrich_config cfg = o->enrich;
+	struct les_enricher *e = NULL;
+	char err[512];
+	int ret;
+
+	if (o->no_enrich)
+		return 0;
+	cfg.no_user_lookup = true;
+	ret = les_enrich_new(&e, &cfg, host, err, sizeof(err));
+	les_enrich_free(e);
+	if (ret == -EINVAL)
+		return fail(LES_EXIT_USAGE, "%s (see --help)", err);
+	if (ret)
+		return fail(LES_EXIT_RUNTIME, "cannot set up enrichment: %s", strerror(-ret));
+	return 0;
+}
+
 static int open_enrichment(const struct les_options *o, const char *host)
 {
 	char err[512];
@@ -265,6 +465,73 @@ static int open_enrichment(const struct les_options *o, const char *host)
 		return fail(LES_EXIT_USAGE, "%s (see --help)", err);
 	if (ret)
 		return fail(LES_EXIT_RUNTIME, "cannot set up enrichment: %s", strerror(-ret));
+	return 0;
+}
+
+/* A port below 1024 for --prometheus, bound after the drop, needs its capability. */
+static bool prom_needs_bind_cap(const struct les_options *o)
+{
+	char host[256];
+	uint16_t port;
+
+	return o->prom_listen &&
+	       les_prom_parse_listen(o->prom_listen, host, sizeof(host), &port) == 0 &&
+	       port < 1024;
+}
+
+/*
+ * After attaching, before any thread starts (capabilities are per
+ * thread): keep only what enrichment reads /proc and cgroups with.
+ */
+static int drop_privileges(const struct les_options *o, struct les_tracer *t)
+{
+	uint64_t keep = 0;
+	struct les_privs_result res;
+	char err[256], names[256];
+
+	if (o->keep_caps)
+		return 0;
+	if (!o->no_enrich)
+		keep |= LES_CAP_BIT(CAP_SYS_PTRACE) | LES_CAP_BIT(CAP_DAC_READ_SEARCH);
+	if (prom_needs_bind_cap(o))
+		keep |= LES_CAP_BIT(CAP_NET_BIND_SERVICE);
+	if (les_privs_drop(keep, les_tracer_map_access, t, &res, err, sizeof(err)))
+		return fail(LES_EXIT_RUNTIME, "cannot drop capabilities: %s (--keep-caps to skip)",
+			    err);
+	if (o->verbose) {
+		les_privs_caps_names(res.kept, names, sizeof(names));
+		fprintf(stderr, "lustre-ebpf-stream: capabilities kept: %s%s\n", names,
+			res.bpf_for_maps ? " (cap_bpf: this kernel checks it on map access)" : "");
+	}
+	if (res.other_threads)
+		fprintf(stderr,
+			"lustre-ebpf-stream: warning: %d thread(s) started before the drop keep "
+			"their capabilities\n",
+			res.other_threads);
+	return 0;
+}
+
+/* The options came from a file others could have written: refuse to act on them. */
+static int check_config_path(const struct les_options *o)
+{
+	char err[512];
+
+	if (o->config_path && les_privs_check_path("--config", o->config_path, err, sizeof(err)))
+		return fail(LES_EXIT_RUNTIME, "%s", err);
+	return 0;
+}
+
+/* --output: refuse a path others could write or replace; created 0640. */
+static int open_output(struct les_sink_file *out, const struct les_options *o)
+{
+	char err[512];
+	int ret = les_privs_check_path("--output", o->output, err, sizeof(err));
+
+	if (ret)
+		return fail(LES_EXIT_RUNTIME, "%s", err);
+	ret = les_sink_file_open(out, o->output);
+	if (ret)
+		return fail(LES_EXIT_RUNTIME, "cannot open %s: %s", o->output, strerror(-ret));
 	return 0;
 }
 
@@ -291,24 +558,22 @@ int main(int argc, char **argv)
 		les_probe_plan_print(&plan, stdout, opts.list_probes == LES_LIST_JSON);
 		return LES_EXIT_OK;
 	}
-	ret = preflight();
+	ret = check_config_path(&opts);
+	ret = ret ?: preflight();
 	if (ret)
 		return ret;
 	gethostname(host, sizeof(host) - 1);
-	ret = open_enrichment(&opts, host);
+	ret = check_enrichment(&opts, host);
 	if (ret)
 		goto cleanup;
 	ret = select_mounts(&opts, &observed);
 	if (ret)
 		goto cleanup;
-	ret = open_kafka(&opts);
+	observed_mounts = &observed;
+	les_mountwatch_open(&mountwatch, opts.mountinfo_path);
+	ret = open_output(&out, &opts);
 	if (ret)
 		goto cleanup;
-	ret = les_sink_file_open(&out, opts.output);
-	if (ret) {
-		ret = fail(LES_EXIT_RUNTIME, "cannot open %s: %s", opts.output, strerror(-ret));
-		goto cleanup;
-	}
 	ret = start_tracer(&tracer, &opts, &observed);
 	if (ret)
 		goto cleanup;
@@ -318,18 +583,29 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	les_consumer_init(consumer, &opts, &observed, &out, host);
+	if (les_tracer_ring(&tracer, les_consumer_on_record, consumer)) {
+		ret = fail(LES_EXIT_RUNTIME, "cannot set up the ring buffer: %s", strerror(errno));
+		goto cleanup;
+	}
+	/* Every thread (user names, librdkafka, microhttpd) starts after this. */
+	ret = drop_privileges(&opts, &tracer);
+	if (ret)
+		goto cleanup;
+	ret = open_enrichment(&opts, host);
+	if (ret)
+		goto cleanup;
 	consumer->enricher = enricher;
+	ret = open_kafka(&opts);
+	if (ret)
+		goto cleanup;
 	if (kafka) {
 		les_consumer_add_line_sink(consumer, les_sink_kafka_line, kafka);
 		les_consumer_add_stats_hook(consumer, les_sink_kafka_stats, kafka);
 	}
 	ret = open_aggregation(consumer, &opts);
+	ret = ret ?: open_summary(consumer, &opts);
 	if (ret)
 		goto cleanup;
-	if (les_tracer_ring(&tracer, les_consumer_on_record, consumer)) {
-		ret = fail(LES_EXIT_RUNTIME, "cannot set up the ring buffer: %s", strerror(errno));
-		goto cleanup;
-	}
 	/* After attach: a process that starts meanwhile sends an exec notice. */
 	if (enricher)
 		les_enrich_scan(enricher, NULL);
@@ -337,7 +613,11 @@ int main(int argc, char **argv)
 	if (opts.verbose)
 		fprintf(stderr, "lustre-ebpf-stream: observing %zu mount(s), %zu probes attached\n",
 			observed.n, tracer.n_links);
+	/* systemd Type=notify: started means attached. */
+	les_sd_notify("READY=1");
 	ret = run(consumer, &tracer, &opts);
+	les_sd_notify("STOPPING=1");
+	print_summary(consumer, &tracer);
 cleanup:
 	/* Exit status 1 when a line did not reach Kafka. */
 	if (les_sink_kafka_close(kafka) && ret == LES_EXIT_OK)
@@ -348,6 +628,9 @@ cleanup:
 	les_enrich_free(enricher);
 	les_sink_file_close(&out);
 	les_observed_free(&observed);
+	les_mountwatch_close(&mountwatch);
 	free(consumer);
+	les_summary_free(summary);
+	les_options_release();
 	return ret;
 }

@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "options.h"
+#include "config.h"
+#include "filter.h"
 #include "sink_kafka.h"
 #include "aggregate.h"
 #include "prom.h"
@@ -25,6 +28,7 @@ void les_options_defaults(struct les_options *o)
 	o->threads_max = 16384;
 	o->poll_ms = 10;
 	o->filter_uid = -1;
+	o->summary = -1;
 	o->attach = LES_ATTACH_MODE_AUTO;
 	o->kafka_key = LES_KAFKA_KEY_JOB_ID;
 	o->kafka_queue_bytes = 256ULL << 20;
@@ -138,6 +142,7 @@ enum {
 	OPT_ATTACH,
 	OPT_LIST_PROBES,
 	OPT_MOUNTINFO,
+	OPT_KEEP_CAPS,
 	OPT_VERSION,
 	OPT_JOB_ENV,
 	OPT_ENV_TAG,
@@ -162,6 +167,13 @@ enum {
 	OPT_UID_LABELS,
 	OPT_HIST_PROCESS,
 	OPT_SERIES_TTL,
+	OPT_COMM,
+	OPT_OP,
+	OPT_INTENT,
+	OPT_JOB,
+	OPT_CONFIG,
+	OPT_PRINT_CONFIG,
+	OPT_SUMMARY,
 };
 
 static const struct option long_options[] = {
@@ -183,6 +195,7 @@ static const struct option long_options[] = {
 	{ "attach", required_argument, NULL, OPT_ATTACH },
 	{ "list-probes", optional_argument, NULL, OPT_LIST_PROBES },
 	{ "mountinfo", required_argument, NULL, OPT_MOUNTINFO },
+	{ "keep-caps", no_argument, NULL, OPT_KEEP_CAPS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -210,6 +223,13 @@ static const struct option long_options[] = {
 	{ "uid-labels", optional_argument, NULL, OPT_UID_LABELS },
 	{ "histogram-process-labels", optional_argument, NULL, OPT_HIST_PROCESS },
 	{ "series-ttl", required_argument, NULL, OPT_SERIES_TTL },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "op", required_argument, NULL, OPT_OP },
+	{ "intent", required_argument, NULL, OPT_INTENT },
+	{ "job", required_argument, NULL, OPT_JOB },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
+	{ "summary", optional_argument, NULL, OPT_SUMMARY },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -225,10 +245,16 @@ void les_usage(FILE *out)
 	      "      --attach METHOD      auto|fentry|kprobe|syscall (default auto)\n"
 	      "      --list-probes[=json] print the probes and the attach method chosen, then exit\n"
 	      "\n"
-	      "Filters (applied in the kernel):\n"
+	      "Filters (in the kernel, but --job; filtered records are counted in stats):\n"
 	      "      --min-latency DUR    only ops at least this slow (e.g. 20ms)\n"
 	      "      --uid UID            only ops of this user\n"
 	      "      --pid PID            only ops of this process\n"
+	      "      --comm NAME          only ops of processes with this command name\n"
+	      "      --op OP,OP...        only these access ops (lookup, open, read, write, ...);\n"
+	      "                           requests: those serving these ops (repeatable)\n"
+	      "      --intent I,I...      only ops of these intents: namespace_read,\n"
+	      "                           namespace_mutation, data_read, data_write, sync\n"
+	      "      --job ID             only records of this job (after enrichment)\n"
 	      "\n"
 	      "Output:\n"
 	      "  -o, --output FILE        write to FILE ('-' = stdout, default; *.gz = gzip)\n"
@@ -283,6 +309,12 @@ void les_usage(FILE *out)
 	      "Run time:\n"
 	      "  -d, --duration DUR       stop after DUR (e.g. 60, 90s, 5m)\n"
 	      "  -c, --count N            stop after N records\n"
+	      "      --summary[=BOOL]     summary on stderr at exit (default: when stderr is\n"
+	      "                           a terminal, which also gets a live status line)\n"
+	      "      --config FILE        read options from FILE, 'name = value' lines (default\n"
+	      "                           " LES_CONFIG_DEFAULT_PATH " when present);\n"
+	      "                           command-line options override it\n"
+	      "      --print-config       print the settings in effect, in that format, and exit\n"
 	      "\n"
 	      "Tuning:\n"
 	      "      --ringbuf-size SIZE  BPF ring buffer size (default 16M, power of 2)\n"
@@ -292,6 +324,9 @@ void les_usage(FILE *out)
 	      "      --stale-timeout DUR  sweep requests in flight longer than DUR (default 300s)\n"
 	      "      --inflight-max N     requests tracked in flight (default 16384)\n"
 	      "      --threads-max N      threads tracked with ops in flight (default 16384)\n"
+	      "\n"
+	      "      --keep-caps          keep every capability after attaching (default: only\n"
+	      "                           those enrichment needs; see docs/security.md)\n"
 	      "\n"
 	      "  -v, --verbose            more diagnostics on stderr (repeat for libbpf's)\n"
 	      "  -h, --help               this text\n"
@@ -307,9 +342,20 @@ void les_usage(FILE *out)
 	      out);
 }
 
-static int usage_error(const char *fmt, const char *arg)
+/* "FILE:LINE" of the config file setting being applied, NULL for the command line. */
+static char err_where[512];
+
+/* Every option error starts so: with the config file line when it came from there. */
+static void err_begin(void)
 {
 	fputs("lustre-ebpf-stream: ", stderr);
+	if (err_where[0])
+		fprintf(stderr, "%s: ", err_where);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	err_begin();
 	fprintf(stderr, fmt, arg);
 	fputs(" (see --help)\n", stderr);
 	return LES_EXIT_USAGE;
@@ -321,7 +367,8 @@ static int parse_u32_opt(const char *name, const char *arg, uint64_t min, uint64
 	uint64_t v;
 
 	if (les_parse_u64(arg, min, max, &v)) {
-		fprintf(stderr, "lustre-ebpf-stream: invalid %s '%s' (see --help)\n", name, arg);
+		err_begin();
+		fprintf(stderr, "invalid %s '%s' (see --help)\n", name, arg);
 		return LES_EXIT_USAGE;
 	}
 	*out = (uint32_t)v;
@@ -331,7 +378,8 @@ static int parse_u32_opt(const char *name, const char *arg, uint64_t min, uint64
 static int parse_duration_opt(const char *name, const char *arg, uint64_t *out)
 {
 	if (les_parse_duration_ns(arg, out)) {
-		fprintf(stderr, "lustre-ebpf-stream: invalid %s '%s' (see --help)\n", name, arg);
+		err_begin();
+		fprintf(stderr, "invalid %s '%s' (see --help)\n", name, arg);
 		return LES_EXIT_USAGE;
 	}
 	return 0;
@@ -429,8 +477,8 @@ static int parse_bool_opt(const char *name, const char *arg, bool *out)
 			return 0;
 		}
 	}
-	fprintf(stderr, "lustre-ebpf-stream: invalid %s '%s': expected true or false (see --help)\n",
-		name, arg);
+	err_begin();
+	fprintf(stderr, "invalid %s '%s': expected true or false (see --help)\n", name, arg);
 	return LES_EXIT_USAGE;
 }
 
@@ -480,8 +528,9 @@ static int parse_aggregate_opt(struct les_options *o, int opt, const char *arg)
 static int add_name(const char *opt, const char **v, size_t *n, const char *arg)
 {
 	if (*n >= LES_ENRICH_NAMES_MAX) {
-		fprintf(stderr, "lustre-ebpf-stream: too many %s options (at most %d) (see --help)\n",
-			opt, LES_ENRICH_NAMES_MAX);
+		err_begin();
+		fprintf(stderr, "too many %s options (at most %d) (see --help)\n", opt,
+			LES_ENRICH_NAMES_MAX);
 		return LES_EXIT_USAGE;
 	}
 	v[(*n)++] = arg;
@@ -513,6 +562,42 @@ static int parse_enrich_opt(struct les_options *o, int opt, const char *arg)
 		return parse_u32_opt("--user-cache-size", arg, 16, 1 << 20, &e->user_cache_size);
 	case OPT_NO_ENRICH:
 		o->no_enrich = true;
+		return 0;
+	}
+	return LES_EXIT_USAGE;
+}
+
+/* --comm, --op, --intent, --job (src/filter.h) and --summary. */
+static int parse_filter_opt(struct les_options *o, int opt, const char *arg)
+{
+	uint64_t comm[2];
+	char err[256];
+	bool on;
+
+	switch (opt) {
+	case OPT_COMM:
+		if (les_filter_comm(arg, comm))
+			return usage_error("invalid --comm '%s': 1 to 15 characters, as the kernel "
+					   "keeps a command name", arg);
+		o->filter_comm = arg;
+		return 0;
+	case OPT_OP:
+		if (les_filter_parse_ops(arg, &o->filter_ops, err, sizeof(err)))
+			return usage_error("invalid --op: %s", err);
+		return 0;
+	case OPT_INTENT:
+		if (les_filter_parse_intents(arg, &o->filter_intents, err, sizeof(err)))
+			return usage_error("invalid --intent: %s", err);
+		return 0;
+	case OPT_JOB:
+		if (!*arg)
+			return usage_error("invalid --job '%s': empty", arg);
+		o->filter_job = arg;
+		return 0;
+	case OPT_SUMMARY:
+		if (parse_bool_opt("--summary", arg, &on))
+			return LES_EXIT_USAGE;
+		o->summary = on;
 		return 0;
 	}
 	return LES_EXIT_USAGE;
@@ -590,6 +675,9 @@ static int parse_one(struct les_options *o, int opt, const char *arg)
 	case OPT_MOUNTINFO:
 		o->mountinfo_path = arg;
 		return 0;
+	case OPT_KEEP_CAPS:
+		o->keep_caps = true;
+		return 0;
 	case 'v':
 		o->verbose++;
 		return 0;
@@ -620,17 +708,62 @@ static int parse_one(struct les_options *o, int opt, const char *arg)
 	case OPT_HIST_PROCESS:
 	case OPT_SERIES_TTL:
 		return parse_aggregate_opt(o, opt, arg);
+	case OPT_COMM:
+	case OPT_OP:
+	case OPT_INTENT:
+	case OPT_JOB:
+	case OPT_SUMMARY:
+		return parse_filter_opt(o, opt, arg);
 	}
 	return LES_EXIT_USAGE;
 }
 
-int les_options_parse(struct les_options *o, int argc, char **argv)
+/* --- settings: config file, then command line (src/config.h) ---------- */
+
+#define SHORT_OPTIONS ":m:d:c:o:vhX:"
+
+static const struct les_option_table option_table = { long_options, SHORT_OPTIONS + 1 };
+/* Options that make no sense in a config file. */
+static const char *const file_forbidden[] = { "config", "print-config", "help", "version",
+					      "h", NULL };
+
+/* Kept for the whole run: the options' strings point into them. */
+static struct les_settings cmdline_settings, file_settings, effective_settings;
+
+const struct les_settings *les_options_settings(void)
 {
-	int opt, err;
+	return &effective_settings;
+}
+
+void les_options_release(void)
+{
+	les_settings_free(&cmdline_settings);
+	les_settings_free(&file_settings);
+	les_settings_free(&effective_settings);
+}
+
+/* The name a setting is printed under: its long name, else its letter. */
+static const char *key_name(int key, int longindex)
+{
+	static char letter[2];
+
+	if (longindex >= 0)
+		return long_options[longindex].name;
+	for (const struct option *lo = long_options; lo->name; lo++)
+		if (lo->val == key)
+			return lo->name;
+	letter[0] = (char)key;
+	return letter;
+}
+
+/* getopt over argv into cmdline_settings; answers --help and --version. */
+static int collect_cmdline(int argc, char **argv, bool *print_config, const char **config)
+{
+	int opt, longindex = -1;
 
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":m:d:c:o:vhX:", long_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, SHORT_OPTIONS, long_options, &longindex)) != -1) {
 		switch (opt) {
 		case 'h':
 			les_usage(stdout);
@@ -642,18 +775,108 @@ int les_options_parse(struct les_options *o, int argc, char **argv)
 			return usage_error("option '%s' needs an argument", argv[optind - 1]);
 		case '?':
 			return usage_error("unknown option '%s'", argv[optind - 1]);
+		case OPT_CONFIG:
+			*config = optarg;
+			break;
+		case OPT_PRINT_CONFIG:
+			*print_config = true;
+			break;
 		default:
-			err = parse_one(o, opt, optarg);
-			if (err)
-				return err;
+			if (les_settings_add(&cmdline_settings, key_name(opt, longindex), optarg,
+					     opt, NULL, 0))
+				return usage_error("%s", "out of memory");
 		}
+		longindex = -1;
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+/* --config FILE, else the default file when it exists. */
+static int load_config_file(const char *path, struct les_options *o)
+{
+	char err[1024];
+	int ret;
+
+	if (!path) {
+		if (access(LES_CONFIG_DEFAULT_PATH, F_OK))
+			return 0;
+		path = LES_CONFIG_DEFAULT_PATH;
+	}
+	ret = les_config_load(path, &option_table, file_forbidden, &file_settings, err,
+			      sizeof(err));
+	if (ret)
+		return usage_error("%s", err);
+	o->config_path = file_settings.file;
+	return 0;
+}
+
+/* File settings the command line does not override, then the command line's. */
+static int merge_settings(void)
+{
+	const struct les_settings *from[2] = { &file_settings, &cmdline_settings };
+
+	for (int i = 0; i < 2; i++) {
+		for (size_t k = 0; k < from[i]->n; k++) {
+			const struct les_setting *st = &from[i]->v[k];
+
+			if (i == 0 && les_settings_has_key(&cmdline_settings, st->key))
+				continue;
+			if (les_settings_add(&effective_settings, st->name, st->value, st->key,
+					     st->file, st->line))
+				return usage_error("%s", "out of memory");
+		}
+	}
+	return 0;
+}
+
+static int apply_settings(struct les_options *o)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < effective_settings.n && !err; i++) {
+		const struct les_setting *st = &effective_settings.v[i];
+
+		if (st->file)
+			snprintf(err_where, sizeof(err_where), "%s:%u", st->file, st->line);
+		err = parse_one(o, st->key, st->value);
+		err_where[0] = '\0';
+	}
+	return err;
+}
+
+/* --print-config: a config file that gives the same settings. */
+static void print_settings(const struct les_options *o, FILE *out)
+{
+	fprintf(out, "# lustre-ebpf-stream %s: settings in effect (%s%s); defaults otherwise\n",
+		LES_VERSION, o->config_path ? "config file " : "no config file",
+		o->config_path ? o->config_path : "");
+	les_settings_print(&effective_settings, out);
+}
+
+int les_options_parse(struct les_options *o, int argc, char **argv)
+{
+	const char *config = NULL;
+	bool print_config = false;
+	int err;
+
+	les_options_release();
+	err = collect_cmdline(argc, argv, &print_config, &config);
+	err = err ?: load_config_file(config, o);
+	err = err ?: merge_settings();
+	err = err ?: apply_settings(o);
+	if (err)
+		return err;
+	o->print_config = print_config;
 	if (!o->kafka_brokers != !o->kafka_topic)
 		return usage_error("%s", o->kafka_brokers ? "--kafka-brokers needs --kafka-topic"
 							  : "--kafka-topic needs --kafka-brokers");
 	if (o->records && !o->aggregate_ns)
 		return usage_error("%s", "--records needs --aggregate");
+	if (o->print_config) {
+		print_settings(o, stdout);
+		return 1;
+	}
 	return 0;
 }

@@ -54,11 +54,20 @@ struct les_options {
 	uint64_t min_latency_ns;
 	int64_t filter_uid; /* -1: all */
 	uint32_t filter_pid; /* 0: all */
+	const char *filter_comm; /* --comm, NULL: all */
+	uint32_t filter_ops; /* --op: 1 << enum les_access_op, 0: all */
+	uint32_t filter_intents; /* --intent: 1 << enum les_intent, 0: all */
+	const char *filter_job; /* --job, in userspace after enrichment; NULL: all */
+	/* Operation: config file (src/config.h), summary and status line (src/summary.h) */
+	const char *config_path; /* the config file read, NULL if none */
+	bool print_config; /* --print-config: print the settings and exit */
+	int summary; /* --summary[=BOOL]; -1: when stderr is a terminal */
 	bool file_id;
 	enum les_attach_mode attach;
 	enum les_list_probes list_probes;
 	int verbose;
 	const char *mountinfo_path; /* for tests; NULL: /proc/self/mountinfo */
+	bool keep_caps; /* --keep-caps: keep every capability after attaching */
 	/* Enrichment (src/enrich.h) */
 	struct les_enrich_config enrich;
 	bool no_enrich; /* --no-enrich: kernel fields only */
@@ -92,6 +101,17 @@ void les_options_defaults(struct les_options *o);
 int les_options_parse(struct les_options *o, int argc, char **argv);
 
 void les_usage(FILE *out);
+
+/*
+ * Settings in effect after les_options_parse: the config file's, less the
+ * options the command line gives (a repeatable option given on the command
+ * line replaces the file's list), then the command line's. --print-config
+ * prints them.
+ */
+struct les_settings;
+const struct les_settings *les_options_settings(void);
+/* Free what les_options_parse kept; the options' strings point into it. */
+void les_options_release(void);
 
 /* Number parsers that check errno, range and trailing garbage. */
 int les_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);

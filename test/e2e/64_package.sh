@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# Packaging: cmake --install puts every file in its usual place; cpack
+# builds a .deb with the right dependencies; the .deb installs with dpkg,
+# its binary runs, its man page and completion are found, and the shipped
+# unit's ExecStart line runs as it is (plus --duration 2) against a test
+# mount. The package is purged at exit.
+
+. "$(dirname "$0")/lib.sh"
+les_init 64_package cpack dpkg dpkg-deb man
+PKG=lustre-ebpf-stream
+[ -f "$LES_BUILD/CPackConfig.cmake" ] || les_fail "$LES_BUILD/CPackConfig.cmake missing (include(CPack))"
+[ -f "$LES_SRC/contrib/lustre-ebpf-stream.service" ] ||
+	les_fail "contrib/lustre-ebpf-stream.service missing"
+if dpkg-query -W -f='${Status}' "$PKG" 2>/dev/null | grep -q "ok installed"; then
+	les_fail "$PKG is already installed on this machine; remove it first (dpkg --purge $PKG)"
+fi
+INSTALLED=
+purge() {
+	[ -n "$INSTALLED" ] && dpkg --purge "$PKG" >/dev/null 2>&1
+	_les_cleanup
+}
+trap purge EXIT
+
+# --- cmake --install, staged -------------------------------------------------
+STAGE=$WORK/stage
+DESTDIR=$STAGE cmake --install "$LES_BUILD" --prefix /usr >"$WORK/install.log" 2>&1 ||
+	les_fail "cmake --install: $(tail -n 5 "$WORK/install.log")"
+for f in usr/sbin/lustre-ebpf-stream usr/share/man/man8/lustre-ebpf-stream.8 \
+	usr/lib/systemd/system/lustre-ebpf-stream.service \
+	usr/share/bash-completion/completions/lustre-ebpf-stream \
+	etc/logrotate.d/lustre-ebpf-stream \
+	usr/share/doc/lustre-ebpf-stream/lustre-ebpf-stream.conf.example; do
+	[ -e "$STAGE/$f" ] || les_fail "cmake --install did not install /$f"
+done
+les_pass "cmake --install: binary, man page, unit, completion, logrotate, config example"
+[ ! -e "$STAGE/etc/lustre-ebpf-stream.conf" ] ||
+	les_fail "installing must not create the default config file"
+les_pass "no /etc/lustre-ebpf-stream.conf installed (only the example)"
+
+# --- the .deb ------------------------------------------------------------------
+(cd "$LES_BUILD" && cpack -G DEB -B "$WORK/pkg") >"$WORK/cpack.log" 2>&1 ||
+	les_fail "cpack: $(tail -n 5 "$WORK/cpack.log")"
+DEB=$(ls "$WORK"/pkg/*.deb 2>/dev/null | head -n 1)
+[ -f "$DEB" ] || les_fail "cpack made no .deb"
+les_pass "cpack -G DEB: $(basename "$DEB")"
+DEPENDS=$(dpkg-deb -f "$DEB" Depends)
+for d in libbpf1 libc6 zlib1g librdkafka1 libmicrohttpd12; do
+	grep -q "\\b$d\\b" <<<"$DEPENDS" || les_fail "Depends lacks $d: $DEPENDS"
+done
+les_pass "Depends: $DEPENDS"
+dpkg-deb -c "$DEB" >"$WORK/contents"
+for f in ./usr/sbin/lustre-ebpf-stream ./usr/share/man/man8/lustre-ebpf-stream.8 \
+	./usr/lib/systemd/system/lustre-ebpf-stream.service \
+	./usr/share/bash-completion/completions/lustre-ebpf-stream ./etc/logrotate.d/lustre-ebpf-stream; do
+	grep -q " $f\$" "$WORK/contents" || les_fail "the .deb lacks $f"
+done
+les_pass "the .deb holds the binary, man page, unit, completion, logrotate snippet"
+
+dpkg -i "$DEB" >"$WORK/dpkg.log" 2>&1 || les_fail "dpkg -i: $(tail -n 5 "$WORK/dpkg.log")"
+INSTALLED=1
+les_pass "dpkg -i installs it"
+les_eq "installed binary --version" "lustre-ebpf-stream $(sed -n 's/^project(lustre-ebpf-stream VERSION \([0-9.]*\).*/\1/p' "$LES_SRC/CMakeLists.txt")" \
+	"$(/usr/sbin/lustre-ebpf-stream --version)"
+les_eq "man finds the installed page" /usr/share/man/man8/lustre-ebpf-stream.8 \
+	"$(man -w lustre-ebpf-stream 2>/dev/null)"
+
+# --- the unit -----------------------------------------------------------------
+UNIT=/usr/lib/systemd/system/lustre-ebpf-stream.service
+les_true "unit is Type=notify (READY=1 once attached)" grep -qx 'Type=notify' "$UNIT"
+if command -v systemd-analyze >/dev/null; then
+	systemd-analyze verify "$UNIT" >"$WORK/verify.log" 2>&1
+	grep -v -e 'Failed to prepare filename' -e 'Command .* is not executable' \
+		-e '^$' "$WORK/verify.log" | grep -i "$PKG" >"$WORK/verify.bad"
+	les_eq "systemd-analyze verify: no complaint about the unit" "" "$(cat "$WORK/verify.bad")"
+fi
+EXEC=$(sed -n 's/^ExecStart=[-@+!:]*//p' "$UNIT" | head -n 1)
+[ -n "$EXEC" ] || les_fail "no ExecStart= in the unit"
+case "$EXEC" in /usr/sbin/lustre-ebpf-stream*) ;; *) les_fail "ExecStart runs '$EXEC'" ;; esac
+les_pass "ExecStart=$EXEC"
+
+M=$WORK/mnt
+les_testfs "$M"
+OUT=$WORK/unit.jsonl
+( sleep 4; for _ in $(seq 1 10); do stat "$M" >/dev/null 2>&1; done ) &
+# shellcheck disable=SC2086 # the unit's line, split as systemd splits it
+$EXEC --duration 2 --mount "$M" -o "$OUT" 2>"$WORK/unit.err" </dev/null
+st=$?
+[ "$st" = 0 ] || les_fail "the unit's ExecStart line, run as is on a fresh install, exits $st: $(cat "$WORK/unit.err")"
+les_pass "the unit's ExecStart line runs on a fresh install (exit 0)"
+wait
+les_eq "it wrote the final stats record" true "$(tail -n 1 "$OUT" | jq '.type == "stats" and .final')"
+
+# --- bash completion of every option ---------------------------------------------
+COMP=/usr/share/bash-completion/completions/lustre-ebpf-stream
+/usr/sbin/lustre-ebpf-stream --help | grep -o -- '--[a-z][a-z0-9.-]*' | sort -u >"$WORK/help.opts"
+bash -c 'source "$1"; COMP_WORDS=(/usr/sbin/lustre-ebpf-stream --); COMP_CWORD=1
+	_lustre_ebpf_stream; printf "%s\n" "${COMPREPLY[@]}"' _ "$COMP" | sort -u >"$WORK/comp.opts"
+les_eq "completion offers every --help option" "" \
+	"$(comm -23 "$WORK/help.opts" "$WORK/comp.opts" | paste -sd' ')"
+les_eq "completion of --op values" "read,readdir" \
+	"$(bash -c 'source "$1"; COMP_WORDS=(lustre-ebpf-stream --op read,readd); COMP_CWORD=2
+		_lustre_ebpf_stream; printf "%s\n" "${COMPREPLY[@]}"' _ "$COMP" | sort | paste -sd' ')"
+les_eq "completion of --attach values" "auto" \
+	"$(bash -c 'source "$1"; COMP_WORDS=(lustre-ebpf-stream --attach au); COMP_CWORD=2
+		_lustre_ebpf_stream; printf "%s\n" "${COMPREPLY[@]}"' _ "$COMP")"
+
+dpkg --purge "$PKG" >"$WORK/purge.log" 2>&1 || les_fail "dpkg --purge: $(cat "$WORK/purge.log")"
+INSTALLED=
+[ ! -e /usr/sbin/lustre-ebpf-stream ] || les_fail "purge left /usr/sbin/lustre-ebpf-stream"
+les_pass "dpkg --purge removes it"
+
+les_done

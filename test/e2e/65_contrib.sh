@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# contrib/: the Grafana dashboard is valid JSON whose panels query the
+# metric families a running lustre-ebpf-stream serves (per job, user and
+# process: ops, bytes, latency percentiles, RPC wait), every query parses
+# as PromQL; the Kubernetes DaemonSet parses and has what the tool needs;
+# the example config files read back; the logrotate snippet signals HUP.
+
+. "$(dirname "$0")/lib.sh"
+les_init 65_contrib curl promtool
+PY=/usr/bin/python3
+$PY -c 'import yaml' 2>/dev/null || les_fail "python3-yaml not installed (scripts/install-deps)"
+C=$LES_SRC/contrib
+DASH=$C/grafana-dashboard.json
+
+# --- Grafana ---------------------------------------------------------------------
+les_true "dashboard is JSON with panels" jq -e '.panels | length > 10' "$DASH"
+jq -r '.. | objects | select(has("expr")) | .expr' "$DASH" >"$WORK/exprs"
+les_ge "dashboard queries" 20 "$(wc -l <"$WORK/exprs")"
+want() { # want DESCRIPTION REGEX: some query matches
+	grep -Eq -- "$2" "$WORK/exprs" || les_fail "no panel query for $1 (/$2/)"
+	les_pass "panel query: $1"
+}
+want "ops by job" 'sum by \(slurm_job_id\) \(rate\(lustre_client_access_operations_total'
+want "ops by user" 'sum by \(username\) \(rate\(lustre_client_access_operations_total'
+want "ops by process" 'sum by \(process\) \(rate\(lustre_client_access_operations_total'
+want "bytes by job" 'sum by \(slurm_job_id, op\) \(rate\(lustre_client_data_bytes_total'
+want "bytes by user" 'sum by \(username, op\) \(rate\(lustre_client_data_bytes_total'
+want "bytes by process" 'sum by \(process, op\) \(rate\(lustre_client_data_bytes_total'
+want "latency p99" 'histogram_quantile\(0\.99, sum by \(le, op\) \(rate\(lustre_client_access_duration_seconds_bucket'
+want "latency p99 by job" 'histogram_quantile\(0\.99, sum by \(le, slurm_job_id\)'
+want "RPC wait percentiles" 'histogram_quantile\(0\.99, sum by \(le, op\) \(rate\(lustre_client_rpc_wait_duration_seconds_bucket'
+want "RPC wait by job" 'sum by \(slurm_job_id\) \(rate\(lustre_client_rpc_wait_duration_seconds_sum'
+
+# Every query is PromQL: checked as recording rules with the variables filled in.
+{
+	echo "groups:"
+	echo "  - name: dashboard"
+	echo "    rules:"
+	n=0
+	while IFS= read -r e; do
+		n=$((n + 1))
+		e=${e//\$__rate_interval/5m}
+		e=${e//\$topn/10}
+		e=$(sed 's/\$[a-z_]*/.*/g' <<<"$e")
+		printf '      - record: dashboard:q%d\n        expr: %s\n' "$n" "$(jq -Rn --arg e "$e" '$e')"
+	done <"$WORK/exprs"
+} >"$WORK/rules.yml"
+les_true "every dashboard query parses (promtool check rules)" promtool check rules "$WORK/rules.yml"
+
+# The families the dashboard uses are those the tool serves.
+M=$WORK/mnt
+les_testfs "$M"
+les_start "$WORK/prom.jsonl" --mount "$M" --prometheus 127.0.0.1:0 --stats-interval 0
+PORT=$(sed -n 's/.*metrics on port \([0-9]*\).*/\1/p' "$WORK/prom.jsonl.err" | head -n 1)
+[ -n "$PORT" ] || les_fail "no metrics port in: $(cat "$WORK/prom.jsonl.err")"
+dd if=/dev/zero of="$M/f" bs=4k count=4 status=none
+cat "$M/f" >/dev/null
+sleep 1.5
+curl -sf "http://127.0.0.1:$PORT/metrics" >"$WORK/metrics" || les_fail "scrape failed"
+les_stop
+grep -o '^# TYPE [a-z_]*' "$WORK/metrics" | awk '{ print $3 }' | sort -u >"$WORK/served"
+grep -o 'lustre_[a-z_]*' "$WORK/exprs" | sed -E 's/_(bucket|sum|count)$//' | sort -u >"$WORK/used"
+les_eq "every metric family of the dashboard is served" "" \
+	"$(comm -23 "$WORK/used" "$WORK/served" | paste -sd' ')"
+for label in slurm_job_id username process op; do
+	grep -q "^lustre_client_access_operations_total{.*$label=" "$WORK/metrics" ||
+		les_fail "label $label not served"
+done
+les_pass "labels slurm_job_id, username, process, op are served"
+
+# --- Kubernetes --------------------------------------------------------------------
+cat >"$WORK/k8s.py" <<'PYEOF'
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+kinds = {d["kind"]: d for d in docs}
+ds = kinds["DaemonSet"]
+spec = ds["spec"]["template"]["spec"]
+assert spec.get("hostPID") is True, "hostPID"
+c = spec["containers"][0]
+sc = c["securityContext"]
+assert sc.get("readOnlyRootFilesystem") is True, "readOnlyRootFilesystem"
+caps = set(sc["capabilities"]["add"])
+for need in ("BPF", "PERFMON", "SYS_PTRACE", "DAC_READ_SEARCH"):
+    assert need in caps, "capability " + need
+mounts = {m["mountPath"] for m in c["volumeMounts"]}
+for need in ("/sys/kernel/btf", "/sys/kernel/tracing"):
+    assert need in mounts, "mount " + need
+paths = {v["hostPath"]["path"] for v in spec["volumes"] if "hostPath" in v}
+for need in ("/sys/kernel/btf", "/sys/kernel/tracing", "/proc"):
+    assert need in paths, "hostPath " + need
+open(sys.argv[2], "w").write(kinds["ConfigMap"]["data"]["lustre-ebpf-stream.conf"])
+print("ok")
+PYEOF
+les_true "DaemonSet: hostPID, capabilities, BTF, tracefs, /proc, read-only root" \
+	$PY "$WORK/k8s.py" "$C/k8s/daemonset.yaml" "$WORK/k8s.conf"
+les_true "the DaemonSet's config file reads back" "$LES_BIN" --config "$WORK/k8s.conf" --print-config
+
+# --- config example and logrotate ------------------------------------------------------
+les_true "contrib config example reads back" \
+	"$LES_BIN" --config "$C/lustre-ebpf-stream.conf.example" --print-config
+grep -q '^output = /var/log/lustre-ebpf-stream/' "$WORK/check.out" ||
+	les_fail "the example's output is not under /var/log/lustre-ebpf-stream"
+les_true "logrotate: rotates the output directory's files" \
+	grep -q '^/var/log/lustre-ebpf-stream/\*.jsonl' "$C/logrotate/lustre-ebpf-stream"
+les_true "logrotate: SIGHUP after rotation, no copytruncate" \
+	bash -c "grep -q 'signal=HUP' '$C/logrotate/lustre-ebpf-stream' &&
+		! grep -q '^[[:space:]]*copytruncate' '$C/logrotate/lustre-ebpf-stream'"
+if command -v logrotate >/dev/null; then
+	les_true "logrotate -d accepts the snippet" logrotate -d "$C/logrotate/lustre-ebpf-stream"
+fi
+
+les_done
