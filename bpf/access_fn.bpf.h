@@ -32,9 +32,9 @@
 /* Frame op of an op whose record another frame emits. */
 #define FN_OP_SILENT 0xff
 /* Bits above the op in a function frame's op field (atomic_open state). */
-#define FN_OP_MASK	     0xff
-#define FN_FRAME_CREAT	     0x100
-#define FN_FRAME_EXCL	     0x200
+#define FN_OP_MASK	      0xff
+#define FN_FRAME_CREAT	      0x100
+#define FN_FRAME_EXCL	      0x200
 #define FN_FRAME_CHILD_LOOKUP 0x400
 
 /*
@@ -253,7 +253,7 @@ static __always_inline void fn_emit(const struct op_frame *frame, __u32 op, __u8
 	struct les_rec_access *rec;
 	__u64 latency = now - frame->start_ns;
 
-	if (latency < min_latency_ns) {
+	if (access_filtered_out(op, latency)) {
 		count(LES_CNT_FILTERED);
 		return;
 	}
@@ -287,6 +287,7 @@ static __always_inline int fn_find_frame(const struct thread_ops *ops, __s32 key
 {
 	__u32 depth = ops->depth;
 
+#pragma unroll
 	for (int i = LES_MAX_DEPTH - 1; i >= 0; i--) {
 		if ((__u32)i < depth && ops->frame[i].key == key)
 			return i;
@@ -321,10 +322,13 @@ static __always_inline int fn_exit(__u32 slot, __u64 ret, __u8 method, bool obse
 			count(LES_CNT_EXIT_NO_ENTRY);
 		return 0;
 	}
-	for (__u32 i = idx + 1; i < LES_MAX_DEPTH; i++) {
-		if (i < ops->depth)
-			count(LES_CNT_ENTRY_REPLACED);
-	}
+	/* Unrolled by hand: 6.1's verifier refuses the loop clang makes of it. */
+	if (ops->depth > (__u32)idx + 1)
+		count(LES_CNT_ENTRY_REPLACED);
+	if (ops->depth > (__u32)idx + 2)
+		count(LES_CNT_ENTRY_REPLACED);
+	if (ops->depth > (__u32)idx + 3)
+		count(LES_CNT_ENTRY_REPLACED);
 	ops->depth = idx;
 	now = bpf_ktime_get_ns();
 	frame = &ops->frame[idx & (LES_MAX_DEPTH - 1)];
@@ -351,6 +355,15 @@ static __always_inline int fn_exit(__u32 slot, __u64 ret, __u8 method, bool obse
 /* --- fentry/fexit twins -------------------------------------------------- */
 
 /*
+ * The per-method wrappers below are BPF subprograms (__noinline): each
+ * slot's program is a call with its slot number, so the object carries the
+ * handlers once instead of 4 x LES_FN_SLOTS times (an object of a few
+ * hundred kilobytes, not megabytes: opening it is what start-up waits on).
+ * The verifier still checks a wrapper per program, with that program's
+ * constant slot.
+ */
+
+/*
  * Argument i of a tracing program's context, as a plain number: read
  * through the helper so that the verifier never sees a typed kernel pointer
  * (ORed, compared or negated later) whatever the function's prototype.
@@ -363,7 +376,7 @@ static __always_inline __u64 fn_ctx_arg(__u64 *ctx, __u32 i)
 	return val;
 }
 
-static __always_inline int fn_fentry(__u64 *ctx, __u32 slot)
+static __noinline int fn_fentry(__u64 *ctx, __u32 slot)
 {
 	__u8 flags = FN_DESC(slot).flags;
 	__u64 aux = 0, open_flags = 0;
@@ -375,7 +388,7 @@ static __always_inline int fn_fentry(__u64 *ctx, __u32 slot)
 	return fn_enter(slot, fn_ctx_arg(ctx, FN_DESC(slot).arg), aux, open_flags);
 }
 
-static __always_inline int fn_fexit(__u64 *ctx, __u32 slot)
+static __noinline int fn_fexit(__u64 *ctx, __u32 slot)
 {
 	__u64 target = fn_ctx_arg(ctx, FN_DESC(slot).arg), ino = 0;
 	bool observed = dev_observed(fn_target_dev(FN_DESC(slot).kind, target, &ino));
@@ -410,7 +423,7 @@ static __always_inline __u64 fn_regs_arg(struct pt_regs *ctx, __u32 i)
 	return 0;
 }
 
-static __always_inline int fn_kprobe(struct pt_regs *ctx, __u32 slot)
+static __noinline int fn_kprobe(struct pt_regs *ctx, __u32 slot)
 {
 	__u8 flags = FN_DESC(slot).flags;
 	__u64 aux = 0, open_flags = 0;
@@ -422,45 +435,45 @@ static __always_inline int fn_kprobe(struct pt_regs *ctx, __u32 slot)
 	return fn_enter(slot, fn_regs_arg(ctx, FN_DESC(slot).arg), aux, open_flags);
 }
 
-static __always_inline int fn_kretprobe(struct pt_regs *ctx, __u32 slot)
+static __noinline int fn_kretprobe(struct pt_regs *ctx, __u32 slot)
 {
 	return fn_exit(slot, PT_REGS_RC(ctx), LES_ATTACH_KPROBE, false);
 }
 
 /* One slot: its fentry, fexit, kprobe and kretprobe programs. */
-#define FN_SLOT(n)                                                                                 \
-	SEC("fentry")                                                                              \
-	int fn_fentry_##n(__u64 *ctx)                                                              \
-	{                                                                                          \
-		return fn_fentry(ctx, n);                                                          \
-	}                                                                                          \
-	SEC("fexit")                                                                               \
-	int fn_fexit_##n(__u64 *ctx)                                                               \
-	{                                                                                          \
-		return fn_fexit(ctx, n);                                                           \
-	}                                                                                          \
-	SEC("kprobe")                                                                              \
-	int fn_kprobe_##n(struct pt_regs *ctx)                                                     \
-	{                                                                                          \
-		return fn_kprobe(ctx, n);                                                          \
-	}                                                                                          \
-	SEC("kretprobe")                                                                           \
-	int fn_kretprobe_##n(struct pt_regs *ctx)                                                  \
-	{                                                                                          \
-		return fn_kretprobe(ctx, n);                                                       \
+#define FN_SLOT(n)                                \
+	SEC("fentry")                             \
+	int fn_fentry_##n(__u64 *ctx)             \
+	{                                         \
+		return fn_fentry(ctx, n);         \
+	}                                         \
+	SEC("fexit")                              \
+	int fn_fexit_##n(__u64 *ctx)              \
+	{                                         \
+		return fn_fexit(ctx, n);          \
+	}                                         \
+	SEC("kprobe")                             \
+	int fn_kprobe_##n(struct pt_regs *ctx)    \
+	{                                         \
+		return fn_kprobe(ctx, n);         \
+	}                                         \
+	SEC("kretprobe")                          \
+	int fn_kretprobe_##n(struct pt_regs *ctx) \
+	{                                         \
+		return fn_kretprobe(ctx, n);      \
 	}
 
 /* Slots b0 to b9. */
-#define FN_SLOTS_10(b)                                                                             \
-	FN_SLOT(b##0)                                                                              \
-	FN_SLOT(b##1)                                                                              \
-	FN_SLOT(b##2)                                                                              \
-	FN_SLOT(b##3)                                                                              \
-	FN_SLOT(b##4)                                                                              \
-	FN_SLOT(b##5)                                                                              \
-	FN_SLOT(b##6)                                                                              \
-	FN_SLOT(b##7)                                                                              \
-	FN_SLOT(b##8)                                                                              \
+#define FN_SLOTS_10(b) \
+	FN_SLOT(b##0)  \
+	FN_SLOT(b##1)  \
+	FN_SLOT(b##2)  \
+	FN_SLOT(b##3)  \
+	FN_SLOT(b##4)  \
+	FN_SLOT(b##5)  \
+	FN_SLOT(b##6)  \
+	FN_SLOT(b##7)  \
+	FN_SLOT(b##8)  \
 	FN_SLOT(b##9)
 
 /* Slots 0-95: LES_FN_SLOTS. */
@@ -490,7 +503,8 @@ FN_SLOT(93)
 FN_SLOT(94)
 FN_SLOT(95)
 
-_Static_assert(LES_FN_SLOTS == 96 && LES_FN_SLOTS <= FN_DESC_LEN, "FN_SLOT expansions above must match LES_FN_SLOTS");
+_Static_assert(LES_FN_SLOTS == 96 && LES_FN_SLOTS <= FN_DESC_LEN,
+	       "FN_SLOT expansions above must match LES_FN_SLOTS");
 
 /* --- kprobe_multi: every slot through one link, the slot as cookie -------- */
 

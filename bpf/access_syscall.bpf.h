@@ -148,6 +148,9 @@ static __always_inline int access_enter(__s32 nr, __u32 op, __u32 dev, __u64 arg
 
 	if (!dev_observed(dev))
 		return 0;
+	/* Function probes report this op on this mount (access_fn.bpf.h). */
+	if (fn_covers_op(dev, op))
+		return 0;
 	count_probe(LES_PROBE_SYS_ENTER);
 	pid_tgid = bpf_get_current_pid_tgid();
 	tid = (__u32)pid_tgid;
@@ -211,7 +214,7 @@ static __always_inline int access_exit(__s32 nr, __s64 ret)
 	ops->depth--;
 	now = bpf_ktime_get_ns();
 	latency = now - frame->start_ns;
-	if (latency < min_latency_ns) {
+	if (access_filtered_out(exit_op(frame, ret), latency)) {
 		count(LES_CNT_FILTERED);
 		return 0;
 	}

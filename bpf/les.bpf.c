@@ -15,6 +15,9 @@
 /* Before the syscall plane: it asks fn_covers_op() what to leave out. */
 #include "access_fn.bpf.h"
 #include "access_syscall.bpf.h"
+/* After access_fn.bpf.h: the fentry twins read arguments with fn_ctx_arg(). */
+#include "rpc_ptlrpc.bpf.h"
+#include "rpc_sunrpc.bpf.h"
 #include "proc.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -15,13 +15,14 @@
 #include <linux/types.h>
 #endif
 
-#define LES_ABI_VERSION 1
+#define LES_ABI_VERSION 2
 
 #define LES_COMM_LEN	   16
 #define LES_MAX_MOUNTS	   16 /* observed mounts tracked in BPF */
 #define LES_MOUNT_PATH_MAX 128 /* longest mount point matched by path in BPF */
 #define LES_MAX_DEPTH	   4 /* nested access ops tracked per thread */
 #define LES_ENV_MAX	   4096 /* environment bytes copied at exec */
+#define LES_RPC_NAME_LEN   32 /* sunrpc procedure name, NUL-padded */
 
 /* What the record is; first field of every record. */
 enum les_rec_kind {
@@ -83,6 +84,19 @@ enum les_rpc_proto {
 	LES_PROTO_MAX,
 };
 
+/*
+ * What an RPC record times, besides the protocol's own request (FUSE
+ * request, sunrpc task: LES_RPC_OP_NONE, named by opcode or procedure).
+ */
+enum les_rpc_op {
+	LES_RPC_OP_NONE = 0,
+	LES_RPC_OP_REQUEST, /* PtlRPC request: first send to free */
+	LES_RPC_OP_QUEUE_WAIT, /* ptlrpc_queue_wait: the caller's synchronous wait */
+	LES_RPC_OP_LOCK_ENQUEUE, /* ldlm_cli_enqueue: enqueue RPC and grant wait */
+	LES_RPC_OP_LOCK_COMPLETION, /* ldlm_completion_ast: the wait for the grant */
+	LES_RPC_OP_MAX,
+};
+
 /* RPC events of struct les_rec_rpc_event. */
 enum les_rpc_event {
 	LES_EV_RESEND = 0,
@@ -119,6 +133,16 @@ enum les_probe_id {
 	LES_PROBE_SYS_EXIT,
 	LES_PROBE_SCHED_EXEC,
 	LES_PROBE_SCHED_FORK,
+	LES_PROBE_PTLRPC_CREATE, /* request created or first queued */
+	LES_PROBE_PTLRPC_SEND,
+	LES_PROBE_PTLRPC_FREE,
+	LES_PROBE_PTLRPC_WAIT, /* ptlrpc_queue_wait returns */
+	LES_PROBE_PTLRPC_EVENT, /* resend, restart, expire, notconn */
+	LES_PROBE_LDLM_WAIT, /* ldlm_cli_enqueue, ldlm_completion_ast return */
+	LES_PROBE_SUNRPC_BEGIN,
+	LES_PROBE_SUNRPC_STATS,
+	LES_PROBE_SUNRPC_END,
+	LES_PROBE_SUNRPC_RETRANSMIT,
 	LES_PROBE_MAX,
 };
 
@@ -158,25 +182,31 @@ struct les_rec_access {
 struct les_rec_rpc {
 	__u32 kind; /* LES_REC_RPC */
 	__u16 proto; /* enum les_rpc_proto */
-	__u16 opcode; /* FUSE opcode, PtlRPC opcode, sunrpc procedure */
+	__u16 opcode; /* FUSE opcode, PtlRPC opcode, sunrpc procedure; see LES_RPC_F_OPCODE */
 	__u64 ts_ns; /* completion, CLOCK_MONOTONIC */
 	__u64 latency_ns;
 	__u64 bytes; /* payload: sent for writes, returned for reads */
 	__u64 parent_op_id; /* access op in flight on the submitter, 0 if none */
-	__u64 req_id; /* FUSE unique, xid, request pointer hash */
-	__u64 backlog_ns; /* sunrpc only */
-	__u64 rtt_ns; /* sunrpc only */
+	__u64 req_id; /* FUSE unique, sunrpc xid, PtlRPC request id (unique in the run) */
+	__u64 backlog_ns; /* sunrpc only: queued before the first transmission */
+	__u64 rtt_ns; /* sunrpc only: last transmission to its reply */
+	__u64 execute_ns; /* sunrpc only: the task's start to its end */
 	__u64 cgroup_id;
-	__u32 dev; /* connection / superblock dev_t */
+	__u32 dev; /* connection / superblock dev_t, 0 when unknown */
 	__s32 err; /* positive errno, 0 on success */
-	__u32 worker_pid; /* thread that sent it, when not the submitter */
+	__u32 worker_pid; /* thread that did the work, when not the submitter */
 	__u32 flags; /* LES_RPC_F_* */
+	__u32 prog; /* sunrpc program number (100003: nfs) */
+	__u16 vers; /* sunrpc program version */
+	__u16 rpc_op; /* enum les_rpc_op */
 	struct les_task task; /* submitter */
 	char worker_comm[LES_COMM_LEN];
+	char name[LES_RPC_NAME_LEN]; /* sunrpc procedure, lower case */
 };
 
 #define LES_RPC_F_ASYNC	      0x1 /* sent by another thread than the submitter */
-#define LES_RPC_F_NO_BTF_TASK 0x2 /* submitter fields are the sender's */
+#define LES_RPC_F_NO_BTF_TASK 0x2 /* submitter unknown: its fields are the sender's */
+#define LES_RPC_F_OPCODE      0x4 /* opcode is valid (else absent: not readable here) */
 
 /* A notable event in a request's life (resend, expiry, ...). */
 struct les_rec_rpc_event {
@@ -188,8 +218,12 @@ struct les_rec_rpc_event {
 	__u64 req_id;
 	__u64 cgroup_id;
 	__u32 dev;
-	__u32 opcode;
-	struct les_task task;
+	__u32 opcode; /* valid with LES_RPC_F_OPCODE */
+	__u32 flags; /* LES_RPC_F_* */
+	__u32 worker_pid; /* thread the event happened in, when not the submitter */
+	struct les_task task; /* submitter */
+	char worker_comm[LES_COMM_LEN];
+	char name[LES_RPC_NAME_LEN]; /* sunrpc procedure, lower case */
 };
 
 /*

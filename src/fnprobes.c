@@ -12,8 +12,10 @@
 #include <bpf/libbpf.h>
 #include "fnprobes.h"
 
-#define KALLSYMS  "/proc/kallsyms"
-#define BLACKLIST "/sys/kernel/debug/kprobes/blacklist"
+#define KALLSYMS "/proc/kallsyms"
+/* The kernel's ENOTSUPP (not in the uapi errno list). */
+#define ENOTSUPP_ERRNO 524
+#define BLACKLIST      "/sys/kernel/debug/kprobes/blacklist"
 
 #define K_FILE	LES_FN_K(LES_FN_ARG_FILE)
 #define K_KIOCB LES_FN_K(LES_FN_ARG_KIOCB)
@@ -29,8 +31,10 @@
 #define SOPS  "super_operations"
 #define XATTR "xattr_handler"
 
-#define ROW(fam, o, fn, mod, ops, mem, kinds, fl)                                                  \
-	{ LES_FS_##fam, LES_OP_##o, #fn, mod, ops, mem, kinds, fl }
+#define ROW(fam, o, fn, mod, ops, mem, kinds, fl)                       \
+	{                                                               \
+		LES_FS_##fam, LES_OP_##o, #fn, mod, ops, mem, kinds, fl \
+	}
 
 /*
  * The functions, each with the VFS method it implements: the method's
@@ -149,8 +153,8 @@ const struct les_fn_entry *les_fn_table(size_t *n)
 const char *les_fn_kind_name(unsigned int kind)
 {
 	static const char *const names[LES_FN_ARG_KIND_MAX] = {
-		[LES_FN_ARG_FILE] = "struct file *",   [LES_FN_ARG_KIOCB] = "struct kiocb *",
-		[LES_FN_ARG_INODE] = "struct inode *", [LES_FN_ARG_DENTRY] = "struct dentry *",
+		[LES_FN_ARG_FILE] = "struct file *",	   [LES_FN_ARG_KIOCB] = "struct kiocb *",
+		[LES_FN_ARG_INODE] = "struct inode *",	   [LES_FN_ARG_DENTRY] = "struct dentry *",
 		[LES_FN_ARG_PATH] = "const struct path *",
 	};
 	return kind < LES_FN_ARG_KIND_MAX ? names[kind] : "unknown";
@@ -167,7 +171,7 @@ const char *les_fn_ret_name(unsigned int ret)
 }
 
 __attribute__((format(printf, 2, 3))) static void set_reason(struct les_fn_probe *pr,
-							    const char *fmt, ...)
+							     const char *fmt, ...)
 {
 	va_list ap;
 
@@ -265,8 +269,8 @@ static struct btf *btf_for(struct btf_set *s, const char *where)
 		return NULL;
 	snprintf(s->mod[s->n_mod].name, sizeof(s->mod[0].name), "%s", where);
 	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", where);
-	s->mod[s->n_mod].btf = access(path, R_OK) == 0 ? btf__load_module_btf(where, s->vmlinux)
-						       : NULL;
+	s->mod[s->n_mod].btf =
+		access(path, R_OK) == 0 ? btf__load_module_btf(where, s->vmlinux) : NULL;
 	return s->mod[s->n_mod++].btf;
 }
 
@@ -295,8 +299,8 @@ static const struct btf_type *skip_mods(const struct btf *btf, __u32 id, __u32 *
 static int param_kind(const struct btf *btf, __u32 type_id)
 {
 	static const char *const structs[LES_FN_ARG_KIND_MAX] = {
-		[LES_FN_ARG_FILE] = "file",	[LES_FN_ARG_KIOCB] = "kiocb",
-		[LES_FN_ARG_INODE] = "inode",	[LES_FN_ARG_DENTRY] = "dentry",
+		[LES_FN_ARG_FILE] = "file",   [LES_FN_ARG_KIOCB] = "kiocb",
+		[LES_FN_ARG_INODE] = "inode", [LES_FN_ARG_DENTRY] = "dentry",
 		[LES_FN_ARG_PATH] = "path",
 	};
 	const struct btf_type *t = skip_mods(btf, type_id, NULL);
@@ -431,8 +435,8 @@ static void find_proto(struct les_fn_probe *pr, struct btf_set *s)
 		id = btf__find_by_name_kind(btf, pr->e->func, BTF_KIND_FUNC);
 		if (id >= 0) {
 			pr->has_btf = true;
-			pr->has_proto =
-				desc_from_proto(pr, btf, btf__type_by_id(btf, id)->type);
+			pr->btf_id = id;
+			pr->has_proto = desc_from_proto(pr, btf, btf__type_by_id(btf, id)->type);
 			snprintf(pr->proto_from, sizeof(pr->proto_from), "BTF %s", pr->where);
 			return;
 		}
@@ -450,8 +454,8 @@ static void find_proto(struct les_fn_probe *pr, struct btf_set *s)
 /* --- what the kernel permits ---------------------------------------------- */
 
 static const struct bpf_insn return_zero[] = {
-	{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-	{ .code = BPF_JMP | BPF_EXIT },
+	{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
+	{.code = BPF_JMP | BPF_EXIT},
 };
 
 /*
@@ -488,6 +492,62 @@ static void probe_fentry(struct les_fn_plan *p, const struct btf *vmlinux)
 		close(link);
 	}
 	close(fd);
+}
+
+/* An fd of the kernel BTF object called name (a module), or -1. */
+static int kernel_btf_fd(const char *name)
+{
+	__u32 id = 0;
+
+	while (bpf_btf_get_next_id(id, &id) == 0) {
+		struct bpf_btf_info info;
+		__u32 len = sizeof(info);
+		char found[64] = "";
+		int fd = bpf_btf_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		info.name = (__u64)(unsigned long)found;
+		info.name_len = sizeof(found);
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && info.kernel_btf &&
+		    strcmp(found, name) == 0)
+			return fd;
+		close(fd);
+	}
+	return -1;
+}
+
+/*
+ * Trampolines of some kernels take at most six arguments (x86 before 6.6):
+ * a function with more is tried with a do-nothing fexit program, once.
+ */
+static void probe_fentry_wide(struct les_fn_probe *pr)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FEXIT);
+	bool module = strcmp(pr->where, "vmlinux") != 0;
+	int btf_fd = module ? kernel_btf_fd(pr->where) : 0;
+	int fd, link;
+
+	if (btf_fd < 0) {
+		pr->fentry_refused = "no BTF object for its module";
+		return;
+	}
+	opts.attach_btf_id = (__u32)pr->btf_id;
+	opts.attach_btf_obj_fd = (__u32)btf_fd;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "les_fexit_ok", "GPL", return_zero, 2, &opts);
+	link = fd < 0 ? -1 : bpf_link_create(fd, 0, BPF_TRACE_FEXIT, NULL);
+	if (link < 0)
+		pr->fentry_refused = errno == ENOTSUPP_ERRNO
+					     ? "the kernel's trampolines take fewer "
+					       "arguments than it has (ENOTSUPP)"
+					     : "a trial fexit program was refused";
+	else
+		close(link);
+	if (fd >= 0)
+		close(fd);
+	if (module)
+		close(btf_fd);
 }
 
 static void probe_kprobes(struct les_fn_plan *p)
@@ -564,6 +624,8 @@ static const char *fentry_block(const struct les_fn_plan *p, const struct les_fn
 	}
 	if (!pr->has_proto)
 		return "BTF prototype has no argument of the expected kind";
+	if (pr->fentry_refused)
+		return pr->fentry_refused;
 	return NULL;
 }
 
@@ -705,6 +767,9 @@ void les_fn_plan_make(struct les_fn_plan *p, enum les_attach_mode mode)
 	else
 		snprintf(p->kprobe_reason, sizeof(p->kprobe_reason), "not tried (--attach)");
 	btf_set_free(&btfs);
+	for (size_t i = 0; i < p->n && p->fentry_ok; i++)
+		if (p->probe[i].has_btf && p->probe[i].has_proto && p->probe[i].desc.nargs > 6)
+			probe_fentry_wide(&p->probe[i]);
 	for (size_t i = 0; i < p->n; i++)
 		choose(p, &p->probe[i]);
 	assign_slots(p);
@@ -744,10 +809,10 @@ bool les_fn_prog_parse(const char *name, int *slot, enum les_attach_method *meth
 		const char *prefix;
 		enum les_attach_method method;
 	} kinds[] = {
-		{ "fn_fentry_", LES_ATTACH_FENTRY },
-		{ "fn_fexit_", LES_ATTACH_FENTRY },
-		{ "fn_kprobe_", LES_ATTACH_KPROBE },
-		{ "fn_kretprobe_", LES_ATTACH_KPROBE },
+		{"fn_fentry_", LES_ATTACH_FENTRY},
+		{"fn_fexit_", LES_ATTACH_FENTRY},
+		{"fn_kprobe_", LES_ATTACH_KPROBE},
+		{"fn_kretprobe_", LES_ATTACH_KPROBE},
 	};
 
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {

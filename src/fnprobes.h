@@ -22,7 +22,7 @@
 #include "mounts.h"
 #include "options.h"
 
-#define LES_FN_TABLE_MAX 128
+#define LES_FN_TABLE_MAX  128
 #define LES_FN_REASON_MAX 160
 
 /* Target kinds as a mask of (1 << enum les_fn_arg_kind). */
@@ -33,25 +33,27 @@ struct les_fn_entry {
 	enum les_fs_family family;
 	enum les_access_op op;
 	const char *func;
-	const char *module; /* where it lives when not built in */
+	const char *module;	/* where it lives when not built in */
 	const char *ops_struct; /* the VFS operations struct it fills in */
-	const char *members; /* the member(s) it implements, '|'-separated */
-	unsigned int kinds; /* acceptable target kinds: the first such argument */
-	unsigned int flags; /* LES_FN_F_* */
+	const char *members;	/* the member(s) it implements, '|'-separated */
+	unsigned int kinds;	/* acceptable target kinds: the first such argument */
+	unsigned int flags;	/* LES_FN_F_* */
 };
 
 /* What the running kernel offers for one row. */
 struct les_fn_probe {
 	const struct les_fn_entry *e;
 	enum les_attach_method method; /* LES_ATTACH_NONE, _FENTRY or _KPROBE */
-	int slot; /* program slot, -1 when none */
+	int slot;		       /* program slot, -1 when none */
 	bool in_kallsyms;
-	bool has_btf; /* the function itself, in vmlinux or module BTF */
+	bool has_btf;	/* the function itself, in vmlinux or module BTF */
 	bool has_proto; /* desc below is valid */
 	bool blacklisted;
 	unsigned long long addr;
-	char where[32]; /* "vmlinux" or the module kallsyms names */
-	char proto_from[96]; /* "BTF nfs", "vmlinux inode_operations.mkdir" */
+	int btf_id;			/* of the function in its BTF, when has_btf */
+	const char *fentry_refused;	/* this function refused a trial fexit */
+	char where[32];			/* "vmlinux" or the module kallsyms names */
+	char proto_from[96];		/* "BTF nfs", "vmlinux inode_operations.mkdir" */
 	char reason[LES_FN_REASON_MAX]; /* why none; empty when attached */
 	struct les_fn_desc desc;
 };

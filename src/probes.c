@@ -155,6 +155,7 @@ void les_probe_plan_make(struct les_probe_plan *plan, enum les_attach_mode mode)
 	les_ensure_tracefs();
 	plan_fuse(plan);
 	plan_access(plan, mode);
+	les_rpc_plan_make(&plan->rpc, mode, plan->fn.fentry_ok, plan->fn.fentry_reason);
 	plan->proc_notices = les_kernel_btf_has("btf_trace_sched_process_exec", BTF_KIND_TYPEDEF) &&
 			     les_kernel_btf_has("btf_trace_sched_process_fork", BTF_KIND_TYPEDEF);
 }
@@ -184,6 +185,8 @@ static bool fn_wants(const struct les_fn_plan *fn, const char *prog_name)
 bool les_probe_plan_wants(const struct les_probe_plan *plan, const char *prog_name,
 			  const char *section)
 {
+	bool rpc_want;
+
 	if (strcmp(prog_name, "fuse_send_btf") == 0 || strcmp(prog_name, "fuse_end_btf") == 0)
 		return plan->fuse == LES_FUSE_TP_BTF;
 	if (strcmp(prog_name, "fuse_send_tp") == 0 || strcmp(prog_name, "fuse_end_tp") == 0)
@@ -192,6 +195,8 @@ bool les_probe_plan_wants(const struct les_probe_plan *plan, const char *prog_na
 		return plan->proc_notices;
 	if (strcmp(section, "raw_tp/sys_enter") == 0 || strcmp(section, "raw_tp/sys_exit") == 0)
 		return plan->syscall;
+	if (les_rpc_plan_owns(&plan->rpc, prog_name, &rpc_want))
+		return rpc_want;
 	return fn_wants(&plan->fn, prog_name);
 }
 
@@ -301,10 +306,12 @@ static void print_json(const struct les_probe_plan *plan, FILE *out)
 	jw_obj_begin(&w);
 	jw_kv_cstr(&w, "plane", "rpc");
 	jw_kv_cstr(&w, "fs", "fuse");
+	jw_kv_cstr(&w, "proto", "fuse");
 	jw_kv_cstr(&w, "probe", "fuse:fuse_request_send/end");
 	jw_kv_cstr(&w, "method", fuse_method_name(plan->fuse));
 	jw_kv_cstr(&w, "reason", plan->fuse_reason);
 	jw_obj_end(&w);
+	les_rpc_plan_json(&plan->rpc, &w);
 	for (size_t i = 0; i < plan->fn.n; i++)
 		json_fn_probe(&w, &plan->fn, &plan->fn.probe[i]);
 	for (unsigned int op = 0; op < LES_OP_MAX; op++)
@@ -353,6 +360,7 @@ void les_probe_plan_print(const struct les_probe_plan *plan, FILE *out, bool jso
 	fprintf(out, "%-7s %-6s %-10s %-26s %-12s %s\n", "rpc", "fuse", "-",
 		"fuse_request_send/end", fuse_method_name(plan->fuse),
 		plan->fuse_reason ? plan->fuse_reason : "");
+	les_rpc_plan_text(&plan->rpc, out);
 	for (size_t i = 0; i < plan->fn.n; i++)
 		print_fn_probe(out, &plan->fn, &plan->fn.probe[i]);
 	for (unsigned int op = 0; op < LES_OP_MAX; op++) {
@@ -392,11 +400,9 @@ static void warn_uncovered(const struct les_probe_plan *plan, FILE *out, const c
 			continue; /* the filesystem is not loaded: nothing to observe */
 		for (unsigned int op = 0; op < LES_OP_MAX; op++)
 			if ((present & (1u << op)) && !(probed & (1u << op)))
-				fprintf(out,
-					"lustre-ebpf-stream: warning: --attach %s: %s %s not "
-					"covered: %s\n",
-					mode, les_fs_family_name(f), les_op_name(op),
-					why[op] ? why[op] : "no function");
+				fprintf(out, "lustre-ebpf-stream: warning: %s %s not covered: %s\n",
+					les_fs_family_name(f), les_op_name(op),
+					why[op] ? why[op] : mode);
 	}
 }
 

@@ -11,6 +11,7 @@
 #include "fnprobes.h"
 #include "les_record.h"
 #include "options.h"
+#include "rpcprobes.h"
 
 enum les_fuse_method {
 	LES_FUSE_NONE = 0,
@@ -30,6 +31,7 @@ struct les_probe_plan {
 	bool syscall; /* the syscall fallback (raw sys_enter/sys_exit) */
 	const char *syscall_reason; /* why not, when not */
 	struct les_fn_plan fn; /* function probes, per table row */
+	struct les_rpc_plan rpc; /* PtlRPC, LDLM and sunrpc probes */
 	bool proc_notices; /* exec/fork notices for enrichment */
 	const char *access_reason;
 };

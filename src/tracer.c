@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Skeleton lifecycle, map programming, counters and sweeping. */
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,9 +126,13 @@ int les_tracer_configure(struct les_tracer *t, const struct les_options *o,
 	s->rodata->filter_pid = o->filter_pid;
 	les_filter_configure_bpf(o, s);
 	s->rodata->want_file_id = o->file_id;
+	s->rodata->ptlrpc_reqmsg_off = plan->rpc.reqmsg_off;
 
 	err = bpf_map__set_max_entries(s->maps.events, (__u32)o->ringbuf_bytes);
 	err = err ?: bpf_map__set_max_entries(s->maps.fuse_inflight, o->inflight_max);
+	err = err ?: bpf_map__set_max_entries(s->maps.ptlrpc_reqs, o->inflight_max);
+	err = err ?: bpf_map__set_max_entries(s->maps.ptlrpc_waits, o->inflight_max);
+	err = err ?: bpf_map__set_max_entries(s->maps.sunrpc_tasks, o->inflight_max);
 	err = err ?: bpf_map__set_max_entries(s->maps.thread_ops, o->threads_max);
 	if (err)
 		return err;
@@ -154,7 +159,8 @@ static int put_mount_path(int fd, __u32 slot, const struct les_observed_mount *m
 	if (len < sizeof(mp.path)) {
 		mp.len = (__u32)len;
 		mp.dev = m->dev;
-		memcpy(mp.path, m->mount_point, len);
+		if (len) /* an unused slot has no mount point: memcpy from NULL is undefined */
+			memcpy(mp.path, m->mount_point, len);
 	}
 	return bpf_map_update_elem(fd, &slot, &mp, BPF_ANY) ? -errno : 0;
 }
@@ -219,6 +225,23 @@ int les_tracer_load(struct les_tracer *t)
 	return err ?: put_syscalls(t, 0);
 }
 
+/*
+ * RPCs whose mount BPF cannot tell (no access op in flight on the
+ * submitter) are kept only while a mount of their filesystem is observed.
+ */
+static void put_rpc_unattributed(struct les_tracer *t)
+{
+	bool lustre = false, nfs = false;
+
+	for (size_t i = 0; i < fn_state.n_mounts; i++) {
+		lustre |= fn_state.mount_family[i] == LES_FS_LUSTRE;
+		nfs |= fn_state.mount_family[i] == LES_FS_NFS;
+	}
+	t->skel->bss->rpc_unattributed[LES_PROTO_PTLRPC] = lustre;
+	t->skel->bss->rpc_unattributed[LES_PROTO_LDLM] = lustre;
+	t->skel->bss->rpc_unattributed[LES_PROTO_SUNRPC] = nfs;
+}
+
 int les_tracer_set_mounts(struct les_tracer *t, const struct les_observed *obs)
 {
 	int observed_fd = bpf_map__fd(t->skel->maps.observed);
@@ -247,6 +270,7 @@ int les_tracer_set_mounts(struct les_tracer *t, const struct les_observed *obs)
 		fn_state.mount_dev[i] = obs->m[i].dev;
 		fn_state.mount_family[i] = obs->m[i].family;
 	}
+	put_rpc_unattributed(t);
 	return put_fn_coverage(t);
 }
 
@@ -445,6 +469,51 @@ int les_tracer_poll(struct les_tracer *t, int timeout_ms)
 	return ring_buffer__consume(t->rb);
 }
 
+/* One more request of proto in flight on dev. */
+static void inflight_add(struct les_kernel_stats *ks, enum les_rpc_proto proto, __u32 dev)
+{
+	size_t i;
+
+	ks->inflight_by_proto[proto]++;
+	for (i = 0; i < ks->n_inflight; i++) {
+		if (ks->inflight[i].proto == proto && ks->inflight[i].dev == dev) {
+			ks->inflight[i].requests++;
+			return;
+		}
+	}
+	if (i == LES_INFLIGHT_GROUPS)
+		return; /* counted in by_proto, not by mount */
+	ks->inflight[i].proto = proto;
+	ks->inflight[i].dev = dev;
+	ks->inflight[i].requests = 1;
+	ks->n_inflight++;
+}
+
+/*
+ * PtlRPC requests between their first send and their free, sunrpc tasks
+ * between begin and end: what the maps hold, so the count can never go
+ * negative, and a request whose end was missed leaves with the sweep.
+ */
+static void read_rpc_inflight(struct les_tracer *t, struct les_kernel_stats *ks)
+{
+	int ptl_fd = bpf_map__fd(t->skel->maps.ptlrpc_reqs);
+	int sun_fd = bpf_map__fd(t->skel->maps.sunrpc_tasks);
+	struct ptlrpc_req req;
+	struct sunrpc_task task;
+	__u64 key, next;
+
+	for (void *prev = NULL; bpf_map_get_next_key(ptl_fd, prev, &next) == 0; prev = &key) {
+		key = next;
+		if (bpf_map_lookup_elem(ptl_fd, &key, &req) == 0 && req.sent_ns)
+			inflight_add(ks, LES_PROTO_PTLRPC, req.dev);
+	}
+	for (void *prev = NULL; bpf_map_get_next_key(sun_fd, prev, &next) == 0; prev = &key) {
+		key = next;
+		if (bpf_map_lookup_elem(sun_fd, &key, &task) == 0 && task.inflight)
+			inflight_add(ks, LES_PROTO_SUNRPC, task.dev);
+	}
+}
+
 void les_tracer_read_stats(struct les_tracer *t, struct les_kernel_stats *ks)
 {
 	int ncpu = libbpf_num_possible_cpus();
@@ -465,9 +534,11 @@ void les_tracer_read_stats(struct les_tracer *t, struct les_kernel_stats *ks)
 	free(percpu);
 	for (void *prev = NULL; bpf_map_get_next_key(inflight_fd, prev, &next) == 0; prev = &key) {
 		key = next;
+		inflight_add(ks, LES_PROTO_FUSE, key.dev);
 		n++;
 	}
 	ks->inflight_fuse = n;
+	read_rpc_inflight(t, ks);
 	ks->stale_swept = t->stale_swept;
 	ks->threads_swept = t->threads_swept;
 }
@@ -509,6 +580,56 @@ static void sweep_threads(struct les_tracer *t, uint64_t cutoff)
 			t->threads_swept++;
 }
 
+/* Entries of one RPC map (8-byte keys) whose time at offset time_off is before cutoff. */
+static void sweep_rpc_map(struct les_tracer *t, struct bpf_map *map, size_t value_size,
+			  size_t time_off, uint64_t cutoff)
+{
+	int fd = bpf_map__fd(map);
+	__u64 key, next, stale[256], val[16], when;
+	size_t n_stale = 0;
+
+	if (value_size > sizeof(val))
+		return;
+	for (void *prev = NULL; bpf_map_get_next_key(fd, prev, &next) == 0; prev = &key) {
+		key = next;
+		if (bpf_map_lookup_elem(fd, &key, val) != 0)
+			continue;
+		memcpy(&when, (char *)val + time_off, sizeof(when));
+		if (when < cutoff && n_stale < sizeof(stale) / sizeof(stale[0]))
+			stale[n_stale++] = key;
+	}
+	for (size_t i = 0; i < n_stale; i++)
+		if (bpf_map_delete_elem(fd, &stale[i]) == 0)
+			t->stale_swept++;
+}
+
+/*
+ * Requests whose free or stats the probes missed (a kretprobe that ran
+ * out of instances, a request created before a Lustre module reload) and
+ * waits whose return was missed.
+ */
+static void sweep_rpc(struct les_tracer *t, uint64_t cutoff)
+{
+	struct ptlrpc_wait_key key, next, stale[256];
+	int fd = bpf_map__fd(t->skel->maps.ptlrpc_waits);
+	struct ptlrpc_wait w;
+	size_t n_stale = 0;
+
+	sweep_rpc_map(t, t->skel->maps.ptlrpc_reqs, sizeof(struct ptlrpc_req),
+		      offsetof(struct ptlrpc_req, created_ns), cutoff);
+	sweep_rpc_map(t, t->skel->maps.sunrpc_tasks, sizeof(struct sunrpc_task),
+		      offsetof(struct sunrpc_task, start_ns), cutoff);
+	for (void *prev = NULL; bpf_map_get_next_key(fd, prev, &next) == 0; prev = &key) {
+		key = next;
+		if (bpf_map_lookup_elem(fd, &key, &w) == 0 && w.start_ns < cutoff &&
+		    n_stale < sizeof(stale) / sizeof(stale[0]))
+			stale[n_stale++] = key;
+	}
+	for (size_t i = 0; i < n_stale; i++)
+		if (bpf_map_delete_elem(fd, &stale[i]) == 0)
+			t->stale_swept++;
+}
+
 void les_tracer_sweep(struct les_tracer *t, uint64_t max_age_ns)
 {
 	uint64_t now = mono_ns();
@@ -516,6 +637,7 @@ void les_tracer_sweep(struct les_tracer *t, uint64_t max_age_ns)
 
 	sweep_inflight(t, cutoff);
 	sweep_threads(t, cutoff);
+	sweep_rpc(t, cutoff);
 }
 
 #define DETACH_THREADS 16

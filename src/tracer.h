@@ -42,6 +42,17 @@ int les_tracer_poll(struct les_tracer *t, int timeout_ms);
 void les_tracer_read_stats(struct les_tracer *t, struct les_kernel_stats *ks);
 /* Remove in-flight entries older than max_age_ns, counting them. */
 void les_tracer_sweep(struct les_tracer *t, uint64_t max_age_ns);
+/*
+ * Whether the maps still answer through their fds (les_privs_probe_fn):
+ * 0 or a negative errno (-EPERM without CAP_BPF on kernels before 6.5).
+ */
+int les_tracer_map_access(void *tracer);
+/*
+ * Detach every probe: nothing is produced afterwards, so the counters
+ * read then are final and one more poll drains the ring. Maps and the
+ * ring stay. Safe to call twice.
+ */
+void les_tracer_detach(struct les_tracer *t);
 void les_tracer_destroy(struct les_tracer *t);
 
 #endif /* LES_TRACER_H */

@@ -75,6 +75,9 @@ static enum group group_of(const char *name)
 		return G_MULTI;
 	if (!strncmp(name, "fn_kprobe_", 10) || !strncmp(name, "fn_kretprobe_", 13))
 		return G_KPROBE;
+	/* The RPC plane's PtlRPC/LDLM/sunrpc programs: test/e2e/25_rpc_verifier.sh. */
+	if (!strncmp(name, "ptl_", 4) || !strncmp(name, "sunrpc_", 7))
+		return G_MAX;
 	return G_OTHER;
 }
 

@@ -1,0 +1,324 @@
+#!/bin/bash
+# t_access_nfs.sh: the access plane on NFS in the stock-kernel guest. nfsd
+# exports a tmpfs directory over loopback, mounted as NFSv3 and NFSv4.2;
+# the tool observes both mounts at once with each attach method forced
+# (fentry, kprobe, syscall) while one workload runs on each.
+#
+#   test/vm/run-in-vm test/vm/t_access_nfs.sh      (LES_BUILD: the build dir)
+#
+# Each method's run uses fresh names (its own directory, made before the
+# tool starts), so the dentry cache holds nothing of them and the kernel's
+# calls are known exactly. Records are grouped per mount by (comm, op,
+# errno_class) with count and byte sum and compared with the expected
+# tables. Ends with the matrix of verified cells.
+set -u
+
+build=${LES_BUILD:-build}
+tool=$build/lustre-ebpf-stream
+passed=0
+failed=0
+work=$(mktemp -d /tmp/t_access_nfs.XXXXXX)
+export_dir=$work/export
+declare -A cell
+
+say()
+{
+	echo "t_access_nfs: $*"
+}
+
+check()
+{
+	local what=$1
+	shift
+
+	if "$@" >"$work/check.out" 2>&1; then
+		passed=$((passed + 1))
+		echo "ok   $what"
+		return 0
+	fi
+	failed=$((failed + 1))
+	echo "FAIL $what"
+	sed 's/^/     | /' "$work/check.out" | tail -n 40
+	return 1
+}
+
+cleanup()
+{
+	[ -n "${tracer_pid:-}" ] && kill -INT "$tracer_pid" 2>/dev/null
+	umount -f -l "$work/v3" "$work/v4" 2>/dev/null
+	[ "${LES_KEEP:-0}" = 1 ] || rm -rf "$work" 2>/dev/null
+}
+trap cleanup EXIT
+
+die()
+{
+	say "$*"
+	exit 1
+}
+
+[ "${LES_VM:-}" = 1 ] || die "not in the guest: run test/vm/run-in-vm $0"
+[ -x "$tool" ] || die "no $tool (set LES_BUILD)"
+command -v jq >/dev/null || die "jq missing"
+for prog in rpcbind rpc.mountd rpc.nfsd exportfs mount.nfs; do
+	command -v "$prog" >/dev/null || die "$prog missing: scripts/install-deps (nfs-kernel-server)"
+done
+
+# nfsd in the guest: a 10 s grace period instead of 90 (a v4 OPEN waits
+# out the grace period), the export with fsid=0 so that it is also the
+# NFSv4 root.
+start_nfs_server()
+{
+	local mod
+
+	for mod in sunrpc nfsd nfs nfsv3 nfsv4; do
+		modprobe -d "$LES_VM_MODDIR" "$mod" || return 1
+	done
+	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd || return 1
+	echo 10 >/proc/fs/nfsd/nfsv4gracetime
+	echo 10 >/proc/fs/nfsd/nfsv4leasetime
+	mkdir -p "$export_dir" /run/rpcbind /var/lib/nfs/v4recovery
+	mount -t tmpfs tmpfs "$export_dir" || return 1
+	echo "$export_dir 127.0.0.1(rw,sync,no_subtree_check,no_root_squash,insecure,fsid=0)" \
+		>/etc/exports
+	rpcbind -w && rpc.mountd && exportfs -ra && rpc.nfsd 4
+}
+
+mount_clients()
+{
+	mkdir -p "$work/v3" "$work/v4"
+	mount -t nfs -o vers=3,nolock "127.0.0.1:$export_dir" "$work/v3" &&
+		mount -t nfs -o vers=4.2 127.0.0.1:/ "$work/v4"
+}
+
+trace_workload()
+{
+	local method=$1 out=$work/$1.jsonl err=$work/$1.err i v
+
+	# Fresh directories, made before the tool watches (one export: the
+	# two mounts show the same tree).
+	for v in v3 v4; do
+		mkdir "$work/$v/$method.$v" || return 1
+	done
+	"$tool" -v --attach "$method" --mount "$work/v3" --mount "$work/v4" >"$out" 2>"$err" &
+	tracer_pid=$!
+	for i in $(seq 1 360); do
+		grep -q "probes attached" "$err" && break
+		kill -0 "$tracer_pid" 2>/dev/null || break
+		sleep 0.5
+	done
+	if ! grep -q "probes attached" "$err"; then
+		cat "$err"
+		return 1
+	fi
+	for v in v3 v4; do
+		workload "$work/$v/$method.$v"
+	done
+	sleep 1
+	kill -INT "$tracer_pid"
+	wait "$tracer_pid"
+	tracer_pid=
+}
+
+workload()
+{
+	local d=$1
+
+	dd if=/dev/zero of="$d/f" bs=4k count=100 2>/dev/null
+	dd if="$d/f" of=/dev/null bs=4k count=100 2>/dev/null
+	stat "$d/f" >/dev/null
+	mkdir "$d/d"
+	touch "$d/d/x"
+	rmdir "$d/d" 2>/dev/null # ENOTEMPTY from the server
+	rm "$d/d/x"
+	mv "$d/f" "$d/g"
+	rm "$d/g"
+	rmdir "$d/d"
+	cat "$d/missing" 2>/dev/null
+	ls "$d" >/dev/null
+}
+
+# comm op errno_class count bytes of one mount, sorted.
+summary()
+{
+	jq -r --arg m "$2" 'select(.type == "access" and .mount == $m)
+		| [.comm, .op, (.errno_class // "ok"), .bytes] | @tsv' "$1" |
+		awk -F'\t' '{ n[$1" "$2" "$3]++; b[$1" "$2" "$3] += $4 }
+			END { for (k in n) print k, n[k], b[k] }' | sort
+}
+
+# Common to both versions as the filesystem functions see them.
+functions_common()
+{
+	cat <<'EOF'
+dd close ok 2 0
+dd open ok 2 0
+dd read ok 100 409600
+dd write ok 100 409600
+ls close ok 1 0
+ls getattr ok 2 0
+ls open ok 1 0
+ls readdir ok 2 0
+mkdir lookup notfound 1 0
+mkdir mkdir ok 1 0
+mv lookup notfound 2 0
+mv rename ok 1 0
+mv rename other 1 0
+rm getattr ok 2 0
+rm unlink ok 2 0
+rmdir rmdir ok 1 0
+rmdir rmdir other 1 0
+stat getattr ok 1 0
+touch close ok 1 0
+touch open ok 1 0
+touch setattr ok 1 0
+EOF
+}
+
+# NFSv3: lookup, then ->create and ->open (and the ACL of the new file).
+expected_functions_v3()
+{
+	{
+		functions_common
+		cat <<'EOF'
+cat lookup notfound 1 0
+dd create ok 1 0
+dd get_acl ok 1 0
+dd lookup notfound 1 0
+touch create ok 1 0
+touch get_acl ok 1 0
+touch lookup notfound 1 0
+EOF
+	} | sort
+}
+
+# NFSv4: ->atomic_open looks up, opens and creates in one call; a missing
+# name is its ENOENT.
+expected_functions_v4()
+{
+	{
+		functions_common
+		echo "cat open notfound 1 0"
+	} | sort
+}
+
+expected_syscalls()
+{
+	cat <<'EOF'
+cat open notfound 1 0
+dd close ok 4 0
+dd open ok 2 0
+dd read ok 100 409600
+dd write ok 100 409600
+ls close ok 1 0
+ls getattr ok 2 0
+ls open ok 1 0
+ls readdir ok 2 0
+mkdir mkdir ok 1 0
+mv getattr notfound 1 0
+mv rename ok 1 0
+mv rename other 1 0
+rm getattr ok 2 0
+rm unlink ok 2 0
+rmdir rmdir ok 1 0
+rmdir rmdir other 1 0
+stat getattr ok 1 0
+touch close ok 2 0
+touch open ok 1 0
+touch setattr ok 1 0
+EOF
+}
+
+# No process substitution: the guest has no /dev/fd.
+table_matches()
+{
+	"$3" >"$work/expected.txt"
+	summary "$1" "$2" >"$work/actual.txt"
+	diff -u "$work/expected.txt" "$work/actual.txt"
+}
+
+only_method()
+{
+	local bad
+
+	bad=$(jq -r --arg m "$2" 'select(.type == "access" and .method != $m) | .method' "$1" |
+		sort | uniq -c)
+	[ -z "$bad" ] || { echo "records of other methods: $bad"; return 1; }
+}
+
+fs_types_right()
+{
+	jq -e -s --arg v3 "$work/v3" --arg v4 "$work/v4" '
+		[.[] | select(.type == "access")] as $a
+		| ($a | map(select(.mount == $v3)) | all(.fs_type == "nfs"))
+		and ($a | map(select(.mount == $v4)) | all(.fs_type == "nfs4"))
+		and ($a | map(select(.mount != $v3 and .mount != $v4)) | length == 0)' "$1"
+}
+
+pairing_clean()
+{
+	local k v
+
+	for k in exit_without_entry entry_replaced depth_overflow; do
+		v=$(jq -r --arg k "$k" 'select(.type == "stats" and .final) | .kernel[$k]' "$1" |
+			tail -n 1)
+		[ "$v" = 0 ] || { echo "$k = $v"; return 1; }
+	done
+}
+
+verify_method()
+{
+	local method=$1 func=$2 out=$work/$1.jsonl ok3=1 ok4=1 ok=1
+
+	say "--attach $method"
+	check "$method: tool starts and attaches to the v3 and v4 mounts" \
+		trace_workload "$method" || {
+		cell[$method.v3]=FAIL
+		cell[$method.v4]=FAIL
+		return
+	}
+	grep -E "function probes|links detached|probes attached" "$work/$method.err" |
+		sed "s/^lustre-ebpf-stream: /     timing: /"
+	check "$method: NFSv3 exact counts and byte sums" \
+		table_matches "$out" "$work/v3" "${func}_v3" || ok3=0
+	check "$method: NFSv4.2 exact counts and byte sums" \
+		table_matches "$out" "$work/v4" "${func}_v4" || ok4=0
+	check "$method: every record by $method" only_method "$out" "$method" || ok=0
+	check "$method: records carry their mount's fs_type, none from elsewhere" \
+		fs_types_right "$out" || ok=0
+	check "$method: entry/exit pairing counters are 0" pairing_clean "$out" || ok=0
+	[ $ok = 1 ] || { ok3=0; ok4=0; }
+	cell[$method.v3]=$([ $ok3 = 1 ] && echo verified || echo FAIL)
+	cell[$method.v4]=$([ $ok4 = 1 ] && echo verified || echo FAIL)
+}
+
+expected_syscalls_v3() { expected_syscalls; }
+expected_syscalls_v4() { expected_syscalls; }
+
+list_probes_right()
+{
+	local json=$work/probes.json
+
+	"$tool" --list-probes=json >"$json" || return 1
+	jq -e '[.probes[] | select(.fs == "nfs" and .plane == "access")
+		| select(.method == "none" and (.reason // "") == "")] | length == 0' "$json" &&
+		jq -e '[.probes[] | select(.fs == "nfs" and .method != "none")] | length >= 28' \
+			"$json"
+}
+
+say "kernel $(uname -r)"
+check "nfsd serves a tmpfs export" start_nfs_server || die "no NFS server"
+check "NFSv3 and NFSv4.2 mounts over loopback" mount_clients || die "no NFS mounts"
+check "--list-probes=json: NFS functions probed, the rest with reasons" list_probes_right
+verify_method fentry expected_functions
+verify_method kprobe expected_functions
+verify_method syscall expected_syscalls
+
+echo
+echo "matrix (NFS, kernel $(uname -r)):"
+printf '  %-8s %-10s %-10s %-10s\n' fs fentry kprobe syscall
+for v in v3 v4; do
+	printf '  %-8s %-10s %-10s %-10s\n' "nfs$v" "${cell[fentry.$v]:-?}" \
+		"${cell[kprobe.$v]:-?}" "${cell[syscall.$v]:-?}"
+done
+say "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
