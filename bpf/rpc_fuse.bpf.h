@@ -157,9 +157,15 @@ static __always_inline int fuse_end(__u32 dev, __u64 unique, __u32 out_len, __s3
 	rec->dev = dev;
 	rec->err = error < 0 ? -error : error;
 	rec->worker_pid = v->worker_pid;
-	rec->flags = v->flags;
+	rec->flags = v->flags | LES_RPC_F_OPCODE;
 	rec->task = v->task;
 	__builtin_memcpy(rec->worker_comm, v->worker_comm, LES_COMM_LEN);
+	/* Fields of the other protocols (reserve does not zero). */
+	rec->execute_ns = 0;
+	rec->prog = 0;
+	rec->vers = 0;
+	rec->rpc_op = LES_RPC_OP_NONE;
+	__builtin_memset(rec->name, 0, LES_RPC_NAME_LEN);
 	submit(rec);
 out:
 	bpf_map_delete_elem(&fuse_inflight, &key);

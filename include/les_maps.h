@@ -51,4 +51,43 @@ struct fuse_inflight {
 	char worker_comm[LES_COMM_LEN];
 };
 
+/* A PtlRPC request from its creation to its free (map ptlrpc_reqs, key: the pointer). */
+struct ptlrpc_req {
+	__u64 created_ns;
+	__u64 sent_ns; /* first send; 0: not sent (not in flight) */
+	__u64 parent_op_id;
+	__u64 req_id; /* unique in the run: joins queue_wait, request, events */
+	__u64 cgroup_id;
+	__u32 dev; /* mount of the submitter's access op, 0 if none */
+	__u32 opcode; /* valid with LES_RPC_F_OPCODE in flags */
+	__u32 flags; /* LES_RPC_F_* */
+	__u32 worker_pid;
+	struct les_task task; /* submitter */
+	char worker_comm[LES_COMM_LEN];
+};
+
+/* A wait in progress on a thread (map ptlrpc_waits): queue_wait, lock waits. */
+struct ptlrpc_wait_key {
+	__u32 tid;
+	__u32 what; /* enum les_rpc_op */
+};
+
+struct ptlrpc_wait {
+	__u64 start_ns;
+	__u64 req;
+	__u64 parent_op_id;
+	__u32 dev;
+	__u32 _pad;
+};
+
+/* An RPC task from rpc_task_begin to its stats (map sunrpc_tasks, key: the pointer). */
+struct sunrpc_task {
+	__u64 start_ns;
+	__u64 parent_op_id;
+	__u64 cgroup_id;
+	__u32 dev; /* 0: unknown */
+	__u32 inflight; /* 1 from begin to end */
+	struct les_task task; /* submitter */
+};
+
 #endif /* LES_MAPS_H */

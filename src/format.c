@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Records to JSON Lines. Field names are part of the tool's interface. */
+#include <string.h>
 #include <time.h>
 #include "format.h"
 #include "ops.h"
+#include "rpcprobes.h"
 
 static int64_t clock_ns(clockid_t id)
 {
@@ -35,7 +37,8 @@ void les_fmt_ctx_sync_clock(struct les_fmt_ctx *fc)
 
 uint64_t les_fmt_epoch_ns(const struct les_fmt_ctx *fc, uint64_t mono_ns)
 {
-	return (uint64_t)((int64_t)mono_ns + fc->mono_to_epoch_ns);
+	/* Unsigned: a corrupt timestamp wraps instead of overflowing. */
+	return mono_ns + (uint64_t)fc->mono_to_epoch_ns;
 }
 
 /* A pre-encoded fragment of object members, with its separating comma. */
@@ -138,14 +141,62 @@ void les_format_access(struct jw *w, const struct les_fmt_ctx *fc,
 	jw_newline(w);
 }
 
+/* The sunrpc procedure name of a record, or NULL when it has none. */
+static const char *rpc_name(const char *name)
+{
+	if (!name[0] || !memchr(name, 0, LES_RPC_NAME_LEN))
+		return NULL;
+	return name;
+}
+
 const char *les_format_rpc_op(const struct les_rec_rpc *r)
 {
+	const char *name;
+
 	switch (r->proto) {
 	case LES_PROTO_FUSE:
 		return les_fuse_opcode_name(r->opcode);
+	case LES_PROTO_SUNRPC:
+		name = rpc_name(r->name);
+		return name ? name : "unknown";
 	default:
-		return "unknown";
+		name = les_rpc_op_name(r->rpc_op);
+		return name ? name : "unknown";
 	}
+}
+
+/*
+ * The request's opcode when the record has one: FUSE and sunrpc always,
+ * PtlRPC only where it could be read reliably (else absent, not 0).
+ */
+static void put_opcode(struct jw *w, unsigned int proto, unsigned int opcode, unsigned int flags)
+{
+	const char *name;
+
+	if (proto != LES_PROTO_FUSE && !(flags & LES_RPC_F_OPCODE))
+		return;
+	jw_kv_u64(w, "opcode", opcode);
+	if (proto != LES_PROTO_PTLRPC)
+		return;
+	name = les_ptlrpc_opcode_name(opcode);
+	if (name)
+		jw_kv_cstr(w, "opcode_name", name);
+}
+
+static void put_req_id(struct jw *w, uint64_t req_id)
+{
+	if (req_id)
+		jw_kv_u64(w, "req_id", req_id);
+	else
+		jw_kv_null(w, "req_id");
+}
+
+static void put_worker(struct jw *w, unsigned int flags, uint32_t pid, const char *comm)
+{
+	if (!(flags & LES_RPC_F_ASYNC))
+		return;
+	jw_kv_u64(w, "worker_pid", pid);
+	jw_kv_strz(w, "worker_comm", comm, LES_COMM_LEN);
 }
 
 void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc,
@@ -155,24 +206,28 @@ void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc,
 	put_common(w, fc, "rpc", r->ts_ns, m);
 	jw_kv_cstr(w, "op", les_format_rpc_op(r));
 	jw_kv_cstr(w, "proto", les_rpc_proto_name(r->proto));
-	jw_kv_u64(w, "opcode", r->opcode);
-	jw_kv_u64(w, "req_id", r->req_id);
+	put_opcode(w, r->proto, r->opcode, r->flags);
+	if (les_rpc_op_function(r->rpc_op))
+		jw_kv_cstr(w, "function", les_rpc_op_function(r->rpc_op));
+	if (r->proto == LES_PROTO_SUNRPC) {
+		jw_kv_cstr(w, "program", les_sunrpc_prog_name(r->prog));
+		jw_kv_u64(w, "version", r->vers);
+	}
+	put_req_id(w, r->req_id);
 	if (r->parent_op_id)
 		jw_kv_u64(w, "parent_op_id", r->parent_op_id);
 	else
 		jw_kv_null(w, "parent_op_id");
 	put_task(w, &r->task);
 	put_enrichment(w, en);
-	if (r->flags & LES_RPC_F_ASYNC) {
-		jw_kv_u64(w, "worker_pid", r->worker_pid);
-		jw_kv_strz(w, "worker_comm", r->worker_comm, sizeof(r->worker_comm));
-	}
+	put_worker(w, r->flags, r->worker_pid, r->worker_comm);
 	jw_kv_u64(w, "latency_ns", r->latency_ns);
 	jw_kv_u64(w, "bytes", r->bytes);
 	put_errno(w, r->err);
 	if (r->proto == LES_PROTO_SUNRPC) {
 		jw_kv_u64(w, "backlog_ns", r->backlog_ns);
 		jw_kv_u64(w, "rtt_ns", r->rtt_ns);
+		jw_kv_u64(w, "execute_ns", r->execute_ns);
 	}
 	jw_obj_end(w);
 	jw_newline(w);
@@ -185,14 +240,17 @@ void les_format_rpc_event(struct jw *w, const struct les_fmt_ctx *fc,
 	put_common(w, fc, "rpc_event", r->ts_ns, m);
 	jw_kv_cstr(w, "event", les_rpc_event_name(r->event));
 	jw_kv_cstr(w, "proto", les_rpc_proto_name(r->proto));
-	jw_kv_u64(w, "opcode", r->opcode);
-	jw_kv_u64(w, "req_id", r->req_id);
+	put_opcode(w, r->proto, r->opcode, r->flags);
+	if (r->proto == LES_PROTO_SUNRPC)
+		jw_kv_cstr(w, "procedure", rpc_name(r->name));
+	put_req_id(w, r->req_id);
 	if (r->parent_op_id)
 		jw_kv_u64(w, "parent_op_id", r->parent_op_id);
 	else
 		jw_kv_null(w, "parent_op_id");
 	put_task(w, &r->task);
 	put_enrichment(w, en);
+	put_worker(w, r->flags, r->worker_pid, r->worker_comm);
 	jw_obj_end(w);
 	jw_newline(w);
 }

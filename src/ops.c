@@ -208,6 +208,16 @@ const char *les_probe_name(unsigned int probe)
 		[LES_PROBE_SYS_EXIT] = "sys_exit",
 		[LES_PROBE_SCHED_EXEC] = "sched_process_exec",
 		[LES_PROBE_SCHED_FORK] = "sched_process_fork",
+		[LES_PROBE_PTLRPC_CREATE] = "ptlrpc_request_created",
+		[LES_PROBE_PTLRPC_SEND] = "ptlrpc_send",
+		[LES_PROBE_PTLRPC_FREE] = "ptlrpc_free_req",
+		[LES_PROBE_PTLRPC_WAIT] = "ptlrpc_queue_wait",
+		[LES_PROBE_PTLRPC_EVENT] = "ptlrpc_event",
+		[LES_PROBE_LDLM_WAIT] = "ldlm_lock_wait",
+		[LES_PROBE_SUNRPC_BEGIN] = "rpc_task_begin",
+		[LES_PROBE_SUNRPC_STATS] = "rpc_stats_latency",
+		[LES_PROBE_SUNRPC_END] = "rpc_task_end",
+		[LES_PROBE_SUNRPC_RETRANSMIT] = "xprt_retransmit",
 	};
 	return probe < LES_PROBE_MAX && names[probe] ? names[probe] : "unknown";
 }

@@ -81,6 +81,8 @@ struct self_stats {
 	uint64_t dropped_format;
 	uint64_t dropped_output;
 	uint64_t inflight_fuse;
+	uint64_t inflight_nfs; /* sunrpc */
+	uint64_t inflight_lustre; /* PtlRPC */
 };
 
 struct les_prom {
@@ -464,6 +466,8 @@ void les_prom_update_stats(struct les_prom *p, const struct les_consumer *c,
 	st.dropped_format = c->format_errors;
 	st.dropped_output = c->file ? c->file->dropped : 0;
 	st.inflight_fuse = ks->inflight_fuse;
+	st.inflight_nfs = ks->inflight_by_proto[LES_PROTO_SUNRPC];
+	st.inflight_lustre = ks->inflight_by_proto[LES_PROTO_PTLRPC];
 	pthread_mutex_lock(&p->lock);
 	p->self = st;
 	pthread_mutex_unlock(&p->lock);
@@ -669,6 +673,10 @@ static void render_self(struct les_prom *p, struct out *o)
 			      "Requests in flight now (node-wide, per request layer).");
 		out_fmt(o, "lustre_client_inflight_requests{fs_type=\"fuse\"} %" PRIu64 "\n",
 			st->inflight_fuse);
+		out_fmt(o, "lustre_client_inflight_requests{fs_type=\"nfs\"} %" PRIu64 "\n",
+			st->inflight_nfs);
+		out_fmt(o, "lustre_client_inflight_requests{fs_type=\"lustre\"} %" PRIu64 "\n",
+			st->inflight_lustre);
 		family_header(o, "lustre_ebpf_stream_records_total", "counter",
 			      "Records decoded from the ring buffer, by kind.");
 		for (unsigned int k = 1; k < LES_REC_KIND_MAX; k++) {

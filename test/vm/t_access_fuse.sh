@@ -215,7 +215,7 @@ rpc_links_right()
 
 	n=$(jq -r 'select(.type == "rpc")' "$out" | grep -c . || true)
 	if [ "$n" = 0 ]; then
-		"$tool" --list-probes=json | jq -e '.probes[] | select(.plane == "rpc")
+		"$tool" --list-probes=json | jq -e '.probes[] | select(.plane == "rpc" and .fs == "fuse")
 			| select(.method == "none")' >/dev/null || return 1
 		jq -e -s '[.[] | select(.type == "access" and (.rpc_count // 0) > 0)] | length == 0' \
 			"$out" >/dev/null

@@ -1,0 +1,633 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * RPC plane, Lustre PtlRPC and LDLM. Lustre has no tracepoints and is
+ * usually built without BTF, so these are kprobes on PtlRPC's own
+ * functions (fentry twins where a module does have BTF; both call the same
+ * handlers). The key of a request is its struct ptlrpc_request pointer.
+ *
+ * Attribution. A request works for the task that created it, not for the
+ * thread that happens to send or free it: ptlrpcd threads send most bulk
+ * I/O on behalf of writers that returned long ago. So the submitter (task,
+ * cgroup, the access op in flight on it and that op's mount) is captured
+ * once, at creation: the return of ptlrpc_request_alloc or
+ * ptlrpc_request_alloc_pool, which run in the caller. Where a build inlines
+ * those, the first of ptlrpcd_add_req and ptlrpc_queue_wait entry (both
+ * run in the submitter) stands in; a request first seen at its send has
+ * no known submitter and the sender stands in (LES_RPC_F_NO_BTF_TASK).
+ * Whoever sends or frees it when that is another thread is the worker.
+ *
+ * Records:
+ *   queue_wait  ptlrpc_queue_wait entry -> return on one thread: the
+ *               caller's synchronous wait, charged to its access op
+ *               (rpc_wait_ns, rpc_count);
+ *   request     first send (ptlrpc_send_new_req, or ptl_send_rpc where
+ *               that is inlined) -> __ptlrpc_free_req, to the submitter;
+ *   lock_wait   ldlm_cli_enqueue and ldlm_completion_ast entry -> return;
+ *   rpc_event   resend, restart, expire, notconn of a request.
+ * In flight: a request between its first send and its free (userspace
+ * counts the sent entries of ptlrpc_reqs per mount).
+ *
+ * The opcode (pb_opc of the request's ptlrpc_body) is read only where the
+ * offset of rq_reqmsg inside struct ptlrpc_request is known: from module
+ * BTF (CO-RE), or from userspace (ptlrpc_reqmsg_off). The message itself
+ * has the wire layout, so its magic and the body's pb_type are checked
+ * before pb_opc is believed. Otherwise the opcode is absent, never guessed.
+ */
+#ifndef LES_RPC_PTLRPC_BPF_H
+#define LES_RPC_PTLRPC_BPF_H
+
+/* Wire constants, lustre/include/uapi/linux/lustre/lustre_idl.h. */
+#define PTL_MSG_MAGIC_V2	0x0BD00BD3
+#define PTL_RPC_MSG_REQUEST	4711
+#define PTL_MSG_HDR_SIZE	32 /* struct lustre_msg_v2 up to lm_buflens[] */
+#define PTL_MAX_BUFCOUNT	32
+#define PTL_MAX_ERRNO		4095
+
+/*
+ * Offset of rq_reqmsg in struct ptlrpc_request when there is no BTF for it,
+ * -1 when unknown. Set by userspace (LES_PTLRPC_REQMSG_OFFSET); no offset
+ * table is built in, because the layout depends on Lustre's version and on
+ * its build options.
+ */
+const volatile __s32 ptlrpc_reqmsg_off = -1;
+
+/*
+ * Per protocol: keep requests whose mount is unknown (no access op in
+ * flight on the submitter). Userspace sets it when a mount of that
+ * protocol's filesystem is observed, so that a Lustre client's pings do not
+ * show up when only FUSE mounts are watched.
+ */
+bool rpc_unattributed[LES_PROTO_MAX] = {};
+
+struct ptlrpc_request___les {
+	void *rq_reqmsg;
+} __attribute__((preserve_access_index));
+
+/* Value types in les_maps.h. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384); /* resized by userspace */
+	__type(key, __u64); /* struct ptlrpc_request * */
+	__type(value, struct ptlrpc_req);
+} ptlrpc_reqs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384); /* resized by userspace */
+	__type(key, struct ptlrpc_wait_key);
+	__type(value, struct ptlrpc_wait);
+} ptlrpc_waits SEC(".maps");
+
+static __always_inline bool ptl_bad_ptr(__u64 p)
+{
+	return !p || p >= (__u64)-PTL_MAX_ERRNO;
+}
+
+/* Where rq_reqmsg is, or -1. */
+static __always_inline __s64 ptl_reqmsg_offset(void)
+{
+	if (bpf_core_field_exists(struct ptlrpc_request___les, rq_reqmsg))
+		return bpf_core_field_offset(struct ptlrpc_request___les, rq_reqmsg);
+	return ptlrpc_reqmsg_off;
+}
+
+/*
+ * pb_opc of a packed request message, or 0. The message is lustre_msg_v2:
+ * a 32-byte header (lm_bufcount at 0, lm_magic at 8), lm_buflens[bufcount]
+ * padded to 8 bytes, then buffer 0, the ptlrpc_body (pb_type at 8, pb_opc
+ * at 16).
+ */
+static __always_inline __u32 ptl_read_opcode(__u64 req)
+{
+	__s64 off = ptl_reqmsg_offset();
+	__u32 hdr[3] = {}, body[5] = {};
+	__u64 msg = 0, body_off;
+
+	if (off < 0 || off > 4096)
+		return 0;
+	if (bpf_probe_read_kernel(&msg, sizeof(msg), (void *)(req + off)) || ptl_bad_ptr(msg))
+		return 0;
+	if (bpf_probe_read_kernel(hdr, sizeof(hdr), (void *)msg))
+		return 0;
+	if (hdr[2] != PTL_MSG_MAGIC_V2 || hdr[0] == 0 || hdr[0] > PTL_MAX_BUFCOUNT)
+		return 0;
+	body_off = (PTL_MSG_HDR_SIZE + 4 * (__u64)hdr[0] + 7) & ~7ULL;
+	if (bpf_probe_read_kernel(body, sizeof(body), (void *)(msg + body_off)))
+		return 0;
+	if (body[2] != PTL_RPC_MSG_REQUEST)
+		return 0;
+	return body[4];
+}
+
+static __always_inline void ptl_learn_opcode(struct ptlrpc_req *v, __u64 req)
+{
+	__u32 opc;
+
+	if (v->flags & LES_RPC_F_OPCODE)
+		return;
+	opc = ptl_read_opcode(req);
+	if (opc && opc <= 0xffff) {
+		v->opcode = opc;
+		v->flags |= LES_RPC_F_OPCODE;
+	}
+}
+
+/* The access op in flight on the current thread, or NULL. */
+static __always_inline struct op_frame *ptl_current_frame(void)
+{
+	return current_frame(thread_ops_get((__u32)bpf_get_current_pid_tgid()));
+}
+
+/* Make the current thread the worker of v when it is not the submitter. */
+static __always_inline void rpc_set_worker(__u32 submitter_tid, __u32 *flags, __u32 *worker_pid,
+					   char *worker_comm)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	if (tid == submitter_tid || (*flags & LES_RPC_F_ASYNC))
+		return;
+	*flags |= LES_RPC_F_ASYNC;
+	*worker_pid = tid;
+	bpf_get_current_comm(worker_comm, LES_COMM_LEN);
+}
+
+/*
+ * Remember req with the current thread as its submitter. created: req was
+ * just allocated, so an entry under its address is left from a request
+ * whose free was missed and is replaced; otherwise the first sighting wins.
+ * flags: LES_RPC_F_NO_BTF_TASK when the current thread only stands in.
+ */
+static __always_inline struct ptlrpc_req *ptl_remember(__u64 req, bool created, __u32 flags)
+{
+	struct ptlrpc_req v = {}, *old;
+	struct op_frame *frame;
+
+	if (ptl_bad_ptr(req))
+		return NULL;
+	old = bpf_map_lookup_elem(&ptlrpc_reqs, &req);
+	if (old && !created)
+		return old;
+	frame = ptl_current_frame();
+	if (frame) {
+		v.parent_op_id = frame->op_id;
+		v.dev = frame->dev;
+	} else if (!rpc_unattributed[LES_PROTO_PTLRPC]) {
+		return NULL;
+	}
+	v.created_ns = bpf_ktime_get_ns();
+	v.req_id = next_op_id();
+	v.cgroup_id = bpf_get_current_cgroup_id();
+	v.flags = flags;
+	fill_current_task(&v.task);
+	count_probe(LES_PROBE_PTLRPC_CREATE);
+	if (bpf_map_update_elem(&ptlrpc_reqs, &req, &v, BPF_ANY)) {
+		count(LES_CNT_INFLIGHT_FULL);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&ptlrpc_reqs, &req);
+}
+
+/* ptlrpc_request_alloc{,_pool} returned req. */
+static __always_inline int ptl_created(__u64 req)
+{
+	ptl_remember(req, true, 0);
+	return 0;
+}
+
+/* ptlrpcd_add_req: queued for ptlrpcd by its submitter. */
+static __always_inline int ptl_queued(__u64 req)
+{
+	struct ptlrpc_req *v = ptl_remember(req, false, 0);
+
+	if (v)
+		ptl_learn_opcode(v, req);
+	return 0;
+}
+
+/* ptlrpc_send_new_req, ptl_send_rpc: the first one starts the request. */
+static __always_inline int ptl_send(__u64 req)
+{
+	struct ptlrpc_req *v = ptl_remember(req, false, LES_RPC_F_NO_BTF_TASK);
+
+	count_probe(LES_PROBE_PTLRPC_SEND);
+	if (!v || v->sent_ns)
+		return 0;
+	v->sent_ns = bpf_ktime_get_ns();
+	ptl_learn_opcode(v, req);
+	rpc_set_worker(v->task.tid, &v->flags, &v->worker_pid, v->worker_comm);
+	return 0;
+}
+
+/* Fill what every rpc record of this plane shares (also sunrpc's). */
+static __always_inline void rpc_rec_init(struct les_rec_rpc *rec, __u16 proto, __u16 rpc_op,
+					 __u64 now, __u64 latency)
+{
+	rec->kind = LES_REC_RPC;
+	rec->proto = proto;
+	rec->opcode = 0;
+	rec->ts_ns = now;
+	rec->latency_ns = latency;
+	rec->bytes = 0;
+	rec->parent_op_id = 0;
+	rec->req_id = 0;
+	rec->backlog_ns = 0;
+	rec->rtt_ns = 0;
+	rec->execute_ns = 0;
+	rec->cgroup_id = 0;
+	rec->dev = 0;
+	rec->err = 0;
+	rec->worker_pid = 0;
+	rec->flags = 0;
+	rec->prog = 0;
+	rec->vers = 0;
+	rec->rpc_op = rpc_op;
+	__builtin_memset(rec->worker_comm, 0, LES_COMM_LEN);
+	__builtin_memset(rec->name, 0, LES_RPC_NAME_LEN);
+}
+
+/* __ptlrpc_free_req: a sent request ends; its record goes to the submitter. */
+static __always_inline int ptl_free(__u64 req)
+{
+	struct les_rec_rpc *rec;
+	struct ptlrpc_req *v;
+	__u64 now, latency;
+
+	count_probe(LES_PROBE_PTLRPC_FREE);
+	v = bpf_map_lookup_elem(&ptlrpc_reqs, &req);
+	if (!v)
+		return 0;
+	if (!v->sent_ns)
+		goto out; /* never sent: nothing was asked of a server */
+	now = bpf_ktime_get_ns();
+	latency = now - v->sent_ns;
+	rpc_set_worker(v->task.tid, &v->flags, &v->worker_pid, v->worker_comm);
+	if (latency < min_latency_ns || task_rec_filtered_out(&v->task)) {
+		count(LES_CNT_FILTERED);
+		goto out;
+	}
+	rec = reserve(sizeof(*rec));
+	if (!rec)
+		goto out;
+	rpc_rec_init(rec, LES_PROTO_PTLRPC, LES_RPC_OP_REQUEST, now, latency);
+	rec->opcode = v->opcode;
+	rec->parent_op_id = v->parent_op_id;
+	rec->req_id = v->req_id;
+	rec->cgroup_id = v->cgroup_id;
+	rec->dev = v->dev;
+	rec->worker_pid = v->worker_pid;
+	rec->flags = v->flags;
+	rec->task = v->task;
+	__builtin_memcpy(rec->worker_comm, v->worker_comm, LES_COMM_LEN);
+	submit(rec);
+out:
+	bpf_map_delete_elem(&ptlrpc_reqs, &req);
+	return 0;
+}
+
+static __always_inline void ptl_wait_begin(__u32 what, __u64 req)
+{
+	struct ptlrpc_wait_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .what = what };
+	struct op_frame *frame = ptl_current_frame();
+	struct ptlrpc_wait w = { .start_ns = bpf_ktime_get_ns(), .req = req };
+
+	if (frame) {
+		w.parent_op_id = frame->op_id;
+		w.dev = frame->dev;
+	} else if (!rpc_unattributed[LES_PROTO_PTLRPC]) {
+		return;
+	}
+	if (bpf_map_update_elem(&ptlrpc_waits, &key, &w, BPF_ANY))
+		count(LES_CNT_INFLIGHT_FULL);
+}
+
+/* Charge a synchronous wait to the access op it happened in. */
+static __always_inline void ptl_charge_frame(__u64 parent_op_id, __u64 latency)
+{
+	struct op_frame *frame;
+
+	if (!parent_op_id)
+		return;
+	frame = ptl_current_frame();
+	if (!frame || frame->op_id != parent_op_id)
+		return;
+	frame->rpc_wait_ns += latency;
+	frame->rpc_count += 1;
+}
+
+/*
+ * The end of a wait on the current thread: a queue_wait or lock_wait
+ * record for the current task, rc its int return value.
+ */
+static __always_inline void ptl_wait_end(__u32 what, __u16 proto, __u64 rc, __u32 probe)
+{
+	struct ptlrpc_wait_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .what = what };
+	struct les_rec_rpc *rec;
+	struct ptlrpc_req *v = NULL;
+	struct ptlrpc_wait *w;
+	__u64 now, latency;
+	__s32 irc = (__s32)rc;
+
+	count_probe(probe);
+	w = bpf_map_lookup_elem(&ptlrpc_waits, &key);
+	if (!w)
+		return;
+	now = bpf_ktime_get_ns();
+	latency = now - w->start_ns;
+	if (what == LES_RPC_OP_QUEUE_WAIT) {
+		ptl_charge_frame(w->parent_op_id, latency);
+		v = bpf_map_lookup_elem(&ptlrpc_reqs, &w->req);
+	}
+	if (latency < min_latency_ns || task_filtered_out(bpf_get_current_pid_tgid() >> 32,
+							  (__u32)bpf_get_current_uid_gid())) {
+		count(LES_CNT_FILTERED);
+		goto out;
+	}
+	rec = reserve(sizeof(*rec));
+	if (!rec)
+		goto out;
+	rpc_rec_init(rec, proto, what, now, latency);
+	rec->parent_op_id = w->parent_op_id;
+	rec->dev = w->dev;
+	rec->cgroup_id = bpf_get_current_cgroup_id();
+	rec->err = irc < 0 && irc >= -PTL_MAX_ERRNO ? -irc : 0;
+	if (v) {
+		rec->req_id = v->req_id;
+		rec->opcode = v->opcode;
+		rec->flags = v->flags & LES_RPC_F_OPCODE;
+	}
+	fill_current_task(&rec->task);
+	submit(rec);
+out:
+	bpf_map_delete_elem(&ptlrpc_waits, &key);
+}
+
+/* ptlrpc_queue_wait entry: the caller queues req and waits for it. */
+static __always_inline int ptl_queue_wait_enter(__u64 req)
+{
+	struct ptlrpc_req *v = ptl_remember(req, false, 0);
+
+	if (v)
+		ptl_learn_opcode(v, req);
+	ptl_wait_begin(LES_RPC_OP_QUEUE_WAIT, req);
+	return 0;
+}
+
+/* An event in a request's life, reported for its submitter. */
+static __always_inline int ptl_event(__u64 req, __u16 event)
+{
+	struct les_rec_rpc_event *rec;
+	struct op_frame *frame;
+	struct ptlrpc_req *v;
+
+	count_probe(LES_PROBE_PTLRPC_EVENT);
+	v = bpf_map_lookup_elem(&ptlrpc_reqs, &req);
+	if (!v && !rpc_unattributed[LES_PROTO_PTLRPC])
+		return 0;
+	if (v)
+		ptl_learn_opcode(v, req);
+	if (v ? task_rec_filtered_out(&v->task)
+	      : task_filtered_out(bpf_get_current_pid_tgid() >> 32,
+				  (__u32)bpf_get_current_uid_gid())) {
+		count(LES_CNT_FILTERED);
+		return 0;
+	}
+	rec = reserve(sizeof(*rec));
+	if (!rec)
+		return 0;
+	rec->kind = LES_REC_RPC_EVENT;
+	rec->proto = LES_PROTO_PTLRPC;
+	rec->event = event;
+	rec->ts_ns = bpf_ktime_get_ns();
+	rec->worker_pid = 0;
+	__builtin_memset(rec->worker_comm, 0, LES_COMM_LEN);
+	__builtin_memset(rec->name, 0, LES_RPC_NAME_LEN);
+	if (v) {
+		rec->parent_op_id = v->parent_op_id;
+		rec->req_id = v->req_id;
+		rec->cgroup_id = v->cgroup_id;
+		rec->dev = v->dev;
+		rec->opcode = v->opcode;
+		rec->flags = v->flags & (LES_RPC_F_OPCODE | LES_RPC_F_NO_BTF_TASK);
+		rec->task = v->task;
+		rpc_set_worker(v->task.tid, &rec->flags, &rec->worker_pid, rec->worker_comm);
+	} else {
+		frame = ptl_current_frame();
+		rec->parent_op_id = frame ? frame->op_id : 0;
+		rec->req_id = 0;
+		rec->cgroup_id = bpf_get_current_cgroup_id();
+		rec->dev = frame ? frame->dev : 0;
+		rec->opcode = 0;
+		rec->flags = LES_RPC_F_NO_BTF_TASK;
+		fill_current_task(&rec->task);
+	}
+	submit(rec);
+	return 0;
+}
+
+/* --- kprobe/kretprobe ---------------------------------------------------- */
+
+/*
+ * Program names: ptl_<what>_{kp,kr,fe,fx}. Userspace (src/rpcprobes.c)
+ * keeps one family per function and disables the other before load.
+ */
+
+SEC("kretprobe/ptlrpc_request_alloc")
+int BPF_KRETPROBE(ptl_alloc_kr, void *ret)
+{
+	return ptl_created((__u64)ret);
+}
+
+SEC("kretprobe/ptlrpc_request_alloc_pool")
+int BPF_KRETPROBE(ptl_alloc_pool_kr, void *ret)
+{
+	return ptl_created((__u64)ret);
+}
+
+SEC("kprobe/ptlrpcd_add_req")
+int BPF_KPROBE(ptl_add_req_kp, void *req)
+{
+	return ptl_queued((__u64)req);
+}
+
+SEC("kprobe/ptlrpc_queue_wait")
+int BPF_KPROBE(ptl_queue_wait_kp, void *req)
+{
+	return ptl_queue_wait_enter((__u64)req);
+}
+
+SEC("kretprobe/ptlrpc_queue_wait")
+int BPF_KRETPROBE(ptl_queue_wait_kr, long rc)
+{
+	ptl_wait_end(LES_RPC_OP_QUEUE_WAIT, LES_PROTO_PTLRPC, rc, LES_PROBE_PTLRPC_WAIT);
+	return 0;
+}
+
+SEC("kprobe/ptlrpc_send_new_req")
+int BPF_KPROBE(ptl_send_new_req_kp, void *req)
+{
+	return ptl_send((__u64)req);
+}
+
+SEC("kprobe/ptl_send_rpc")
+int BPF_KPROBE(ptl_send_rpc_kp, void *req)
+{
+	return ptl_send((__u64)req);
+}
+
+SEC("kprobe/__ptlrpc_free_req")
+int BPF_KPROBE(ptl_free_req_kp, void *req)
+{
+	return ptl_free((__u64)req);
+}
+
+SEC("kprobe/ptlrpc_resend_req")
+int BPF_KPROBE(ptl_resend_kp, void *req)
+{
+	return ptl_event((__u64)req, LES_EV_RESEND);
+}
+
+SEC("kprobe/ptlrpc_restart_req")
+int BPF_KPROBE(ptl_restart_kp, void *req)
+{
+	return ptl_event((__u64)req, LES_EV_RESTART);
+}
+
+SEC("kprobe/ptlrpc_expire_one_request")
+int BPF_KPROBE(ptl_expire_kp, void *req)
+{
+	return ptl_event((__u64)req, LES_EV_EXPIRE);
+}
+
+SEC("kprobe/ptlrpc_request_handle_notconn")
+int BPF_KPROBE(ptl_notconn_kp, void *req)
+{
+	return ptl_event((__u64)req, LES_EV_NOTCONN);
+}
+
+SEC("kprobe/ldlm_cli_enqueue")
+int BPF_KPROBE(ptl_enqueue_kp)
+{
+	ptl_wait_begin(LES_RPC_OP_LOCK_ENQUEUE, 0);
+	return 0;
+}
+
+SEC("kretprobe/ldlm_cli_enqueue")
+int BPF_KRETPROBE(ptl_enqueue_kr, long rc)
+{
+	ptl_wait_end(LES_RPC_OP_LOCK_ENQUEUE, LES_PROTO_LDLM, rc, LES_PROBE_LDLM_WAIT);
+	return 0;
+}
+
+SEC("kprobe/ldlm_completion_ast")
+int BPF_KPROBE(ptl_completion_kp)
+{
+	ptl_wait_begin(LES_RPC_OP_LOCK_COMPLETION, 0);
+	return 0;
+}
+
+SEC("kretprobe/ldlm_completion_ast")
+int BPF_KRETPROBE(ptl_completion_kr, long rc)
+{
+	ptl_wait_end(LES_RPC_OP_LOCK_COMPLETION, LES_PROTO_LDLM, rc, LES_PROBE_LDLM_WAIT);
+	return 0;
+}
+
+/*
+ * --- fentry/fexit twins, for Lustre modules built with BTF -------------
+ *
+ * Arguments through fn_ctx_arg (access_fn.bpf.h): plain numbers whatever
+ * the module's prototypes say. fexit finds the return value after the
+ * arguments. ldlm_cli_enqueue has 11 arguments, more than the trampolines
+ * of many kernels take: it is always a kprobe.
+ */
+
+SEC("fexit/ptlrpc_request_alloc")
+int ptl_alloc_fx(__u64 *ctx)
+{
+	return ptl_created(fn_ctx_arg(ctx, 2));
+}
+
+SEC("fexit/ptlrpc_request_alloc_pool")
+int ptl_alloc_pool_fx(__u64 *ctx)
+{
+	return ptl_created(fn_ctx_arg(ctx, 3));
+}
+
+SEC("fentry/ptlrpcd_add_req")
+int ptl_add_req_fe(__u64 *ctx)
+{
+	return ptl_queued(fn_ctx_arg(ctx, 0));
+}
+
+SEC("fentry/ptlrpc_queue_wait")
+int ptl_queue_wait_fe(__u64 *ctx)
+{
+	return ptl_queue_wait_enter(fn_ctx_arg(ctx, 0));
+}
+
+SEC("fexit/ptlrpc_queue_wait")
+int ptl_queue_wait_fx(__u64 *ctx)
+{
+	ptl_wait_end(LES_RPC_OP_QUEUE_WAIT, LES_PROTO_PTLRPC, fn_ctx_arg(ctx, 1),
+		     LES_PROBE_PTLRPC_WAIT);
+	return 0;
+}
+
+SEC("fentry/ptlrpc_send_new_req")
+int ptl_send_new_req_fe(__u64 *ctx)
+{
+	return ptl_send(fn_ctx_arg(ctx, 0));
+}
+
+SEC("fentry/ptl_send_rpc")
+int ptl_send_rpc_fe(__u64 *ctx)
+{
+	return ptl_send(fn_ctx_arg(ctx, 0));
+}
+
+SEC("fentry/__ptlrpc_free_req")
+int ptl_free_req_fe(__u64 *ctx)
+{
+	return ptl_free(fn_ctx_arg(ctx, 0));
+}
+
+SEC("fentry/ptlrpc_resend_req")
+int ptl_resend_fe(__u64 *ctx)
+{
+	return ptl_event(fn_ctx_arg(ctx, 0), LES_EV_RESEND);
+}
+
+SEC("fentry/ptlrpc_restart_req")
+int ptl_restart_fe(__u64 *ctx)
+{
+	return ptl_event(fn_ctx_arg(ctx, 0), LES_EV_RESTART);
+}
+
+SEC("fentry/ptlrpc_expire_one_request")
+int ptl_expire_fe(__u64 *ctx)
+{
+	return ptl_event(fn_ctx_arg(ctx, 0), LES_EV_EXPIRE);
+}
+
+SEC("fentry/ptlrpc_request_handle_notconn")
+int ptl_notconn_fe(__u64 *ctx)
+{
+	return ptl_event(fn_ctx_arg(ctx, 0), LES_EV_NOTCONN);
+}
+
+SEC("fentry/ldlm_completion_ast")
+int ptl_completion_fe(__u64 *ctx)
+{
+	ptl_wait_begin(LES_RPC_OP_LOCK_COMPLETION, 0);
+	return 0;
+}
+
+SEC("fexit/ldlm_completion_ast")
+int ptl_completion_fx(__u64 *ctx)
+{
+	ptl_wait_end(LES_RPC_OP_LOCK_COMPLETION, LES_PROTO_LDLM, fn_ctx_arg(ctx, 3),
+		     LES_PROBE_LDLM_WAIT);
+	return 0;
+}
+
+#endif /* LES_RPC_PTLRPC_BPF_H */

@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The RPC plane's probes of Lustre PtlRPC/LDLM and sunrpc, and how each is
+ * reached on the running kernel.
+ *
+ * PtlRPC and LDLM functions: fentry/fexit when the function is in BTF (a
+ * Lustre built with BTF) and this kernel permits tracing programs, else a
+ * kprobe/kretprobe when it is in kallsyms; --attach kprobe keeps kprobes.
+ * sunrpc: tp_btf on its tracepoints, which need the sunrpc module loaded
+ * (with its BTF) when the tool starts.
+ *
+ * PtlRPC opcodes need the offset of rq_reqmsg in struct ptlrpc_request,
+ * which depends on Lustre's version and build options. It comes from the
+ * module's BTF when it has one (CO-RE), else from the environment variable
+ * LES_PTLRPC_REQMSG_OFFSET (bytes; for tests, and for a site that read it
+ * from its own build with pahole or crash). Without either the records
+ * carry no opcode: absent, never wrong. No per-version table is built in:
+ * one could not be checked against every build's options.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/btf.h>
+#include "ops.h"
+#include "probes.h"
+#include "rpcprobes.h"
+
+#define KALLSYMS "/proc/kallsyms"
+
+#define PTL(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_PTLRPC, r, { kp, kr }, { fe, fx }, NULL }
+#define LDLM(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_LDLM, r, { kp, kr }, { fe, fx }, NULL }
+#define SUNRPC(tp, r, prog) { "sunrpc:" #tp, LES_PROTO_SUNRPC, r, { 0 }, { 0 }, prog }
+
+/* Sources: lustre-release lustre/ptlrpc (client.c, niobuf.c, recover.c, ptlrpcd.c),
+ * lustre/ldlm/ldlm_request.c; Linux include/trace/events/sunrpc.h. */
+static const struct les_rpc_fn rpc_table[] = {
+	PTL(ptlrpc_request_alloc, "submitter (request created)", NULL, "ptl_alloc_kr", NULL,
+	    "ptl_alloc_fx"),
+	PTL(ptlrpc_request_alloc_pool, "submitter (request created from a pool)", NULL,
+	    "ptl_alloc_pool_kr", NULL, "ptl_alloc_pool_fx"),
+	PTL(ptlrpcd_add_req, "submitter (queued for ptlrpcd), opcode", "ptl_add_req_kp", NULL,
+	    "ptl_add_req_fe", NULL),
+	PTL(ptlrpc_queue_wait, "queue_wait records, submitter, opcode", "ptl_queue_wait_kp",
+	    "ptl_queue_wait_kr", "ptl_queue_wait_fe", "ptl_queue_wait_fx"),
+	PTL(ptlrpc_send_new_req, "request start (first send), worker", "ptl_send_new_req_kp",
+	    NULL, "ptl_send_new_req_fe", NULL),
+	PTL(ptl_send_rpc, "request start where ptlrpc_send_new_req is inlined",
+	    "ptl_send_rpc_kp", NULL, "ptl_send_rpc_fe", NULL),
+	PTL(__ptlrpc_free_req, "request records (end)", "ptl_free_req_kp", NULL,
+	    "ptl_free_req_fe", NULL),
+	PTL(ptlrpc_resend_req, "resend events", "ptl_resend_kp", NULL, "ptl_resend_fe", NULL),
+	PTL(ptlrpc_restart_req, "restart events", "ptl_restart_kp", NULL, "ptl_restart_fe",
+	    NULL),
+	PTL(ptlrpc_expire_one_request, "expire events", "ptl_expire_kp", NULL, "ptl_expire_fe",
+	    NULL),
+	PTL(ptlrpc_request_handle_notconn, "notconn events", "ptl_notconn_kp", NULL,
+	    "ptl_notconn_fe", NULL),
+	/* 11 arguments: more than many kernels' trampolines take, so a kprobe. */
+	LDLM(ldlm_cli_enqueue, "lock_wait records (enqueue)", "ptl_enqueue_kp",
+	     "ptl_enqueue_kr", NULL, NULL),
+	LDLM(ldlm_completion_ast, "lock_wait records (waiting for the grant)",
+	     "ptl_completion_kp", "ptl_completion_kr", "ptl_completion_fe", "ptl_completion_fx"),
+	SUNRPC(rpc_task_begin, "submitter of each RPC task", "sunrpc_begin_btf"),
+	SUNRPC(rpc_task_end, "in flight until here", "sunrpc_end_btf"),
+	SUNRPC(rpc_stats_latency, "rpc records: backlog, rtt, execute", "sunrpc_stats_btf"),
+	SUNRPC(xprt_retransmit, "retransmit events", "sunrpc_retransmit_btf"),
+};
+
+_Static_assert(sizeof(rpc_table) / sizeof(rpc_table[0]) <= LES_RPC_FN_MAX,
+	       "LES_RPC_FN_MAX too small for the table");
+
+__attribute__((format(printf, 2, 3))) static void set_reason(struct les_rpc_probe *pr,
+							    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(pr->reason, sizeof(pr->reason), fmt, ap);
+	va_end(ap);
+}
+
+/* Text symbols of the table's functions: present, and in which module. */
+static void scan_kallsyms(struct les_rpc_plan *p)
+{
+	FILE *f = fopen(KALLSYMS, "re");
+	char line[512];
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char type, name[256], mod[64] = "";
+		unsigned long long addr;
+
+		if (sscanf(line, "%llx %c %255s [%63[^]]]", &addr, &type, name, mod) < 3)
+			continue;
+		if (type != 't' && type != 'T')
+			continue;
+		for (size_t i = 0; i < p->n; i++) {
+			struct les_rpc_probe *pr = &p->probe[i];
+
+			if (pr->f->tp_btf || pr->present || strcmp(pr->f->name, name) != 0)
+				continue;
+			pr->present = true;
+			snprintf(pr->where, sizeof(pr->where), "%s", mod[0] ? mod : "vmlinux");
+		}
+	}
+	fclose(f);
+}
+
+static bool kprobes_available(void)
+{
+	return access("/sys/bus/event_source/devices/kprobe/type", F_OK) == 0 ||
+	       access("/sys/kernel/tracing/kprobe_events", F_OK) == 0 ||
+	       access("/sys/kernel/debug/tracing/kprobe_events", F_OK) == 0;
+}
+
+/* A type in the BTF of module ("vmlinux" for the kernel's own). */
+static bool btf_of_has(struct btf *vmlinux, const char *module, const char *name, int kind)
+{
+	struct btf *mod;
+	bool found;
+
+	if (!vmlinux || !module[0])
+		return false;
+	if (strcmp(module, "vmlinux") == 0)
+		return btf__find_by_name_kind(vmlinux, name, kind) >= 0;
+	mod = btf__load_module_btf(module, vmlinux);
+	if (!mod)
+		return false;
+	found = btf__find_by_name_kind(mod, name, kind) >= 0;
+	btf__free(mod);
+	return found;
+}
+
+/* Whether the function is in the BTF of where it lives (fentry needs that). */
+static bool fn_has_btf(const struct les_rpc_probe *pr, struct btf *vmlinux)
+{
+	return btf_of_has(vmlinux, pr->where, pr->f->name, BTF_KIND_FUNC);
+}
+
+static void choose_fn(struct les_rpc_probe *pr, enum les_attach_mode mode, bool fentry_ok,
+		      const char *fentry_reason, bool kprobe_ok, struct btf *vmlinux)
+{
+	bool twin = pr->f->fentry[0] || pr->f->fentry[1];
+
+	if (!pr->present) {
+		set_reason(pr, "not in kallsyms (%s)",
+			   access("/sys/module/ptlrpc", F_OK) == 0
+				   ? "inlined or renamed by this Lustre build"
+				   : "Lustre not loaded");
+		return;
+	}
+	if (mode != LES_ATTACH_MODE_KPROBE && twin && fentry_ok && fn_has_btf(pr, vmlinux)) {
+		pr->method = LES_ATTACH_FENTRY;
+		return;
+	}
+	if (kprobe_ok) {
+		pr->method = LES_ATTACH_KPROBE;
+		return;
+	}
+	set_reason(pr, "kprobes not configured; fentry: %s",
+		   !twin ? "not offered for this function"
+		   : !fentry_ok ? fentry_reason
+				: "no BTF for it");
+}
+
+static void choose_tp(struct les_rpc_probe *pr, struct btf *vmlinux)
+{
+	const char *event = strchr(pr->f->name, ':') + 1;
+	char typedef_name[96];
+
+	snprintf(typedef_name, sizeof(typedef_name), "btf_trace_%s", event);
+	snprintf(pr->where, sizeof(pr->where), "sunrpc");
+	pr->present = les_tracepoint_exists("sunrpc", event);
+	if (btf_of_has(vmlinux, "sunrpc", typedef_name, BTF_KIND_TYPEDEF) ||
+	    btf_of_has(vmlinux, "vmlinux", typedef_name, BTF_KIND_TYPEDEF)) {
+		pr->method = LES_ATTACH_TRACEPOINT;
+		return;
+	}
+	if (access("/sys/module/sunrpc", F_OK) != 0)
+		set_reason(pr, "sunrpc not loaded when the tool started (no NFS client)");
+	else if (!pr->present)
+		set_reason(pr, "no such tracepoint in this kernel");
+	else
+		set_reason(pr, "no BTF for sunrpc (tp_btf needs it)");
+}
+
+/* The module PtlRPC lives in: where ptlrpc_queue_wait is. */
+static const char *ptlrpc_module(const struct les_rpc_plan *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (strcmp(p->probe[i].f->name, "ptlrpc_queue_wait") == 0)
+			return p->probe[i].where;
+	return "";
+}
+
+static void plan_opcode(struct les_rpc_plan *p, struct btf *vmlinux)
+{
+	const char *env = getenv(LES_PTLRPC_REQMSG_ENV);
+	char *end;
+	long v;
+
+	p->reqmsg_off = -1;
+	if (btf_of_has(vmlinux, ptlrpc_module(p), "ptlrpc_request", BTF_KIND_STRUCT)) {
+		snprintf(p->opcode_source, sizeof(p->opcode_source),
+			 "struct ptlrpc_request from module BTF (CO-RE)");
+		return;
+	}
+	if (env && *env) {
+		errno = 0;
+		v = strtol(env, &end, 0);
+		if (!errno && !*end && v >= 0 && v <= 4096) {
+			p->reqmsg_off = (int)v;
+			snprintf(p->opcode_source, sizeof(p->opcode_source),
+				 "rq_reqmsg at offset %ld (%s)", v, LES_PTLRPC_REQMSG_ENV);
+			return;
+		}
+		snprintf(p->opcode_source, sizeof(p->opcode_source),
+			 "none: %s='%s' is not an offset from 0 to 4096", LES_PTLRPC_REQMSG_ENV,
+			 env);
+		return;
+	}
+	snprintf(p->opcode_source, sizeof(p->opcode_source),
+		 "none: no BTF for struct ptlrpc_request and no %s; opcodes are left out",
+		 LES_PTLRPC_REQMSG_ENV);
+}
+
+void les_rpc_plan_make(struct les_rpc_plan *p, enum les_attach_mode mode, bool fentry_ok,
+		       const char *fentry_reason)
+{
+	bool kprobe_ok = kprobes_available();
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+
+	memset(p, 0, sizeof(*p));
+	p->n = sizeof(rpc_table) / sizeof(rpc_table[0]);
+	for (size_t i = 0; i < p->n; i++)
+		p->probe[i].f = &rpc_table[i];
+	scan_kallsyms(p);
+	for (size_t i = 0; i < p->n; i++) {
+		struct les_rpc_probe *pr = &p->probe[i];
+
+		if (pr->f->tp_btf)
+			choose_tp(pr, vmlinux);
+		else
+			choose_fn(pr, mode, fentry_ok, fentry_reason, kprobe_ok, vmlinux);
+	}
+	plan_opcode(p, vmlinux);
+	btf__free(vmlinux);
+}
+
+static bool name_is(const char *prog, const char *name)
+{
+	return name && strcmp(prog, name) == 0;
+}
+
+bool les_rpc_plan_owns(const struct les_rpc_plan *p, const char *prog_name, bool *want)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct les_rpc_probe *pr = &p->probe[i];
+		const struct les_rpc_fn *f = pr->f;
+
+		if (name_is(prog_name, f->kprobe[0]) || name_is(prog_name, f->kprobe[1])) {
+			*want = pr->method == LES_ATTACH_KPROBE;
+			return true;
+		}
+		if (name_is(prog_name, f->fentry[0]) || name_is(prog_name, f->fentry[1])) {
+			*want = pr->method == LES_ATTACH_FENTRY;
+			return true;
+		}
+		if (name_is(prog_name, f->tp_btf)) {
+			*want = pr->method == LES_ATTACH_TRACEPOINT;
+			return true;
+		}
+	}
+	return false;
+}
+
+size_t les_rpc_plan_count(const struct les_rpc_plan *p, enum les_rpc_proto proto)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->n; i++)
+		if (p->probe[i].f->proto == proto && p->probe[i].method != LES_ATTACH_NONE)
+			n++;
+	return n;
+}
+
+static const char *method_name(const struct les_rpc_probe *pr)
+{
+	return pr->method == LES_ATTACH_TRACEPOINT ? "tp_btf" : les_attach_method_name(pr->method);
+}
+
+void les_rpc_plan_json(const struct les_rpc_plan *p, struct jw *w)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct les_rpc_probe *pr = &p->probe[i];
+
+		jw_obj_begin(w);
+		jw_kv_cstr(w, "plane", "rpc");
+		jw_kv_cstr(w, "proto", les_rpc_proto_name(pr->f->proto));
+		jw_kv_cstr(w, "probe", pr->f->name);
+		jw_kv_cstr(w, "module", pr->where[0] ? pr->where : NULL);
+		jw_kv_cstr(w, "role", pr->f->role);
+		jw_kv_cstr(w, "method", method_name(pr));
+		jw_kv_cstr(w, "reason", pr->reason[0] ? pr->reason : NULL);
+		if (pr->f->proto == LES_PROTO_PTLRPC)
+			jw_kv_cstr(w, "opcode", p->opcode_source);
+		jw_obj_end(w);
+	}
+}
+
+void les_rpc_plan_text(const struct les_rpc_plan *p, FILE *out)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct les_rpc_probe *pr = &p->probe[i];
+
+		fprintf(out, "%-7s %-6s %-10s %-26s %-12s %s\n", "rpc",
+			les_rpc_proto_name(pr->f->proto), "-", pr->f->name, method_name(pr),
+			pr->reason[0] ? pr->reason : pr->f->role);
+	}
+	fprintf(out, "%-7s %-6s %-10s %-26s %-12s %s\n", "rpc", "ptlrpc", "-", "(opcode)", "-",
+		p->opcode_source);
+}
+
+/* --- names in records ------------------------------------------------------ */
+
+/* lustre/include/uapi/linux/lustre/lustre_idl.h, lower case. */
+static const char *const ptlrpc_opcodes[] = {
+	[1] = "ost_getattr",	   [2] = "ost_setattr",	       [3] = "ost_read",
+	[4] = "ost_write",	   [5] = "ost_create",	       [6] = "ost_destroy",
+	[7] = "ost_get_info",	   [8] = "ost_connect",	       [9] = "ost_disconnect",
+	[10] = "ost_punch",	   [11] = "ost_open",	       [12] = "ost_close",
+	[13] = "ost_statfs",	   [16] = "ost_sync",	       [17] = "ost_set_info",
+	[18] = "ost_quotacheck",   [19] = "ost_quotactl",      [20] = "ost_quota_adjust_qunit",
+	[21] = "ost_ladvise",	   [22] = "ost_fallocate",     [23] = "ost_seek",
+	[33] = "mds_getattr",	   [34] = "mds_getattr_name",  [35] = "mds_close",
+	[36] = "mds_reint",	   [37] = "mds_readpage",      [38] = "mds_connect",
+	[39] = "mds_disconnect",   [40] = "mds_get_root",      [41] = "mds_statfs",
+	[42] = "mds_pin",	   [43] = "mds_unpin",	       [44] = "mds_sync",
+	[45] = "mds_done_writing", [46] = "mds_set_info",      [47] = "mds_quotacheck",
+	[48] = "mds_quotactl",	   [49] = "mds_getxattr",      [50] = "mds_setxattr",
+	[51] = "mds_writepage",	   [52] = "mds_is_subdir",     [53] = "mds_get_info",
+	[54] = "mds_hsm_state_get", [55] = "mds_hsm_state_set", [56] = "mds_hsm_action",
+	[57] = "mds_hsm_progress", [58] = "mds_hsm_request",   [59] = "mds_hsm_ct_register",
+	[60] = "mds_hsm_ct_unregister", [61] = "mds_swap_layouts", [62] = "mds_rmfid",
+	[63] = "mds_batch",	   [64] = "mds_hsm_data_version",
+	[101] = "ldlm_enqueue",	   [102] = "ldlm_convert",     [103] = "ldlm_cancel",
+	[104] = "ldlm_bl_callback", [105] = "ldlm_cp_callback", [106] = "ldlm_gl_callback",
+	[107] = "ldlm_set_info",
+};
+
+static const struct {
+	unsigned int opcode;
+	const char *name;
+} ptlrpc_opcodes_high[] = {
+	{ 250, "mgs_connect" },	    { 251, "mgs_disconnect" }, { 252, "mgs_exception" },
+	{ 253, "mgs_target_reg" },  { 254, "mgs_target_del" }, { 255, "mgs_set_info" },
+	{ 256, "mgs_config_read" }, { 400, "obd_ping" },       { 403, "obd_idx_read" },
+	{ 700, "seq_query" },	    { 900, "fld_query" },      { 901, "fld_read" },
+	{ 1000, "out_update" },
+};
+
+const char *les_ptlrpc_opcode_name(unsigned int opcode)
+{
+	size_t n = sizeof(ptlrpc_opcodes) / sizeof(ptlrpc_opcodes[0]);
+
+	if (opcode < n)
+		return ptlrpc_opcodes[opcode];
+	for (size_t i = 0; i < sizeof(ptlrpc_opcodes_high) / sizeof(ptlrpc_opcodes_high[0]); i++)
+		if (ptlrpc_opcodes_high[i].opcode == opcode)
+			return ptlrpc_opcodes_high[i].name;
+	return NULL;
+}
+
+const char *les_rpc_op_name(unsigned int rpc_op)
+{
+	switch (rpc_op) {
+	case LES_RPC_OP_REQUEST:
+		return "request";
+	case LES_RPC_OP_QUEUE_WAIT:
+		return "queue_wait";
+	case LES_RPC_OP_LOCK_ENQUEUE:
+	case LES_RPC_OP_LOCK_COMPLETION:
+		return "lock_wait";
+	}
+	return NULL;
+}
+
+const char *les_rpc_op_function(unsigned int rpc_op)
+{
+	switch (rpc_op) {
+	case LES_RPC_OP_LOCK_ENQUEUE:
+		return "ldlm_cli_enqueue";
+	case LES_RPC_OP_LOCK_COMPLETION:
+		return "ldlm_completion_ast";
+	}
+	return NULL;
+}
+
+/* Registered ONC RPC program numbers a Linux client speaks. */
+const char *les_sunrpc_prog_name(unsigned int prog)
+{
+	switch (prog) {
+	case 100000:
+		return "portmap";
+	case 100003:
+		return "nfs";
+	case 100005:
+		return "mount";
+	case 100021:
+		return "nlockmgr";
+	case 100024:
+		return "status";
+	case 100227:
+		return "nfs_acl";
+	case 100011:
+		return "rquota";
+	}
+	return NULL;
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The RPC plane's probes besides FUSE: Lustre PtlRPC and LDLM functions
+ * (kprobe, or fentry where the module has BTF) and the sunrpc tracepoints
+ * (tp_btf). For each, the method the running kernel offers or the reason
+ * there is none, found in kallsyms, BTF and tracefs. Also the names the
+ * records of this plane carry (PtlRPC opcodes, sunrpc programs).
+ */
+#ifndef LES_RPCPROBES_H
+#define LES_RPCPROBES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "json.h"
+#include "les_record.h"
+#include "options.h"
+
+#define LES_RPC_FN_MAX	     24
+#define LES_RPC_REASON_MAX   160
+/* Environment: offset of rq_reqmsg in struct ptlrpc_request (see rpcprobes.c). */
+#define LES_PTLRPC_REQMSG_ENV "LES_PTLRPC_REQMSG_OFFSET"
+
+/* One kernel function or tracepoint and the programs that serve it. */
+struct les_rpc_fn {
+	const char *name; /* function, or tracepoint as "sunrpc:event" */
+	enum les_rpc_proto proto;
+	const char *role; /* what the probe tells, for --list-probes */
+	const char *kprobe[2]; /* entry and exit programs; NULL: none */
+	const char *fentry[2];
+	const char *tp_btf; /* tracepoint rows: the program */
+};
+
+struct les_rpc_probe {
+	const struct les_rpc_fn *f;
+	enum les_attach_method method; /* NONE, FENTRY, KPROBE or TRACEPOINT */
+	bool present; /* in kallsyms, or the tracepoint exists */
+	char where[32]; /* "vmlinux" or the module */
+	char reason[LES_RPC_REASON_MAX]; /* why none; empty when planned */
+};
+
+struct les_rpc_plan {
+	struct les_rpc_probe probe[LES_RPC_FN_MAX];
+	size_t n;
+	int reqmsg_off; /* for BPF's ptlrpc_reqmsg_off, -1: none */
+	char opcode_source[LES_RPC_REASON_MAX]; /* where PtlRPC opcodes come from, or why not */
+};
+
+/*
+ * Probe the kernel. fentry_ok/fentry_reason: whether this kernel permits
+ * fentry at all (the access plane's trial); --attach kprobe keeps kprobes.
+ */
+void les_rpc_plan_make(struct les_rpc_plan *p, enum les_attach_mode mode, bool fentry_ok,
+		       const char *fentry_reason);
+
+/* Whether prog_name is a program of this plane; if so, *want says if it loads. */
+bool les_rpc_plan_owns(const struct les_rpc_plan *p, const char *prog_name, bool *want);
+
+/* Rows for --list-probes. */
+void les_rpc_plan_json(const struct les_rpc_plan *p, struct jw *w);
+void les_rpc_plan_text(const struct les_rpc_plan *p, FILE *out);
+
+/* Number of planned probes of proto. */
+size_t les_rpc_plan_count(const struct les_rpc_plan *p, enum les_rpc_proto proto);
+
+/* Lustre opcode names (lustre_idl.h, lower case), NULL when unknown. */
+const char *les_ptlrpc_opcode_name(unsigned int opcode);
+/* "queue_wait", "request", "lock_wait"; NULL for LES_RPC_OP_NONE. */
+const char *les_rpc_op_name(unsigned int rpc_op);
+/* The function a lock_wait record timed, NULL for other ops. */
+const char *les_rpc_op_function(unsigned int rpc_op);
+/* sunrpc program names ("nfs", "mount", "nlockmgr", ...), NULL when unknown. */
+const char *les_sunrpc_prog_name(unsigned int prog);
+
+#endif /* LES_RPCPROBES_H */

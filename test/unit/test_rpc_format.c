@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * RPC-plane records as JSON: what PtlRPC, LDLM, sunrpc and FUSE records
+ * and events carry, and above all what they leave out (a PtlRPC opcode
+ * that could not be read is absent, not 0).
+ */
+#include <check.h>
+#include <jansson.h>
+#include <string.h>
+#include "format.h"
+#include "rpcprobes.h"
+
+static char buf[16384];
+static struct les_fmt_ctx fc;
+
+/* Format the record and parse the line back. */
+static json_t *format_rpc(const struct les_rec_rpc *r)
+{
+	struct jw w;
+	json_error_t err;
+	json_t *j;
+
+	jw_init(&w, buf, sizeof(buf));
+	les_format_rpc(&w, &fc, NULL, r, NULL);
+	ck_assert(!w.overflow);
+	j = json_loadb(buf, w.len, 0, &err);
+	ck_assert_msg(j, "not JSON: %s: %.*s", err.text, (int)w.len, buf);
+	return j;
+}
+
+static json_t *format_event(const struct les_rec_rpc_event *r)
+{
+	struct jw w;
+	json_error_t err;
+	json_t *j;
+
+	jw_init(&w, buf, sizeof(buf));
+	les_format_rpc_event(&w, &fc, NULL, r, NULL);
+	ck_assert(!w.overflow);
+	j = json_loadb(buf, w.len, 0, &err);
+	ck_assert_msg(j, "not JSON: %s: %.*s", err.text, (int)w.len, buf);
+	return j;
+}
+
+static const char *str(json_t *j, const char *key)
+{
+	return json_string_value(json_object_get(j, key));
+}
+
+static json_int_t num(json_t *j, const char *key)
+{
+	json_t *v = json_object_get(j, key);
+
+	ck_assert_msg(json_is_integer(v), "%s is not a number", key);
+	return json_integer_value(v);
+}
+
+static void rpc_init(struct les_rec_rpc *r, unsigned int proto, unsigned int rpc_op)
+{
+	memset(r, 0, sizeof(*r));
+	r->kind = LES_REC_RPC;
+	r->proto = proto;
+	r->rpc_op = rpc_op;
+	r->ts_ns = 1;
+	r->latency_ns = 51000000;
+	r->req_id = 77;
+	r->parent_op_id = 4097;
+	r->task.pid = 42;
+	r->task.tid = 42;
+	strcpy(r->task.comm, "stat");
+}
+
+static void setup(void)
+{
+	les_fmt_ctx_init(&fc, "node1", false);
+}
+
+START_TEST(test_ptlrpc_opcode_absent)
+{
+	struct les_rec_rpc r;
+	json_t *j;
+
+	rpc_init(&r, LES_PROTO_PTLRPC, LES_RPC_OP_QUEUE_WAIT);
+	r.opcode = 33; /* whatever is there: not flagged, not believed */
+	j = format_rpc(&r);
+	ck_assert_str_eq(str(j, "type"), "rpc");
+	ck_assert_str_eq(str(j, "op"), "queue_wait");
+	ck_assert_str_eq(str(j, "proto"), "ptlrpc");
+	ck_assert(!json_object_get(j, "opcode"));
+	ck_assert(!json_object_get(j, "opcode_name"));
+	ck_assert(!json_object_get(j, "backlog_ns"));
+	ck_assert(!json_object_get(j, "worker_comm"));
+	ck_assert_int_eq(num(j, "req_id"), 77);
+	ck_assert_int_eq(num(j, "parent_op_id"), 4097);
+	ck_assert_int_eq(num(j, "latency_ns"), 51000000);
+	json_decref(j);
+}
+END_TEST
+
+START_TEST(test_ptlrpc_opcode_present)
+{
+	struct les_rec_rpc r;
+	json_t *j;
+
+	rpc_init(&r, LES_PROTO_PTLRPC, LES_RPC_OP_REQUEST);
+	r.opcode = 4;
+	r.flags = LES_RPC_F_OPCODE | LES_RPC_F_ASYNC;
+	r.worker_pid = 99;
+	strcpy(r.worker_comm, "ptlrpcd_00_00");
+	j = format_rpc(&r);
+	ck_assert_str_eq(str(j, "op"), "request");
+	ck_assert_int_eq(num(j, "opcode"), 4);
+	ck_assert_str_eq(str(j, "opcode_name"), "ost_write");
+	ck_assert_str_eq(str(j, "worker_comm"), "ptlrpcd_00_00");
+	ck_assert_int_eq(num(j, "worker_pid"), 99);
+	ck_assert_str_eq(str(j, "comm"), "stat");
+	json_decref(j);
+
+	r.opcode = 9999; /* valid but not in the table: number only */
+	j = format_rpc(&r);
+	ck_assert_int_eq(num(j, "opcode"), 9999);
+	ck_assert(!json_object_get(j, "opcode_name"));
+	json_decref(j);
+}
+END_TEST
+
+START_TEST(test_lock_wait)
+{
+	struct les_rec_rpc r;
+	json_t *j;
+
+	rpc_init(&r, LES_PROTO_LDLM, LES_RPC_OP_LOCK_COMPLETION);
+	r.req_id = 0;
+	j = format_rpc(&r);
+	ck_assert_str_eq(str(j, "op"), "lock_wait");
+	ck_assert_str_eq(str(j, "proto"), "ldlm");
+	ck_assert_str_eq(str(j, "function"), "ldlm_completion_ast");
+	ck_assert(json_is_null(json_object_get(j, "req_id")));
+	json_decref(j);
+	r.rpc_op = LES_RPC_OP_LOCK_ENQUEUE;
+	j = format_rpc(&r);
+	ck_assert_str_eq(str(j, "function"), "ldlm_cli_enqueue");
+	json_decref(j);
+}
+END_TEST
+
+START_TEST(test_sunrpc)
+{
+	struct les_rec_rpc r;
+	json_t *j;
+
+	rpc_init(&r, LES_PROTO_SUNRPC, LES_RPC_OP_NONE);
+	r.opcode = 1;
+	r.flags = LES_RPC_F_OPCODE;
+	r.prog = 100003;
+	r.vers = 3;
+	r.backlog_ns = 10;
+	r.rtt_ns = 20;
+	r.execute_ns = 51000000;
+	strcpy(r.name, "getattr");
+	j = format_rpc(&r);
+	ck_assert_str_eq(str(j, "op"), "getattr");
+	ck_assert_str_eq(str(j, "proto"), "sunrpc");
+	ck_assert_str_eq(str(j, "program"), "nfs");
+	ck_assert_int_eq(num(j, "version"), 3);
+	ck_assert_int_eq(num(j, "opcode"), 1);
+	ck_assert_int_eq(num(j, "backlog_ns"), 10);
+	ck_assert_int_eq(num(j, "rtt_ns"), 20);
+	ck_assert_int_eq(num(j, "execute_ns"), 51000000);
+	ck_assert(!json_object_get(j, "function"));
+	json_decref(j);
+
+	/* A name without its NUL is not trusted. */
+	memset(r.name, 'A', sizeof(r.name));
+	j = format_rpc(&r);
+	ck_assert_str_eq(str(j, "op"), "unknown");
+	json_decref(j);
+	ck_assert_str_eq(les_format_rpc_op(&r), "unknown");
+}
+END_TEST
+
+START_TEST(test_fuse_unchanged)
+{
+	struct les_rec_rpc r;
+	json_t *j;
+
+	rpc_init(&r, LES_PROTO_FUSE, LES_RPC_OP_NONE);
+	r.opcode = 16; /* write, always valid for FUSE even without the flag */
+	j = format_rpc(&r);
+	ck_assert_str_eq(str(j, "op"), "write");
+	ck_assert_int_eq(num(j, "opcode"), 16);
+	ck_assert(!json_object_get(j, "opcode_name"));
+	ck_assert(!json_object_get(j, "execute_ns"));
+	json_decref(j);
+}
+END_TEST
+
+START_TEST(test_events)
+{
+	struct les_rec_rpc_event e;
+	json_t *j;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = LES_REC_RPC_EVENT;
+	e.proto = LES_PROTO_PTLRPC;
+	e.event = LES_EV_RESEND;
+	e.req_id = 5;
+	e.parent_op_id = 6;
+	e.task.pid = 42;
+	e.flags = LES_RPC_F_ASYNC;
+	e.worker_pid = 7;
+	strcpy(e.worker_comm, "ptlrpcd_00_00");
+	j = format_event(&e);
+	ck_assert_str_eq(str(j, "event"), "resend");
+	ck_assert(!json_object_get(j, "opcode"));
+	ck_assert(!json_object_get(j, "procedure"));
+	ck_assert_str_eq(str(j, "worker_comm"), "ptlrpcd_00_00");
+	ck_assert_int_eq(num(j, "pid"), 42);
+	json_decref(j);
+
+	e.proto = LES_PROTO_SUNRPC;
+	e.event = LES_EV_RETRANSMIT;
+	e.flags = LES_RPC_F_OPCODE;
+	e.opcode = 7;
+	strcpy(e.name, "write");
+	j = format_event(&e);
+	ck_assert_str_eq(str(j, "event"), "retransmit");
+	ck_assert_str_eq(str(j, "procedure"), "write");
+	ck_assert_int_eq(num(j, "opcode"), 7);
+	ck_assert(!json_object_get(j, "worker_comm"));
+	json_decref(j);
+}
+END_TEST
+
+START_TEST(test_names)
+{
+	ck_assert_str_eq(les_ptlrpc_opcode_name(3), "ost_read");
+	ck_assert_str_eq(les_ptlrpc_opcode_name(36), "mds_reint");
+	ck_assert_str_eq(les_ptlrpc_opcode_name(101), "ldlm_enqueue");
+	ck_assert_str_eq(les_ptlrpc_opcode_name(400), "obd_ping");
+	ck_assert_ptr_null(les_ptlrpc_opcode_name(0));
+	ck_assert_ptr_null(les_ptlrpc_opcode_name(14));
+	ck_assert_ptr_null(les_ptlrpc_opcode_name(65535));
+	ck_assert_ptr_null(les_rpc_op_name(LES_RPC_OP_NONE));
+	for (unsigned int op = LES_RPC_OP_NONE + 1; op < LES_RPC_OP_MAX; op++)
+		ck_assert_ptr_nonnull(les_rpc_op_name(op));
+	ck_assert_str_eq(les_sunrpc_prog_name(100003), "nfs");
+	ck_assert_ptr_null(les_sunrpc_prog_name(1));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("rpc_format");
+	TCase *tc = tcase_create("records");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, test_ptlrpc_opcode_absent);
+	tcase_add_test(tc, test_ptlrpc_opcode_present);
+	tcase_add_test(tc, test_lock_wait);
+	tcase_add_test(tc, test_sunrpc);
+	tcase_add_test(tc, test_fuse_unchanged);
+	tcase_add_test(tc, test_events);
+	tcase_add_test(tc, test_names);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,403 @@
+#!/bin/bash
+# t_rpc_lustre.sh: the RPC plane on the Lustre stand-in (test/vm/lustre) in
+# the stock-kernel guest, where PtlRPC and LDLM are reached by kprobes as
+# on a real client without module BTF.
+#
+#   test/vm/run-in-vm test/vm/t_rpc_lustre.sh      (LES_BUILD: the build dir)
+#
+# With injected latency, resends, expiries, not-connected replies,
+# restarts, lock waits and asynchronous writes completed by ptlrpcd_00_00,
+# the tool's records must say exactly what was injected, for the process
+# and the access op that caused it: queue_wait >= the latency with its
+# parent access op charged (rpc_wait_ns), exactly 3 resend events for the
+# workload's pid, one expire/notconn/restart each, lock_wait >= the lock
+# delay, async OST_WRITEs attributed to dd and its write (worker
+# ptlrpcd_00_00), one request record per request the module freed, the
+# in-flight gauge up during the slow write and 0 at the end, also after a
+# process was killed mid-request. Opcodes appear with the stand-in's
+# published rq_reqmsg offset (LES_PTLRPC_REQMSG_OFFSET) and are absent
+# without it. Also runs test/e2e/25_rpc_verifier.sh: the fentry twins must
+# load on this kernel.
+set -u
+
+build=${LES_BUILD:-build}
+src=${LES_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+tool=$build/lustre-ebpf-stream
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+mod=les_lustre_standin
+params=/sys/module/$mod/parameters
+work=$(mktemp -d /tmp/t_rpc_lustre.XXXXXX)
+mnt=$work/mnt
+passed=0
+failed=0
+tracer_pid=
+
+say()
+{
+	echo "t_rpc_lustre: $*"
+}
+
+check()
+{
+	local what=$1
+	shift
+
+	if "$@" >"$work/check.out" 2>&1; then
+		passed=$((passed + 1))
+		echo "ok   $what"
+		[ "${LES_TEST_VERBOSE:-0}" = 1 ] && sed 's/^/     | /' "$work/check.out"
+		return 0
+	fi
+	failed=$((failed + 1))
+	echo "FAIL $what"
+	sed 's/^/     | /' "$work/check.out" | tail -n 40
+	return 1
+}
+
+cleanup()
+{
+	[ -n "$tracer_pid" ] && kill -INT "$tracer_pid" 2>/dev/null && wait "$tracer_pid"
+	mountpoint -q "$mnt" && umount "$mnt"
+	[ -d "/sys/module/$mod" ] && rmmod "$mod"
+	[ "${LES_KEEP:-0}" = 1 ] || rm -rf "$work"
+}
+trap cleanup EXIT
+
+die()
+{
+	say "$*"
+	exit 1
+}
+
+param()
+{
+	local v
+
+	read -r v <"$params/$1" && echo "$v"
+}
+
+set_param()
+{
+	echo "$2" >"$params/$1"
+}
+
+find_module()
+{
+	if [ -n "${LES_LUSTRE_KO:-}" ]; then
+		echo "$LES_LUSTRE_KO"
+		return
+	fi
+	"$here/lustre/build-module" --no-build 2>/dev/null && return
+	say "module not prebuilt; building it in the guest (slow under TCG)" >&2
+	"$here/lustre/build-module"
+}
+
+# start_tracer NAME [VAR=VALUE...]: the tool on the mount, output in $work/NAME.jsonl.
+start_tracer()
+{
+	local name=$1 i
+	shift
+
+	env "$@" "$tool" -v --mount "$mnt" --stats-interval 1 -o "$work/$name.jsonl" \
+		2>"$work/$name.err" &
+	tracer_pid=$!
+	for i in $(seq 1 600); do
+		grep -q "probes attached" "$work/$name.err" && return 0
+		kill -0 "$tracer_pid" 2>/dev/null || break
+		sleep 0.5
+	done
+	cat "$work/$name.err"
+	return 1
+}
+
+stop_tracer()
+{
+	kill -INT "$tracer_pid"
+	wait "$tracer_pid"
+	local st=$?
+	tracer_pid=
+	return $st
+}
+
+# q NAME JQ-ARGS... FILTER: jq over the run's records as one array.
+q()
+{
+	local name=$1
+	shift
+	jq -s "$@" "$work/$name.jsonl"
+}
+
+# Every line of a capture valid against docs/record.schema.json.
+schema_valid()
+{
+	python3 - "$src/docs/record.schema.json" "$1" <<'PYEOF'
+import json, sys
+import jsonschema
+
+validator = jsonschema.Draft7Validator(json.load(open(sys.argv[1])))
+bad = 0
+for n, line in enumerate(open(sys.argv[2]), 1):
+    for e in validator.iter_errors(json.loads(line)):
+        bad += 1
+        if bad <= 5:
+            print("line %d: %s: %s" % (n, list(e.absolute_path), e.message[:300]))
+print("%d lines, %d errors" % (n, bad))
+sys.exit(1 if bad else 0)
+PYEOF
+}
+
+# ---- setup -----------------------------------------------------------------
+
+[ "${LES_VM:-}" = 1 ] || die "not in the guest: run test/vm/run-in-vm $0"
+[ -x "$tool" ] || die "no $tool (set LES_BUILD)"
+command -v jq >/dev/null || die "jq missing"
+ko=$(find_module) || die "no stand-in module"
+insmod "$ko" || die "insmod $ko failed"
+mkdir -p "$mnt" && mount -t lustre -o flock 10.0.0.1@tcp:/standin "$mnt" || die "mount failed"
+# Files made before tracing: their extent locks are cached from here on,
+# so the traced calls below send exactly the RPCs the checks expect.
+mkdir "$mnt/d" && echo hello >"$mnt/d/f" && echo x >"$mnt/d/async" && : >"$mnt/d/lock" ||
+	die "cannot create the files"
+reqmsg_off=$(param request_layout | tr ' ' '\n' | sed -n 's/^rq_reqmsg=//p')
+[ -n "$reqmsg_off" ] || die "no rq_reqmsg in request_layout"
+say "stand-in rq_reqmsg offset: $reqmsg_off"
+
+# ---- probe plan ------------------------------------------------------------
+
+list_probes()
+{
+	"$tool" --list-probes=json >"$work/probes.json" || return 1
+	jq -c '.probes[] | select(.plane == "rpc" and .proto != null)' "$work/probes.json"
+	for f in ptlrpc_request_alloc ptlrpcd_add_req ptlrpc_queue_wait ptlrpc_send_new_req \
+		ptl_send_rpc __ptlrpc_free_req ptlrpc_resend_req ptlrpc_restart_req \
+		ptlrpc_expire_one_request ptlrpc_request_handle_notconn ldlm_cli_enqueue \
+		ldlm_completion_ast; do
+		jq -e --arg f "$f" '.probes[] | select(.plane == "rpc" and .probe == $f) |
+			.method == "kprobe" and .module == "les_lustre_standin"' \
+			"$work/probes.json" >/dev/null || { echo "$f: not planned as a kprobe"; return 1; }
+	done
+	# Not in the stand-in: reported with a reason, never silently.
+	jq -e '.probes[] | select(.probe == "ptlrpc_request_alloc_pool") |
+		.method == "none" and (.reason | test("kallsyms"))' "$work/probes.json"
+}
+check "--list-probes: PtlRPC/LDLM probes by kprobe on the stand-in (no BTF)" list_probes
+
+# ---- run 1: injections, opcodes from the published offset -----------------
+
+start_tracer run1 LES_PTLRPC_REQMSG_OFFSET="$reqmsg_off" || die "tool did not start"
+freed0=$(param requests_freed)
+resends0=$(param resends)
+
+set_param rpc_latency_ms 50
+set_param resend_count 3
+stat -c %s "$mnt/d/f" "$mnt/d/f" "$mnt/d/f" "$mnt/d/f" "$mnt/d/f" >/dev/null &
+stat_pid=$!
+wait $stat_pid
+set_param rpc_latency_ms 0
+
+set_param expire_count 1
+set_param notconn_count 1
+set_param restart_count 1
+stat "$mnt/d/f" "$mnt/d/f" >/dev/null &
+fault_pid=$!
+wait $fault_pid
+
+set_param lock_wait_ms 100
+cat "$mnt/d/lock" >/dev/null &
+cat_pid=$!
+wait $cat_pid
+set_param lock_wait_ms 0
+
+# The OST_WRITE goes to ptlrpcd_00_00 and takes 2.5 s there; dd has long
+# returned. Stats records (every second) see it in flight meanwhile.
+set_param async_writes 1
+set_param rpc_latency_ms 2500
+dd if=/dev/zero of="$mnt/d/async" bs=4k count=1 conv=notrunc status=none &
+dd_pid=$!
+wait $dd_pid
+sleep 3
+set_param rpc_latency_ms 0
+dd if=/dev/zero of="$mnt/d/async" bs=4k count=1 seek=1 conv=notrunc,fsync status=none
+set_param async_writes 0
+
+# Killed while its request is in flight: the request still ends (and is
+# counted out of flight) when the module frees it.
+set_param rpc_latency_ms 1000
+stat "$mnt/d/f" >/dev/null &
+kill_pid=$!
+sleep 0.3
+kill -9 $kill_pid
+wait $kill_pid 2>/dev/null
+set_param rpc_latency_ms 0
+sleep 1.5
+
+freed1=$(param requests_freed)
+resends1=$(param resends)
+stop_tracer || say "tool exit status $?"
+say "module: $((freed1 - freed0)) requests freed, $((resends1 - resends0)) resends while traced"
+
+check "tool ran without errors" grep -q "probes attached" "$work/run1.err"
+check "every line is valid JSON" jq -e . "$work/run1.jsonl"
+check "every line is valid against docs/record.schema.json" schema_valid "$work/run1.jsonl"
+
+queue_wait_latency()
+{
+	q run1 --argjson p "$stat_pid" -e '
+		[.[] | select(.type == "rpc" and .op == "queue_wait" and .pid == $p)] as $qw
+		| ($qw | map(.latency_ns / 1e6 | floor) | tostring | ("queue_wait ms: " + .) | debug)
+		| ($qw | length) >= 5 and all($qw[]; .latency_ns >= 50000000 and .proto == "ptlrpc")'
+}
+check "rpc_latency_ms=50: >= 5 queue_wait records of stat, each >= 50 ms" queue_wait_latency
+
+queue_wait_parents()
+{
+	q run1 --argjson p "$stat_pid" -e '
+		[.[] | select(.type == "access")] as $acc
+		| [.[] | select(.type == "rpc" and .op == "queue_wait" and .pid == $p)] as $qw
+		| all($qw[]; .parent_op_id as $id
+			| any($acc[]; .op_id == $id and .pid == $p and .op == "getattr"
+				and .rpc_wait_ns >= 50000000 and .rpc_count >= 1))'
+}
+check "each queue_wait links to stat's getattr access record with rpc_wait_ns >= 50 ms" \
+	queue_wait_parents
+
+queue_wait_opcode()
+{
+	q run1 --argjson p "$stat_pid" -e '
+		[.[] | select(.type == "rpc" and .op == "queue_wait" and .pid == $p)]
+		| length > 0 and all(.[]; .opcode == 33 and .opcode_name == "mds_getattr")'
+}
+check "queue_wait opcode mds_getattr (33) read through the published offset" queue_wait_opcode
+
+resends_exact()
+{
+	q run1 --argjson p "$stat_pid" -e '
+		[.[] | select(.type == "access")] as $acc
+		| [.[] | select(.type == "rpc_event" and .event == "resend")] as $ev
+		| ($ev | length | tostring | ("resend events: " + .) | debug)
+		| ($ev | length) == 3 and all($ev[]; .pid == $p and .proto == "ptlrpc"
+			and (.parent_op_id as $id | any($acc[]; .op_id == $id and .pid == $p)))' &&
+		[ $((resends1 - resends0)) = 3 ]
+}
+check "resend_count=3: exactly 3 resend events, stat's pid and op (module: 3)" resends_exact
+
+faults_exact()
+{
+	local ev
+
+	for ev in expire notconn restart; do
+		q run1 --argjson p "$fault_pid" --arg e "$ev" -e '
+			[.[] | select(.type == "rpc_event" and .event == $e)]
+			| length == 1 and .[0].pid == $p and .[0].parent_op_id != null' ||
+			{ echo "$ev"; return 1; }
+	done
+}
+check "expire/notconn/restart_count=1: exactly one event each, for that stat" faults_exact
+
+lock_waits()
+{
+	q run1 --argjson p "$cat_pid" -e '
+		[.[] | select(.type == "access" and .pid == $p)] as $acc
+		| [$acc[] | select(.op == "read") | .op_id] as $reads
+		| [.[] | select(.type == "rpc" and .op == "lock_wait" and .pid == $p)] as $lw
+		| ($lw | map({function, ms: (.latency_ns / 1e6 | floor)}) | tostring | debug)
+		| [$lw[] | select(.latency_ns >= 100000000)] as $slow
+		| any($slow[]; .function == "ldlm_completion_ast" and .proto == "ldlm")
+		and any($slow[]; .function == "ldlm_cli_enqueue")
+		and all($slow[]; .parent_op_id as $id | $reads | index($id) != null)
+		and all($lw[]; .parent_op_id as $id | any($acc[]; .op_id == $id))'
+}
+# The open's intent enqueue grants nothing and waits for nothing; the read's
+# extent lock is the one blocked.
+check "lock_wait_ms=100: lock_wait records of cat >= 100 ms, linked to its read" lock_waits
+
+async_write()
+{
+	q run1 --argjson p "$dd_pid" -e '
+		[.[] | select(.type == "access" and .pid == $p and .op == "write")] as $w
+		| [.[] | select(.type == "rpc" and .op == "request" and .opcode_name == "ost_write"
+			and .pid == $p)] as $r
+		| ({write_ms: ($w | map(.latency_ns / 1e6 | floor)),
+		    request: ($r | map({comm, worker_comm, ms: (.latency_ns / 1e6 | floor)}))}
+		   | tostring | debug)
+		| ($w | length) == 1 and ($r | length) == 1
+		and $r[0].comm == "dd" and $r[0].worker_comm == "ptlrpcd_00_00"
+		and $r[0].parent_op_id == $w[0].op_id
+		and $r[0].latency_ns >= 2500000000 and $w[0].latency_ns < 2500000000'
+}
+check "async_writes: OST_WRITE sent/freed by ptlrpcd_00_00 is dd's and its write's" async_write
+
+requests_match_module()
+{
+	local n
+
+	n=$(q run1 -r '[.[] | select(.type == "rpc" and .op == "request")] | length')
+	echo "request records: $n, module freed: $((freed1 - freed0))"
+	[ "$n" = $((freed1 - freed0)) ]
+}
+check "one request record per request the module freed" requests_match_module
+
+queue_wait_joins_request()
+{
+	q run1 -e '
+		[.[] | select(.type == "rpc" and .op == "request") | .req_id] as $ids
+		| [.[] | select(.type == "rpc" and .op == "queue_wait")]
+		| length > 0 and all(.[]; .req_id as $r | $ids | index($r) != null)'
+}
+check "every queue_wait's req_id is that of a request record" queue_wait_joins_request
+
+inflight_seen()
+{
+	q run1 --arg m "$mnt" -e '
+		[.[] | select(.type == "stats") | .inflight] as $s
+		| ($s | map(.by_proto.ptlrpc) | tostring | ("ptlrpc in flight per stats: " + .) | debug)
+		| any($s[]; .by_proto.ptlrpc >= 1
+			and any(.by_mount[]; .proto == "ptlrpc" and .mount == $m and .requests >= 1))'
+}
+check "stats: the slow write in flight on the mount" inflight_seen
+
+inflight_zero()
+{
+	q run1 -e '
+		[.[] | select(.type == "stats" and .final)] | length == 1
+		and .[0].inflight.total == 0 and .[0].inflight.by_proto.ptlrpc == 0
+		and (.[0].inflight.by_mount | length) == 0'
+}
+check "final stats: nothing in flight" inflight_zero
+
+killed_mid_request()
+{
+	q run1 --argjson p "$kill_pid" -e '
+		[.[] | select(.type == "rpc" and .op == "request" and .pid == $p)]
+		| length >= 1 and all(.[]; .latency_ns >= 1000000000)'
+}
+check "a process killed mid-request: its request still ends and is recorded" killed_mid_request
+
+# ---- run 2: no offset, no BTF: no opcode ------------------------------------
+
+start_tracer run2 || die "tool did not start (run 2)"
+stat "$mnt/d/f" >/dev/null &
+stat2_pid=$!
+wait $stat2_pid
+sleep 1
+stop_tracer || say "tool exit status $?"
+
+no_opcode()
+{
+	q run2 --argjson p "$stat2_pid" -e '
+		[.[] | select(.type == "rpc" and (.proto == "ptlrpc" or .proto == "ldlm"))] as $r
+		| ($r | map(select(.pid == $p and .op == "queue_wait")) | length) >= 1
+		and all($r[]; has("opcode") | not) and all($r[]; has("opcode_name") | not)'
+}
+check "without BTF or an offset the opcode is absent, never guessed" no_opcode
+
+# ---- the fentry twins and kprobes through this kernel's verifier ----------
+
+verifier()
+{
+	LES_RPC_VERIFIER_REQUIRE=fentry LES_BUILD=$build LES_SRC=$src bash "$src/test/e2e/25_rpc_verifier.sh"
+}
+check "25_rpc_verifier.sh in the guest: kprobes and fentry twins load" verifier
+
+say "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
