@@ -33,15 +33,22 @@ struct {
 	__type(value, struct path_buf);
 } path_scratch SEC(".maps");
 
+/*
+ * task must come from bpf_get_current_task_btf(): the walk to the fd array
+ * is then made of plain loads the verifier guards (a fault reads 0), not
+ * helper calls. This runs for every fd syscall of every process, observed
+ * or not, so each helper call saved counts. The array slot is a pointer to
+ * a pointer, which BTF cannot follow: one read for it.
+ */
 static __always_inline struct file *fd_file(struct task_struct *task, int fd)
 {
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct fdtable *fdt = task->files->fdt;
 	struct file **fds;
 	struct file *file = NULL;
 
-	if (!fdt || fd < 0 || (unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
+	if (!fdt || fd < 0 || (unsigned int)fd >= fdt->max_fds)
 		return NULL;
-	fds = BPF_CORE_READ(fdt, fd);
+	fds = fdt->fd;
 	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
 	return file;
 }

@@ -193,19 +193,32 @@ static __always_inline void *reserve(__u64 size)
 	return rec;
 }
 
+/* Ring-buffer bytes a record of size bytes takes: 8-byte header, 8-aligned. */
+#define LES_RB_FOOTPRINT(size) (((size) + 8 + 7) & ~7ULL)
+
 /*
  * Submit without waking the consumer unless enough is pending: a wakeup per
- * record costs the traced task ~1.5 us; the consumer polls on a short
- * timeout anyway.
+ * record costs the traced task microseconds (an IPI: a VM exit under a
+ * hypervisor); the consumer polls on a short timeout anyway. Only the record
+ * that makes the backlog cross a multiple of wakeup_bytes wakes it: waking
+ * for every record above the threshold would put that cost on every op
+ * exactly when the consumer is behind.
  */
-static __always_inline void submit(void *rec)
+static __always_inline void submit_sized(void *rec, __u64 size)
 {
-	__u64 flags = BPF_RB_NO_WAKEUP;
+	__u64 flags = BPF_RB_NO_WAKEUP, pending;
 
-	if (!wakeup_bytes || bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+	if (!wakeup_bytes) {
 		flags = BPF_RB_FORCE_WAKEUP;
+	} else {
+		pending = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+		if (pending / wakeup_bytes != (pending - LES_RB_FOOTPRINT(size)) / wakeup_bytes)
+			flags = BPF_RB_FORCE_WAKEUP;
+	}
 	bpf_ringbuf_submit(rec, flags);
 }
+
+#define submit(rec) submit_sized((rec), sizeof(*(rec)))
 
 static __always_inline struct thread_ops *thread_ops_get(__u32 tid)
 {

@@ -168,6 +168,7 @@ static const struct les_attrib *intern(struct les_enricher *e, const struct les_
 	uint64_t h = hash_bytes(cand->json, cand->json_len) ^
 		     hash_bytes(cand->job_json, cand->job_json_len);
 	struct les_attrib **bucket = &e->attribs[h % ATTRIB_BUCKETS], *a;
+	size_t size;
 
 	for (a = *bucket; a; a = a->next)
 		if (a->hash == h && a->json_len == cand->json_len &&
@@ -175,11 +176,17 @@ static const struct les_attrib *intern(struct les_enricher *e, const struct les_
 		    memcmp(a->json, cand->json, cand->json_len) == 0 &&
 		    memcmp(a->job_json, cand->job_json, cand->job_json_len) == 0)
 			return a;
-	if (e->n_attribs >= ATTRIB_MAX || !(a = malloc(sizeof(*a)))) {
+	/*
+	 * Only the used part of json[] is kept: most attributions are a few
+	 * dozen bytes of tags, and a node that runs one job per process
+	 * keeps tens of thousands of them.
+	 */
+	size = offsetof(struct les_attrib, json) + cand->json_len;
+	if (e->n_attribs >= ATTRIB_MAX || !(a = malloc(size))) {
 		e->stats.attrib_overflow++;
 		return &e->none;
 	}
-	*a = *cand;
+	memcpy(a, cand, size);
 	a->hash = h;
 	a->next = *bucket;
 	*bucket = a;

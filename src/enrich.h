@@ -58,7 +58,7 @@ struct les_attrib {
 	char job_json[160];
 	uint16_t job_json_len;
 	uint16_t json_len;
-	char json[LES_ATTRIB_JSON_MAX];
+	char json[LES_ATTRIB_JSON_MAX]; /* last: interned copies end at json_len */
 };
 
 /* The enrichment of one record, valid until the next call. */

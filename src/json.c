@@ -247,6 +247,39 @@ static inline int word_needs_care(uint64_t x)
 	return ((x | control | quote | backslash) & HIGHS) != 0;
 }
 
+/*
+ * The last r < 8 bytes of a string as one word, padded with a plain byte.
+ * Built from fixed-size loads: a variable-length memcpy into a word would
+ * be a call and a stalled store-to-load forward.
+ */
+static inline uint64_t tail_word(const unsigned char *p, size_t r)
+{
+	uint64_t v = 0;
+	unsigned int shift = 0;
+
+	if (r & 4) {
+		uint32_t t;
+
+		memcpy(&t, p, sizeof(t));
+		v = t;
+		p += 4;
+		shift = 32;
+	}
+	if (r & 2) {
+		uint16_t t;
+
+		memcpy(&t, p, sizeof(t));
+		v |= (uint64_t)t << shift;
+		p += 2;
+		shift += 16;
+	}
+	if (r & 1) {
+		v |= (uint64_t)*p << shift;
+		shift += 8;
+	}
+	return v | ((ONES * 'a') & ~((1ULL << shift) - 1));
+}
+
 /* Length of the prefix of s that can be copied verbatim. */
 static size_t verbatim_run(const unsigned char *s, size_t n)
 {
@@ -261,6 +294,8 @@ static size_t verbatim_run(const unsigned char *s, size_t n)
 				i += sizeof(x);
 				continue;
 			}
+		} else if (!word_needs_care(tail_word(s + i, n - i))) {
+			return n; /* most keys and names end here */
 		}
 		/* Something in the next 8 bytes: look at them one by one. */
 		stop = n - i > sizeof(x) ? i + sizeof(x) : n;
@@ -307,25 +342,43 @@ static void put_escaped(struct jw *w, const char *str, size_t n)
 	}
 }
 
-static void put_quoted(struct jw *w, const char *s, size_t n)
+/*
+ * '"' s '"' followed by tail (0 or ':'). Nearly every string needs no
+ * escaping: then it is one bounds check and one copy.
+ */
+static void put_quoted(struct jw *w, const char *s, size_t n, char tail)
 {
+	size_t total = n + 2 + (tail != 0);
+	char *p;
+
+	if (likely(verbatim_run((const unsigned char *)s, n) == n) && jw_room(w, total)) {
+		p = w->buf + w->len;
+		p[0] = '"';
+		memcpy(p + 1, s, n);
+		p[n + 1] = '"';
+		if (tail)
+			p[n + 2] = tail;
+		w->len += total;
+		return;
+	}
 	jw_putc(w, '"');
 	put_escaped(w, s, n);
 	jw_putc(w, '"');
+	if (tail)
+		jw_putc(w, tail);
 }
 
 void jw_key(struct jw *w, const char *key)
 {
 	jw_value_begin(w);
-	put_quoted(w, key, strlen(key));
-	jw_putc(w, ':');
+	put_quoted(w, key, strlen(key), ':');
 	w->need_comma[w->depth] = 0;
 }
 
 void jw_str(struct jw *w, const char *s, size_t n)
 {
 	jw_value_begin(w);
-	put_quoted(w, s, n);
+	put_quoted(w, s, n, 0);
 }
 
 void jw_cstr(struct jw *w, const char *s)
