@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Names of the record ABI's enums as they appear in JSON. */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 #include "ops.h"
 
@@ -84,8 +85,9 @@ int les_intent_from_name(const char *name)
 /* The exporter's errno classes: what an admin acts on, not every errno. */
 enum les_errno_class les_errno_class(int err)
 {
+	/* INT_MIN (a corrupt record) has no negation: it is just "other". */
 	if (err < 0)
-		err = -err;
+		err = err == INT_MIN ? INT_MAX : -err;
 	switch (err) {
 	case 0:
 		return LES_ERRC_NONE;

@@ -762,7 +762,12 @@ static int collect_cmdline(int argc, char **argv, bool *print_config, const char
 	int opt, longindex = -1;
 
 	opterr = 0;
-	optind = 1;
+	/*
+	 * 0, not 1: glibc and musl then reset getopt entirely. With 1, a
+	 * parse that stopped inside a cluster ("-vq") leaves getopt pointing
+	 * into the previous argv, which the next parse would read.
+	 */
+	optind = 0;
 	while ((opt = getopt_long(argc, argv, SHORT_OPTIONS, long_options, &longindex)) != -1) {
 		switch (opt) {
 		case 'h':

@@ -51,18 +51,36 @@ int les_sink_file_open(struct les_sink_file *s, const char *path)
 	return open_target(s);
 }
 
+/*
+ * A flush that fails part way (a full disk) must not leave half a line in
+ * the file: what went out of it is taken back, the whole flush is counted
+ * as dropped. Fails quietly on what cannot be truncated (a pipe).
+ */
+static void unwrite(int fd, size_t n)
+{
+	off_t end = lseek(fd, 0, SEEK_CUR);
+
+	if (end >= (off_t)n && ftruncate(fd, end - (off_t)n) == 0)
+		lseek(fd, end - (off_t)n, SEEK_SET);
+}
+
 static int write_all(int fd, const char *p, size_t n)
 {
-	while (n) {
-		ssize_t w = write(fd, p, n);
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t w = write(fd, p + done, n - done);
 
 		if (w < 0) {
-			if (errno == EINTR)
+			int err = -errno;
+
+			if (err == -EINTR)
 				continue;
-			return -errno;
+			if (done)
+				unwrite(fd, done);
+			return err;
 		}
-		p += w;
-		n -= (size_t)w;
+		done += (size_t)w;
 	}
 	return 0;
 }
@@ -84,43 +102,67 @@ int les_sink_file_flush(struct les_sink_file *s)
 	if (!s->len || s->pipe_closed)
 		return s->pipe_closed ? -EPIPE : 0;
 	err = s->gz ? write_gz(s->gz, s->buf, s->len) : write_all(s->fd, s->buf, s->len);
-	if (err == -EPIPE) {
-		s->pipe_closed = true;
+	if (err) {
+		/* The lines are gone (a closed pipe, a full disk): count them, go on. */
 		s->dropped += s->buffered_lines;
-	} else if (err) {
-		/* The lines are gone; count them and keep going. */
-		s->dropped += s->buffered_lines;
-		s->last_errno = -err;
+		s->records_dropped += s->buffered_records;
+		if (err == -EPIPE) {
+			s->pipe_closed = true;
+		} else {
+			s->last_errno = -err;
+			s->write_errors++;
+		}
 	} else {
 		s->written += s->buffered_lines;
+		s->records_written += s->buffered_records;
 	}
 	s->len = 0;
 	s->buffered_lines = 0;
+	s->buffered_records = 0;
 	return err;
 }
 
-int les_sink_file_write(struct les_sink_file *s, const char *line, size_t n)
+static void count_dropped(struct les_sink_file *s, bool record)
+{
+	s->dropped++;
+	if (record)
+		s->records_dropped++;
+}
+
+static int append_line(struct les_sink_file *s, const char *line, size_t n, bool record)
 {
 	if (s->pipe_closed) {
-		s->dropped++;
+		count_dropped(s, record);
 		return -EPIPE;
 	}
 	if (s->len + n > s->cap) {
 		int err = les_sink_file_flush(s);
 
 		if (err == -EPIPE) {
-			s->dropped++;
+			count_dropped(s, record);
 			return err;
 		}
 	}
 	if (n > s->cap) {
-		s->dropped++;
+		count_dropped(s, record);
 		return -E2BIG;
 	}
 	memcpy(s->buf + s->len, line, n);
 	s->len += n;
 	s->buffered_lines++;
+	if (record)
+		s->buffered_records++;
 	return 0;
+}
+
+int les_sink_file_write(struct les_sink_file *s, const char *line, size_t n)
+{
+	return append_line(s, line, n, false);
+}
+
+int les_sink_file_write_record(struct les_sink_file *s, const char *line, size_t n)
+{
+	return append_line(s, line, n, true);
 }
 
 static void close_target(struct les_sink_file *s)

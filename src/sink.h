@@ -19,8 +19,12 @@ struct les_sink_file {
 	char *buf;
 	size_t len, cap;
 	size_t buffered_lines;
+	size_t buffered_records; /* of buffered_lines, per-op records */
 	uint64_t written; /* lines handed to the kernel (or zlib) */
 	uint64_t dropped; /* lines lost to write errors */
+	uint64_t records_written; /* of written, per-op records */
+	uint64_t records_dropped; /* of dropped, per-op records: dropped_output */
+	uint64_t write_errors; /* failed flushes (a full disk: one per flush) */
 	int last_errno; /* errno of the last failed write, 0 if none */
 	bool pipe_closed; /* reader went away (EPIPE) */
 	bool owns_fd;
@@ -30,6 +34,8 @@ struct les_sink_file {
 int les_sink_file_open(struct les_sink_file *s, const char *path);
 /* Append one line (with its '\n'). Returns -EPIPE once the reader is gone. */
 int les_sink_file_write(struct les_sink_file *s, const char *line, size_t n);
+/* The same for a per-op record line: counted apart for the stats identity. */
+int les_sink_file_write_record(struct les_sink_file *s, const char *line, size_t n);
 int les_sink_file_flush(struct les_sink_file *s);
 /* Reopen the same path (logrotate); no-op for stdout. */
 int les_sink_file_reopen(struct les_sink_file *s);

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Mount table changes while running (see mountwatch.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "mountwatch.h"
+
+int les_mountwatch_open(struct les_mountwatch *w, const char *path)
+{
+	w->fd = -1;
+	/* A test's mountinfo file is a snapshot: nothing to watch. */
+	if (path)
+		return 0;
+	w->fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	return w->fd < 0 ? -errno : 0;
+}
+
+bool les_mountwatch_changed(struct les_mountwatch *w)
+{
+	struct pollfd p = {.fd = w->fd, .events = POLLPRI};
+
+	if (w->fd < 0)
+		return false;
+	/* The kernel acknowledges the event when it reports it: no re-read needed. */
+	if (poll(&p, 1, 0) <= 0)
+		return false;
+	return p.revents & (POLLPRI | POLLERR);
+}
+
+void les_mountwatch_close(struct les_mountwatch *w)
+{
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
+}
+
+bool les_observed_has(const struct les_observed *obs, const struct les_observed_mount *m)
+{
+	for (size_t i = 0; i < obs->n; i++)
+		if (obs->m[i].dev == m->dev && strcmp(obs->m[i].mount_point, m->mount_point) == 0)
+			return true;
+	return false;
+}
+
+/* Move the mounts of one into obs (it owns their strings from now on). */
+static void take_mounts(struct les_observed *obs, struct les_observed *one)
+{
+	for (size_t i = 0; i < one->n; i++) {
+		struct les_observed_mount *m = &one->m[i];
+
+		if (obs->n < LES_MAX_MOUNTS && !les_observed_find(obs, m->dev)) {
+			obs->m[obs->n++] = *m;
+			continue;
+		}
+		free(m->mount_point);
+		free(m->fs_type);
+		free(m->fs_name);
+	}
+	one->n = 0;
+}
+
+int les_observed_reselect(struct les_observed *obs, const struct les_mount_table *t,
+			  const char *const *paths, size_t n_paths)
+{
+	struct les_observed *one;
+	char err[256];
+	int ret;
+
+	memset(obs, 0, sizeof(*obs));
+	if (!n_paths) {
+		ret = les_observed_select(obs, t, NULL, 0, err, sizeof(err));
+		if (ret == -ENOENT)
+			return 0;
+		return ret == -ENOMEM ? ret : 0;
+	}
+	one = malloc(sizeof(*one));
+	if (!one)
+		return -ENOMEM;
+	for (size_t i = 0; i < n_paths; i++) {
+		/* A path no longer on a supported mount is skipped, not fatal. */
+		ret = les_observed_select(one, t, &paths[i], 1, err, sizeof(err));
+		if (ret == -ENOMEM) {
+			les_observed_free(one);
+			free(one);
+			return ret;
+		}
+		take_mounts(obs, one);
+	}
+	free(one);
+	return 0;
+}
