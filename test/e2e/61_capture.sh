@@ -51,10 +51,18 @@ les_true "output is gzip" gzip -t "$OUT"
 zcat "$OUT" >"$WORK/slow.jsonl"
 q() { les_jq "$WORK/slow.jsonl" "$1"; }
 
-les_eq "rpc records: exactly the slow requests" "$EXPECTED" \
-	"$(q '[.[] | select(.type=="rpc")] | length')"
-les_eq "no rpc record under 50 ms" 0 \
-	"$(q '[.[] | select(.type=="rpc" and .latency_ns < 50000000)] | length')"
+# A request the test filesystem answered at once can still take over 20 ms
+# on a loaded machine: it is slow then, and rightly captured. Those are
+# told apart from the injected ones by their latency (under 50 ms), shown,
+# and bounded; the injected ones must all be there, none missing.
+SLOW=$(q '[.[] | select(.type=="rpc" and .latency_ns >= 50000000)] | length')
+STRAGGLERS=$(q '[.[] | select(.type=="rpc" and .latency_ns < 50000000)] | length')
+les_ge "rpc records: every injected slow request" "$EXPECTED" "$SLOW"
+[ "$((SLOW - EXPECTED + STRAGGLERS))" -le 3 ] ||
+	les_fail "$((SLOW - EXPECTED + STRAGGLERS)) requests beyond the $EXPECTED injected slow ones"
+les_pass "requests beyond the injected slow ones: $((SLOW - EXPECTED + STRAGGLERS)) (load, <= 3)"
+les_eq "no rpc record under the 20 ms filter" 0 \
+	"$(q '[.[] | select(.type=="rpc" and .latency_ns < 20000000)] | length')"
 les_eq "no access record under 20 ms" 0 \
 	"$(q '[.[] | select(.type=="access" and .latency_ns < 20000000)] | length')"
 les_ge "access records of the slow ops" 1 "$(q '[.[] | select(.type=="access")] | length')"
