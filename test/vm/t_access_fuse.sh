@@ -14,53 +14,22 @@
 # verified cells.
 set -u
 
-build=${LES_BUILD:-build}
-tool=$build/lustre-ebpf-stream
-passed=0
-failed=0
-work=$(mktemp -d /tmp/t_access_fuse.XXXXXX)
+# shellcheck source=test/vm/guest-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/guest-lib.sh"
+guest_init t_access_fuse
 mnt=$work/mnt
 declare -A cell
 
-say()
-{
-	echo "t_access_fuse: $*"
-}
-
-check()
-{
-	local what=$1
-	shift
-
-	if "$@" >"$work/check.out" 2>&1; then
-		passed=$((passed + 1))
-		echo "ok   $what"
-		return 0
-	fi
-	failed=$((failed + 1))
-	echo "FAIL $what"
-	sed 's/^/     | /' "$work/check.out" | tail -n 40
-	return 1
-}
-
 cleanup()
 {
-	[ -n "${tracer_pid:-}" ] && kill -INT "$tracer_pid" 2>/dev/null
+	tracer_kill
 	fusermount3 -u "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null
-	[ "${LES_KEEP:-0}" = 1 ] || rm -rf "$work"
+	guest_remove_work
 }
 trap cleanup EXIT
 
-die()
-{
-	say "$*"
-	exit 1
-}
-
-[ "${LES_VM:-}" = 1 ] || die "not in the guest: run test/vm/run-in-vm $0"
-[ -x "$tool" ] || die "no $tool (set LES_BUILD)"
+guest_require_tool
 [ -x "$build/les-testfs" ] || die "no $build/les-testfs"
-command -v jq >/dev/null || die "jq missing"
 modprobe -d "$LES_VM_MODDIR" fuse || die "cannot load fuse"
 mkdir -p "$mnt"
 "$build/les-testfs" "$mnt" || die "cannot mount les-testfs"
@@ -69,24 +38,14 @@ mkdir -p "$mnt"
 # take tens of seconds on 6.1), run the workload, stop it.
 trace_workload()
 {
-	local method=$1 out=$work/$1.jsonl err=$work/$1.err i
+	local method=$1
 
-	"$tool" -v --attach "$method" --mount "$mnt" >"$out" 2>"$err" &
-	tracer_pid=$!
-	for i in $(seq 1 360); do
-		grep -q "probes attached" "$err" && break
-		kill -0 "$tracer_pid" 2>/dev/null || break
-		sleep 0.5
-	done
-	if ! grep -q "probes attached" "$err"; then
-		cat "$err"
-		return 1
-	fi
+	tracer_start 180 "$work/$method.jsonl" "$work/$method.err" \
+		"$tool" -v --attach "$method" --mount "$mnt" || return 1
 	workload
 	sleep 1
-	kill -INT "$tracer_pid"
-	wait "$tracer_pid"
-	tracer_pid=
+	tracer_stop
+	return 0 # the exit status is not what this check is about
 }
 
 workload()
@@ -278,5 +237,4 @@ printf '  %-8s %-10s %-10s %-10s %-14s\n' fs fentry kprobe syscall auto
 printf '  %-8s %-10s %-10s %-10s %-14s\n' fuse "${cell[fentry]:-?}" "${cell[kprobe]:-?}" \
 	"${cell[syscall]:-?}" "${cell[auto]:-?}"
 [ "$multi" = yes ] || echo "  kprobe_multi: not offered by this kernel ($multi)"
-say "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+guest_done

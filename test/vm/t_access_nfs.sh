@@ -13,110 +13,47 @@
 # tables. Ends with the matrix of verified cells.
 set -u
 
-build=${LES_BUILD:-build}
-tool=$build/lustre-ebpf-stream
-passed=0
-failed=0
-work=$(mktemp -d /tmp/t_access_nfs.XXXXXX)
+# shellcheck source=test/vm/guest-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/guest-lib.sh"
+# shellcheck source=test/vm/nfs-setup.sh
+. "$here/nfs-setup.sh"
+guest_init t_access_nfs
 export_dir=$work/export
 declare -A cell
 
-say()
-{
-	echo "t_access_nfs: $*"
-}
-
-check()
-{
-	local what=$1
-	shift
-
-	if "$@" >"$work/check.out" 2>&1; then
-		passed=$((passed + 1))
-		echo "ok   $what"
-		return 0
-	fi
-	failed=$((failed + 1))
-	echo "FAIL $what"
-	sed 's/^/     | /' "$work/check.out" | tail -n 40
-	return 1
-}
-
 cleanup()
 {
-	[ -n "${tracer_pid:-}" ] && kill -INT "$tracer_pid" 2>/dev/null
-	umount -f -l "$work/v3" "$work/v4" 2>/dev/null
-	[ "${LES_KEEP:-0}" = 1 ] || rm -rf "$work" 2>/dev/null
+	tracer_kill
+	nfs_teardown "$work/v3" "$work/v4"
+	guest_remove_work
 }
 trap cleanup EXIT
 
-die()
-{
-	say "$*"
-	exit 1
-}
+guest_require_tool
 
-[ "${LES_VM:-}" = 1 ] || die "not in the guest: run test/vm/run-in-vm $0"
-[ -x "$tool" ] || die "no $tool (set LES_BUILD)"
-command -v jq >/dev/null || die "jq missing"
-for prog in rpcbind rpc.mountd rpc.nfsd exportfs mount.nfs; do
-	command -v "$prog" >/dev/null || die "$prog missing: scripts/install-deps (nfs-kernel-server)"
-done
-
-# nfsd in the guest: a 10 s grace period instead of 90 (a v4 OPEN waits
-# out the grace period), the export with fsid=0 so that it is also the
-# NFSv4 root.
-start_nfs_server()
-{
-	local mod
-
-	for mod in sunrpc nfsd nfs nfsv3 nfsv4; do
-		modprobe -d "$LES_VM_MODDIR" "$mod" || return 1
-	done
-	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd || return 1
-	echo 10 >/proc/fs/nfsd/nfsv4gracetime
-	echo 10 >/proc/fs/nfsd/nfsv4leasetime
-	mkdir -p "$export_dir" /run/rpcbind /var/lib/nfs/v4recovery
-	mount -t tmpfs tmpfs "$export_dir" || return 1
-	echo "$export_dir 127.0.0.1(rw,sync,no_subtree_check,no_root_squash,insecure,fsid=0)" \
-		>/etc/exports
-	rpcbind -w && rpc.mountd && exportfs -ra && rpc.nfsd 4
-}
-
+# One export, fsid=0: also the NFSv4 root.
 mount_clients()
 {
-	mkdir -p "$work/v3" "$work/v4"
-	mount -t nfs -o vers=3,nolock "127.0.0.1:$export_dir" "$work/v3" &&
-		mount -t nfs -o vers=4.2 127.0.0.1:/ "$work/v4"
+	nfs_mount 3 "$export_dir" "$work/v3" && nfs_mount 4.2 / "$work/v4"
 }
 
 trace_workload()
 {
-	local method=$1 out=$work/$1.jsonl err=$work/$1.err i v
+	local method=$1 v
 
 	# Fresh directories, made before the tool watches (one export: the
 	# two mounts show the same tree).
 	for v in v3 v4; do
 		mkdir "$work/$v/$method.$v" || return 1
 	done
-	"$tool" -v --attach "$method" --mount "$work/v3" --mount "$work/v4" >"$out" 2>"$err" &
-	tracer_pid=$!
-	for i in $(seq 1 360); do
-		grep -q "probes attached" "$err" && break
-		kill -0 "$tracer_pid" 2>/dev/null || break
-		sleep 0.5
-	done
-	if ! grep -q "probes attached" "$err"; then
-		cat "$err"
-		return 1
-	fi
+	tracer_start 180 "$work/$method.jsonl" "$work/$method.err" \
+		"$tool" -v --attach "$method" --mount "$work/v3" --mount "$work/v4" || return 1
 	for v in v3 v4; do
 		workload "$work/$v/$method.$v"
 	done
 	sleep 1
-	kill -INT "$tracer_pid"
-	wait "$tracer_pid"
-	tracer_pid=
+	tracer_stop
+	return 0 # the exit status is not what this check is about
 }
 
 workload()
@@ -306,7 +243,7 @@ list_probes_right()
 }
 
 say "kernel $(uname -r)"
-check "nfsd serves a tmpfs export" start_nfs_server || die "no NFS server"
+check "nfsd serves a tmpfs export" nfs_server_start "$export_dir" || die "no NFS server"
 check "NFSv3 and NFSv4.2 mounts over loopback" mount_clients || die "no NFS mounts"
 check "--list-probes=json: NFS functions probed, the rest with reasons" list_probes_right
 verify_method fentry expected_functions
@@ -320,5 +257,4 @@ for v in v3 v4; do
 	printf '  %-8s %-10s %-10s %-10s\n' "nfs$v" "${cell[fentry.$v]:-?}" \
 		"${cell[kprobe.$v]:-?}" "${cell[syscall.$v]:-?}"
 done
-say "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+guest_done

@@ -7,25 +7,11 @@
 # (fentry on a module function included), and writable scratch space.
 set -u
 
-passed=0
-failed=0
+# shellcheck source=test/vm/guest-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/guest-lib.sh"
+guest_init t_boot
+scratch=$work
 kver=$(uname -r)
-scratch=$(mktemp -d /tmp/t_boot.XXXXXX)
-
-check()
-{
-	local what=$1
-	shift
-
-	if "$@" >"$scratch/out" 2>&1; then
-		passed=$((passed + 1))
-		echo "ok   $what"
-	else
-		failed=$((failed + 1))
-		echo "FAIL $what: $*"
-		sed 's/^/     | /' "$scratch/out" | tail -n 20
-	fi
-}
 
 in_guest()
 {
@@ -192,8 +178,7 @@ main()
 	check "kprobe, fentry and module fentry programs load" bpf_programs_load
 
 	rm -rf "$scratch"
-	echo "t_boot: $passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
+	guest_done
 }
 
 main

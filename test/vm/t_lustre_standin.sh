@@ -14,15 +14,14 @@
 # (build-module on the host fills it), else it is built in the guest (slow).
 set -u
 
-mod=les_lustre_standin
-params=/sys/module/$mod/parameters
+# shellcheck source=test/vm/guest-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/guest-lib.sh"
+guest_init t_lustre_standin
+scratch=$work
+mod=$lustre_mod
 tracing=/sys/kernel/tracing
 group=les_lustre_t
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-scratch=$(mktemp -d /tmp/t_lustre.XXXXXX)
 mnt=$scratch/mnt
-passed=0
-failed=0
 
 # Functions a tracer attaches to; all must be in kallsyms.
 probed_functions="ll_lookup_nd ll_atomic_open ll_create_nd ll_mknod ll_mkdir
@@ -35,22 +34,6 @@ probed_functions="ll_lookup_nd ll_atomic_open ll_create_nd ll_mknod ll_mkdir
 	__ptlrpc_free_req ptlrpc_resend_req ptlrpc_restart_req
 	ptlrpc_expire_one_request ptlrpc_request_handle_notconn ptlrpcd_add_req
 	ldlm_cli_enqueue ldlm_completion_ast"
-
-check()
-{
-	local what=$1
-	shift
-
-	if "$@" >"$scratch/out" 2>&1; then
-		passed=$((passed + 1))
-		echo "ok   $what"
-		[ "${LES_TEST_VERBOSE:-0}" = 1 ] && sed 's/^/     | /' "$scratch/out"
-	else
-		failed=$((failed + 1))
-		echo "FAIL $what: $*"
-		sed 's/^/     | /' "$scratch/out" | tail -n 20
-	fi
-}
 
 cleanup()
 {
@@ -65,18 +48,6 @@ cleanup()
 	rm -rf "$scratch"
 }
 
-param()
-{
-	local value
-
-	read -r value <"$params/$1" && echo "$value"
-}
-
-set_param()
-{
-	echo "$2" >"$params/$1"
-}
-
 # Milliseconds since the epoch, without forking.
 now_ms()
 {
@@ -86,17 +57,6 @@ now_ms()
 }
 
 # ---- module ----
-
-find_module()
-{
-	if [ -n "${LES_LUSTRE_KO:-}" ]; then
-		echo "$LES_LUSTRE_KO"
-		return
-	fi
-	"$here/lustre/build-module" --no-build 2>/dev/null && return
-	echo "t_lustre_standin: module not prebuilt; building it in the guest (slow under TCG)" >&2
-	"$here/lustre/build-module"
-}
 
 load_module()
 {
@@ -421,8 +381,8 @@ main()
 	fi
 	check "insmod $mod" load_module
 	if [ "$failed" -ne 0 ]; then
-		echo "t_lustre_standin: cannot continue without the module"
-		echo "t_lustre_standin: $passed passed, $failed failed"
+		say "cannot continue without the module"
+		guest_done
 		exit 1
 	fi
 	check "no module BTF (/sys/kernel/btf/$mod absent)" no_module_btf
@@ -449,8 +409,7 @@ main()
 	check "requests all freed after the injections" quiescent
 	check "umount and rmmod" unmount_and_unload
 
-	echo "t_lustre_standin: $passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
+	guest_done
 }
 
 main

@@ -20,103 +20,29 @@
 # load on this kernel.
 set -u
 
-build=${LES_BUILD:-build}
-src=${LES_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
-tool=$build/lustre-ebpf-stream
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-mod=les_lustre_standin
-params=/sys/module/$mod/parameters
-work=$(mktemp -d /tmp/t_rpc_lustre.XXXXXX)
+# shellcheck source=test/vm/guest-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/guest-lib.sh"
+guest_init t_rpc_lustre
+mod=$lustre_mod
 mnt=$work/mnt
-passed=0
-failed=0
-tracer_pid=
-
-say()
-{
-	echo "t_rpc_lustre: $*"
-}
-
-check()
-{
-	local what=$1
-	shift
-
-	if "$@" >"$work/check.out" 2>&1; then
-		passed=$((passed + 1))
-		echo "ok   $what"
-		[ "${LES_TEST_VERBOSE:-0}" = 1 ] && sed 's/^/     | /' "$work/check.out"
-		return 0
-	fi
-	failed=$((failed + 1))
-	echo "FAIL $what"
-	sed 's/^/     | /' "$work/check.out" | tail -n 40
-	return 1
-}
 
 cleanup()
 {
-	[ -n "$tracer_pid" ] && kill -INT "$tracer_pid" 2>/dev/null && wait "$tracer_pid"
+	tracer_kill
 	mountpoint -q "$mnt" && umount "$mnt"
 	[ -d "/sys/module/$mod" ] && rmmod "$mod"
-	[ "${LES_KEEP:-0}" = 1 ] || rm -rf "$work"
+	guest_remove_work
 }
 trap cleanup EXIT
-
-die()
-{
-	say "$*"
-	exit 1
-}
-
-param()
-{
-	local v
-
-	read -r v <"$params/$1" && echo "$v"
-}
-
-set_param()
-{
-	echo "$2" >"$params/$1"
-}
-
-find_module()
-{
-	if [ -n "${LES_LUSTRE_KO:-}" ]; then
-		echo "$LES_LUSTRE_KO"
-		return
-	fi
-	"$here/lustre/build-module" --no-build 2>/dev/null && return
-	say "module not prebuilt; building it in the guest (slow under TCG)" >&2
-	"$here/lustre/build-module"
-}
 
 # start_tracer NAME [VAR=VALUE...]: the tool on the mount, output in $work/NAME.jsonl.
 start_tracer()
 {
-	local name=$1 i
+	local name=$1
 	shift
 
-	env "$@" "$tool" -v --mount "$mnt" --stats-interval 1 -o "$work/$name.jsonl" \
-		2>"$work/$name.err" &
-	tracer_pid=$!
-	for i in $(seq 1 600); do
-		grep -q "probes attached" "$work/$name.err" && return 0
-		kill -0 "$tracer_pid" 2>/dev/null || break
-		sleep 0.5
-	done
-	cat "$work/$name.err"
-	return 1
-}
-
-stop_tracer()
-{
-	kill -INT "$tracer_pid"
-	wait "$tracer_pid"
-	local st=$?
-	tracer_pid=
-	return $st
+	tracer_start 300 "" "$work/$name.err" \
+		env "$@" "$tool" -v --mount "$mnt" --stats-interval 1 -o "$work/$name.jsonl"
 }
 
 # q NAME JQ-ARGS... FILTER: jq over the run's records as one array.
@@ -127,30 +53,9 @@ q()
 	jq -s "$@" "$work/$name.jsonl"
 }
 
-# Every line of a capture valid against docs/record.schema.json.
-schema_valid()
-{
-	python3 - "$src/docs/record.schema.json" "$1" <<'PYEOF'
-import json, sys
-import jsonschema
-
-validator = jsonschema.Draft7Validator(json.load(open(sys.argv[1])))
-bad = 0
-for n, line in enumerate(open(sys.argv[2]), 1):
-    for e in validator.iter_errors(json.loads(line)):
-        bad += 1
-        if bad <= 5:
-            print("line %d: %s: %s" % (n, list(e.absolute_path), e.message[:300]))
-print("%d lines, %d errors" % (n, bad))
-sys.exit(1 if bad else 0)
-PYEOF
-}
-
 # ---- setup -----------------------------------------------------------------
 
-[ "${LES_VM:-}" = 1 ] || die "not in the guest: run test/vm/run-in-vm $0"
-[ -x "$tool" ] || die "no $tool (set LES_BUILD)"
-command -v jq >/dev/null || die "jq missing"
+guest_require_tool
 ko=$(find_module) || die "no stand-in module"
 insmod "$ko" || die "insmod $ko failed"
 mkdir -p "$mnt" && mount -t lustre -o flock 10.0.0.1@tcp:/standin "$mnt" || die "mount failed"
@@ -233,7 +138,7 @@ sleep 1.5
 
 freed1=$(param requests_freed)
 resends1=$(param resends)
-stop_tracer || say "tool exit status $?"
+tracer_stop || say "tool exit status $?"
 say "module: $((freed1 - freed0)) requests freed, $((resends1 - resends0)) resends while traced"
 
 check "tool ran without errors" grep -q "probes attached" "$work/run1.err"
@@ -380,7 +285,7 @@ stat "$mnt/d/f" >/dev/null &
 stat2_pid=$!
 wait $stat2_pid
 sleep 1
-stop_tracer || say "tool exit status $?"
+tracer_stop || say "tool exit status $?"
 
 no_opcode()
 {
@@ -399,5 +304,4 @@ verifier()
 }
 check "25_rpc_verifier.sh in the guest: kprobes and fentry twins load" verifier
 
-say "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+guest_done

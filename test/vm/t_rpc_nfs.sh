@@ -15,82 +15,27 @@
 # with sunrpc loaded: the tp_btf programs must load on this kernel.
 set -u
 
-build=${LES_BUILD:-build}
-src=${LES_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
-tool=$build/lustre-ebpf-stream
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-work=$(mktemp -d /tmp/t_rpc_nfs.XXXXXX)
-mnt=$work/v3
-passed=0
-failed=0
-tracer_pid=
-
+# shellcheck source=test/vm/guest-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/guest-lib.sh"
 # shellcheck source=test/vm/nfs-setup.sh
 . "$here/nfs-setup.sh"
-
-say()
-{
-	echo "t_rpc_nfs: $*"
-}
-
-check()
-{
-	local what=$1
-	shift
-
-	if "$@" >"$work/check.out" 2>&1; then
-		passed=$((passed + 1))
-		echo "ok   $what"
-		[ "${LES_TEST_VERBOSE:-0}" = 1 ] && sed 's/^/     | /' "$work/check.out"
-		return 0
-	fi
-	failed=$((failed + 1))
-	echo "FAIL $what"
-	sed 's/^/     | /' "$work/check.out" | tail -n 40
-	return 1
-}
+guest_init t_rpc_nfs
+mnt=$work/v3
 
 cleanup()
 {
-	[ -n "$tracer_pid" ] && kill -INT "$tracer_pid" 2>/dev/null && wait "$tracer_pid"
+	tracer_kill
 	nfs_teardown "$mnt"
-	[ "${LES_KEEP:-0}" = 1 ] || rm -rf "$work" 2>/dev/null
+	guest_remove_work
 }
 trap cleanup EXIT
-
-die()
-{
-	say "$*"
-	exit 1
-}
 
 q()
 {
 	jq -s "$@" "$work/out.jsonl"
 }
 
-# Every line of a capture valid against docs/record.schema.json.
-schema_valid()
-{
-	python3 - "$src/docs/record.schema.json" "$1" <<'PYEOF'
-import json, sys
-import jsonschema
-
-validator = jsonschema.Draft7Validator(json.load(open(sys.argv[1])))
-bad = 0
-for n, line in enumerate(open(sys.argv[2]), 1):
-    for e in validator.iter_errors(json.loads(line)):
-        bad += 1
-        if bad <= 5:
-            print("line %d: %s: %s" % (n, list(e.absolute_path), e.message[:300]))
-print("%d lines, %d errors" % (n, bad))
-sys.exit(1 if bad else 0)
-PYEOF
-}
-
-[ "${LES_VM:-}" = 1 ] || die "not in the guest: run test/vm/run-in-vm $0"
-[ -x "$tool" ] || die "no $tool (set LES_BUILD)"
-command -v jq >/dev/null || die "jq missing"
+guest_require_tool
 nfs_server_start "$work/export" || die "cannot start the NFS server"
 NFS_MOUNT_OPTS=noac nfs_mount 3 "$work/export" "$mnt" || die "cannot mount NFSv3"
 
@@ -103,14 +48,8 @@ list_probes()
 }
 check "--list-probes: the 4 sunrpc tracepoints by tp_btf" list_probes
 
-"$tool" -v --mount "$mnt" --stats-interval 1 -o "$work/out.jsonl" 2>"$work/err" &
-tracer_pid=$!
-for i in $(seq 1 720); do
-	grep -q "probes attached" "$work/err" && break
-	kill -0 "$tracer_pid" 2>/dev/null || break
-	sleep 0.5
-done
-grep -q "probes attached" "$work/err" || { cat "$work/err"; die "tool did not start"; }
+tracer_start 360 "" "$work/err" \
+	"$tool" -v --mount "$mnt" --stats-interval 1 -o "$work/out.jsonl" || die "tool did not start"
 
 mkdir "$mnt/d" &
 mkdir_pid=$!
@@ -130,9 +69,7 @@ rm_pid=$!
 wait $rm_pid
 rmdir "$mnt/d"
 sleep 1.5
-kill -INT "$tracer_pid"
-wait "$tracer_pid"
-tracer_pid=
+tracer_stop
 
 check "every line is valid JSON" jq -e . "$work/out.jsonl"
 check "every line is valid against docs/record.schema.json" schema_valid "$work/out.jsonl"
@@ -220,5 +157,4 @@ verifier()
 }
 check "25_rpc_verifier.sh with sunrpc loaded: tp_btf programs load" verifier
 
-say "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+guest_done

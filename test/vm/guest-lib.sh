@@ -1,0 +1,177 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# guest-lib.sh: helpers of the tests that run inside the stock-kernel guest
+# (test/vm/t_*.sh, started by run-in-vm), for them to source:
+#
+#   . "$(dirname "${BASH_SOURCE[0]}")/guest-lib.sh"
+#   guest_init t_name        # scratch directory $work, counters, names
+#   guest_require_tool       # in the guest, tool built, jq installed
+#   check "what" cmd args    # one counted check
+#   guest_done               # "t_name: N passed, M failed"; the status
+#
+# Not a test itself: CTest takes only t_*.sh.
+
+build=${LES_BUILD:-build}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+src=${LES_SRC:-$(cd "$here/../.." && pwd)}
+tool=$build/lustre-ebpf-stream
+passed=0
+failed=0
+tracer_pid=
+work=
+guest_name=guest
+
+# guest_init NAME: a fresh scratch directory in $work (the guest's /tmp is
+# a private tmpfs).
+guest_init()
+{
+	guest_name=$1
+	work=$(mktemp -d "/tmp/$1.XXXXXX")
+}
+
+say()
+{
+	echo "$guest_name: $*"
+}
+
+die()
+{
+	say "$*"
+	exit 1
+}
+
+# check WHAT COMMAND...: run COMMAND, count it as passed or failed; on
+# failure show the tail of what it printed (all of it on success too with
+# LES_TEST_VERBOSE=1). Returns COMMAND's success, so that a test can stop
+# where the following checks would mean nothing.
+check()
+{
+	local what=$1
+	shift
+
+	if "$@" >"$work/check.out" 2>&1; then
+		passed=$((passed + 1))
+		echo "ok   $what"
+		[ "${LES_TEST_VERBOSE:-0}" = 1 ] && sed 's/^/     | /' "$work/check.out"
+		return 0
+	fi
+	failed=$((failed + 1))
+	echo "FAIL $what: $*"
+	sed 's/^/     | /' "$work/check.out" | tail -n 40
+	return 1
+}
+
+guest_done()
+{
+	say "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}
+
+# guest_remove_work: at exit, unless LES_KEEP=1 asks to look at it.
+guest_remove_work()
+{
+	[ "${LES_KEEP:-0}" = 1 ] || rm -rf "$work" 2>/dev/null
+}
+
+guest_require_tool()
+{
+	[ "${LES_VM:-}" = 1 ] || die "not in the guest: run test/vm/run-in-vm $0"
+	[ -x "$tool" ] || die "no $tool (set LES_BUILD)"
+	command -v jq >/dev/null || die "jq missing"
+}
+
+# tracer_start SECONDS OUT ERR COMMAND...: run COMMAND (the tool with -v)
+# in the background, stdout to OUT (inherited if OUT is empty), stderr to
+# ERR, and wait up to SECONDS for its "probes attached" line (under TCG
+# fentry loads take tens of seconds). On failure prints ERR.
+tracer_start()
+{
+	local secs=$1 out=$2 err=$3
+	shift 3
+
+	if [ -n "$out" ]; then
+		"$@" >"$out" 2>"$err" &
+	else
+		"$@" 2>"$err" &
+	fi
+	tracer_pid=$!
+	for _ in $(seq 1 $((secs * 2))); do
+		grep -q "probes attached" "$err" && return 0
+		kill -0 "$tracer_pid" 2>/dev/null || break
+		sleep 0.5
+	done
+	grep -q "probes attached" "$err" && return 0
+	cat "$err"
+	return 1
+}
+
+# tracer_stop: SIGINT the tool and wait for it; returns its exit status.
+tracer_stop()
+{
+	local st
+
+	kill -INT "$tracer_pid"
+	wait "$tracer_pid"
+	st=$?
+	tracer_pid=
+	return $st
+}
+
+# tracer_kill: for cleanup, stop the tool if one is still running.
+tracer_kill()
+{
+	[ -n "$tracer_pid" ] && kill -INT "$tracer_pid" 2>/dev/null && wait "$tracer_pid"
+	tracer_pid=
+}
+
+# schema_valid FILE: every line of a capture valid against
+# docs/record.schema.json.
+schema_valid()
+{
+	python3 - "$src/docs/record.schema.json" "$1" <<'PYEOF'
+import json, sys
+import jsonschema
+
+validator = jsonschema.Draft7Validator(json.load(open(sys.argv[1])))
+bad = 0
+for n, line in enumerate(open(sys.argv[2]), 1):
+    for e in validator.iter_errors(json.loads(line)):
+        bad += 1
+        if bad <= 5:
+            print("line %d: %s: %s" % (n, list(e.absolute_path), e.message[:300]))
+print("%d lines, %d errors" % (n, bad))
+sys.exit(1 if bad else 0)
+PYEOF
+}
+
+# ---- the Lustre stand-in module (test/vm/lustre) ----------------------------
+
+lustre_mod=les_lustre_standin
+lustre_params=/sys/module/$lustre_mod/parameters
+
+# param NAME: a module parameter's value.
+param()
+{
+	local value
+
+	read -r value <"$lustre_params/$1" && echo "$value"
+}
+
+# set_param NAME VALUE
+set_param()
+{
+	echo "$2" >"$lustre_params/$1"
+}
+
+# The module from $LES_LUSTRE_KO, else from build-module's cache (filled on
+# the host), else built here.
+find_module()
+{
+	if [ -n "${LES_LUSTRE_KO:-}" ]; then
+		echo "$LES_LUSTRE_KO"
+		return
+	fi
+	"$here/lustre/build-module" --no-build 2>/dev/null && return
+	say "module not prebuilt; building it in the guest (slow under TCG)" >&2
+	"$here/lustre/build-module"
+}
