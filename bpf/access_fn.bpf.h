@@ -179,7 +179,11 @@ static __always_inline int fn_enter(__u32 slot, __u64 target, __u64 aux, __u64 o
 	barrier_var(depth);
 	frame = &ops->frame[depth & (LES_MAX_DEPTH - 1)];
 	frame->start_ns = now;
-	frame->op_id = next_op_id();
+	/*
+	 * A silent op (the ->open inside an ->atomic_open) is part of its
+	 * parent's record: requests sent inside it link to the parent's id.
+	 */
+	frame->op_id = parent && (op & FN_OP_MASK) == FN_OP_SILENT ? parent->op_id : next_op_id();
 	frame->rpc_wait_ns = 0;
 	frame->rpc_count = 0;
 	frame->dev = dev;
@@ -333,8 +337,16 @@ static __always_inline int fn_exit(__u32 slot, __u64 ret, __u8 method, bool obse
 	now = bpf_ktime_get_ns();
 	frame = &ops->frame[idx & (LES_MAX_DEPTH - 1)];
 	op = frame->op & FN_OP_MASK;
-	if (op == FN_OP_SILENT)
+	if (op == FN_OP_SILENT) {
+		/* Its request waits belong to the record of the op around it. */
+		if (idx > 0) {
+			struct op_frame *outer = &ops->frame[(idx - 1) & (LES_MAX_DEPTH - 1)];
+
+			outer->rpc_wait_ns += frame->rpc_wait_ns;
+			outer->rpc_count += frame->rpc_count;
+		}
 		return 0;
+	}
 	err = fn_errno(FN_DESC(slot).ret, ret);
 	/* -ECHILD: the VFS retries the call out of RCU walk; not the user's error. */
 	if (err == FN_ECHILD)
