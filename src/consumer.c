@@ -173,8 +173,10 @@ static const struct les_observed_mount *mount_of(struct les_consumer *c, uint32_
 }
 
 /* Fill the event fields every record kind shares. */
-static void event_common(struct les_consumer *c, uint32_t kind, const char *type, uint64_t ts,
-			 uint32_t dev, const struct les_task *t, unsigned int flags)
+/* Returns the record's mount, looked up once for the event and the line. */
+static const struct les_observed_mount *event_common(struct les_consumer *c, uint32_t kind,
+						     const char *type, uint64_t ts, uint32_t dev,
+						     const struct les_task *t, unsigned int flags)
 {
 	struct les_event *ev = &c->ev;
 	const struct les_observed_mount *m = mount_of(c, dev);
@@ -207,6 +209,17 @@ static void event_common(struct les_consumer *c, uint32_t kind, const char *type
 		ev->job_id = en->job_id;
 		ev->job_source = en->job_id ? en->job_source : NULL;
 	}
+	return m;
+}
+
+/* The thread that did the work for the submitter, when it is another one. */
+static void event_worker(struct les_consumer *c, uint32_t flags, const char *comm)
+{
+	if (!(flags & LES_RPC_F_ASYNC))
+		return;
+	memcpy(c->worker_comm, comm, LES_COMM_LEN);
+	c->worker_comm[LES_COMM_LEN] = '\0';
+	c->ev.worker_comm = c->worker_comm;
 }
 
 static const struct les_enriched *enriched(struct les_consumer *c)
@@ -217,8 +230,9 @@ static const struct les_enriched *enriched(struct les_consumer *c)
 static int on_access(struct les_consumer *c, const struct les_rec_access *r)
 {
 	struct les_event *ev = &c->ev;
+	const struct les_observed_mount *m =
+		event_common(c, LES_REC_ACCESS, "access", r->ts_ns, r->dev, &r->task, 0);
 
-	event_common(c, LES_REC_ACCESS, "access", r->ts_ns, r->dev, &r->task, 0);
 	ev->op = les_op_name(r->op);
 	ev->access_intent = les_intent_name(les_op_intent(r->op));
 	ev->op_id = r->op_id;
@@ -229,17 +243,17 @@ static int on_access(struct les_consumer *c, const struct les_rec_access *r)
 	ev->rpc_count = r->rpc_count;
 	ev->rpc_wait_ns = r->rpc_wait_ns;
 	if (c->records_to_lines)
-		les_format_access(&c->jw, &c->fmt, les_observed_find(c->observed, r->dev), r,
-				  enriched(c));
+		les_format_access(&c->jw, &c->fmt, m, r, enriched(c));
 	return emit_record(c);
 }
 
 static int on_rpc(struct les_consumer *c, const struct les_rec_rpc *r)
 {
 	struct les_event *ev = &c->ev;
+	const struct les_observed_mount *m =
+		event_common(c, LES_REC_RPC, "rpc", r->ts_ns, r->dev, &r->task,
+			     r->flags & LES_RPC_F_ASYNC ? LES_ACTOR_F_FS_WORK : 0);
 
-	event_common(c, LES_REC_RPC, "rpc", r->ts_ns, r->dev, &r->task,
-		     r->flags & LES_RPC_F_ASYNC ? LES_ACTOR_F_FS_WORK : 0);
 	ev->op = les_format_rpc_op(r);
 	ev->proto = les_rpc_proto_name(r->proto);
 	ev->parent_op_id = r->parent_op_id;
@@ -247,35 +261,26 @@ static int on_rpc(struct les_consumer *c, const struct les_rec_rpc *r)
 	ev->bytes = r->bytes;
 	ev->err = r->err;
 	ev->errno_class = les_errno_class_name(les_errno_class(r->err));
-	if (r->flags & LES_RPC_F_ASYNC) {
-		memcpy(c->worker_comm, r->worker_comm, sizeof(r->worker_comm));
-		c->worker_comm[sizeof(r->worker_comm)] = '\0';
-		ev->worker_comm = c->worker_comm;
-	}
+	event_worker(c, r->flags, r->worker_comm);
 	if (c->records_to_lines)
-		les_format_rpc(&c->jw, &c->fmt, les_observed_find(c->observed, r->dev), r,
-			       enriched(c));
+		les_format_rpc(&c->jw, &c->fmt, m, r, enriched(c));
 	return emit_record(c);
 }
 
 static int on_rpc_event(struct les_consumer *c, const struct les_rec_rpc_event *r)
 {
 	struct les_event *ev = &c->ev;
+	const struct les_observed_mount *m =
+		event_common(c, LES_REC_RPC_EVENT, "rpc_event", r->ts_ns, r->dev, &r->task,
+			     r->flags & LES_RPC_F_ASYNC ? LES_ACTOR_F_FS_WORK : 0);
 
-	event_common(c, LES_REC_RPC_EVENT, "rpc_event", r->ts_ns, r->dev, &r->task,
-		     r->flags & LES_RPC_F_ASYNC ? LES_ACTOR_F_FS_WORK : 0);
 	ev->event = les_rpc_event_name(r->event);
 	ev->op = ev->event;
 	ev->proto = les_rpc_proto_name(r->proto);
 	ev->parent_op_id = r->parent_op_id;
-	if (r->flags & LES_RPC_F_ASYNC) {
-		memcpy(c->worker_comm, r->worker_comm, sizeof(r->worker_comm));
-		c->worker_comm[sizeof(r->worker_comm)] = '\0';
-		ev->worker_comm = c->worker_comm;
-	}
+	event_worker(c, r->flags, r->worker_comm);
 	if (c->records_to_lines)
-		les_format_rpc_event(&c->jw, &c->fmt, les_observed_find(c->observed, r->dev), r,
-				     enriched(c));
+		les_format_rpc_event(&c->jw, &c->fmt, m, r, enriched(c));
 	return emit_record(c);
 }
 

@@ -199,6 +199,20 @@ static void put_worker(struct jw *w, unsigned int flags, uint32_t pid, const cha
 	jw_kv_strz(w, "worker_comm", comm, LES_COMM_LEN);
 }
 
+/* Who a request belongs to: the op it ran inside, the submitter, its worker. */
+static void put_submitter(struct jw *w, uint64_t parent_op_id, const struct les_task *t,
+			  const struct les_enriched *en, uint32_t flags, uint32_t worker_pid,
+			  const char *worker_comm)
+{
+	if (parent_op_id)
+		jw_kv_u64(w, "parent_op_id", parent_op_id);
+	else
+		jw_kv_null(w, "parent_op_id");
+	put_task(w, t);
+	put_enrichment(w, en);
+	put_worker(w, flags, worker_pid, worker_comm);
+}
+
 void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc,
 		    const struct les_observed_mount *m, const struct les_rec_rpc *r,
 		    const struct les_enriched *en)
@@ -214,13 +228,7 @@ void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc,
 		jw_kv_u64(w, "version", r->vers);
 	}
 	put_req_id(w, r->req_id);
-	if (r->parent_op_id)
-		jw_kv_u64(w, "parent_op_id", r->parent_op_id);
-	else
-		jw_kv_null(w, "parent_op_id");
-	put_task(w, &r->task);
-	put_enrichment(w, en);
-	put_worker(w, r->flags, r->worker_pid, r->worker_comm);
+	put_submitter(w, r->parent_op_id, &r->task, en, r->flags, r->worker_pid, r->worker_comm);
 	jw_kv_u64(w, "latency_ns", r->latency_ns);
 	jw_kv_u64(w, "bytes", r->bytes);
 	put_errno(w, r->err);
@@ -244,13 +252,7 @@ void les_format_rpc_event(struct jw *w, const struct les_fmt_ctx *fc,
 	if (r->proto == LES_PROTO_SUNRPC)
 		jw_kv_cstr(w, "procedure", rpc_name(r->name));
 	put_req_id(w, r->req_id);
-	if (r->parent_op_id)
-		jw_kv_u64(w, "parent_op_id", r->parent_op_id);
-	else
-		jw_kv_null(w, "parent_op_id");
-	put_task(w, &r->task);
-	put_enrichment(w, en);
-	put_worker(w, r->flags, r->worker_pid, r->worker_comm);
+	put_submitter(w, r->parent_op_id, &r->task, en, r->flags, r->worker_pid, r->worker_comm);
 	jw_obj_end(w);
 	jw_newline(w);
 }

@@ -543,101 +543,60 @@ void les_tracer_read_stats(struct les_tracer *t, struct les_kernel_stats *ks)
 	ks->threads_swept = t->threads_swept;
 }
 
-static void sweep_inflight(struct les_tracer *t, uint64_t cutoff)
-{
-	int fd = bpf_map__fd(t->skel->maps.fuse_inflight);
-	struct fuse_inflight_key key, next, stale[256];
-	struct fuse_inflight val;
-	size_t n_stale = 0;
-
-	for (void *prev = NULL; bpf_map_get_next_key(fd, prev, &next) == 0; prev = &key) {
-		key = next;
-		if (bpf_map_lookup_elem(fd, &key, &val) == 0 && val.start_ns < cutoff &&
-		    n_stale < sizeof(stale) / sizeof(stale[0]))
-			stale[n_stale++] = key;
-	}
-	/* Deleted after the walk: deleting during it restarts the iteration. */
-	for (size_t i = 0; i < n_stale; i++)
-		if (bpf_map_delete_elem(fd, &stale[i]) == 0)
-			t->stale_swept++;
-}
-
-static void sweep_threads(struct les_tracer *t, uint64_t cutoff)
-{
-	int fd = bpf_map__fd(t->skel->maps.thread_ops);
-	__u32 key, next, stale[256];
-	struct thread_ops val;
-	size_t n_stale = 0;
-
-	for (void *prev = NULL; bpf_map_get_next_key(fd, prev, &next) == 0; prev = &key) {
-		key = next;
-		if (bpf_map_lookup_elem(fd, &key, &val) == 0 && val.depth &&
-		    val.updated_ns < cutoff && n_stale < sizeof(stale) / sizeof(stale[0]))
-			stale[n_stale++] = key;
-	}
-	for (size_t i = 0; i < n_stale; i++)
-		if (bpf_map_delete_elem(fd, &stale[i]) == 0)
-			t->threads_swept++;
-}
-
-/* Entries of one RPC map (8-byte keys) whose time at offset time_off is before cutoff. */
-static void sweep_rpc_map(struct les_tracer *t, struct bpf_map *map, size_t value_size,
-			  size_t time_off, uint64_t cutoff)
-{
-	int fd = bpf_map__fd(map);
-	__u64 key, next, stale[256], val[16], when;
-	size_t n_stale = 0;
-
-	if (value_size > sizeof(val))
-		return;
-	for (void *prev = NULL; bpf_map_get_next_key(fd, prev, &next) == 0; prev = &key) {
-		key = next;
-		if (bpf_map_lookup_elem(fd, &key, val) != 0)
-			continue;
-		memcpy(&when, (char *)val + time_off, sizeof(when));
-		if (when < cutoff && n_stale < sizeof(stale) / sizeof(stale[0]))
-			stale[n_stale++] = key;
-	}
-	for (size_t i = 0; i < n_stale; i++)
-		if (bpf_map_delete_elem(fd, &stale[i]) == 0)
-			t->stale_swept++;
-}
+#define SWEEP_KEY_MAX   16
+#define SWEEP_VALUE_MAX 512
+#define SWEEP_BATCH	256
 
 /*
- * Requests whose free or stats the probes missed (a kretprobe that ran
- * out of instances, a request created before a Lustre module reload) and
- * waits whose return was missed.
+ * Delete the entries of map whose u64 timestamp at time_off is before
+ * cutoff and, when live_off >= 0, whose u32 at live_off is not zero (a
+ * thread idle between ops is not stale). Deleted after the walk: deleting
+ * during it restarts the iteration. Returns how many went.
  */
-static void sweep_rpc(struct les_tracer *t, uint64_t cutoff)
+static uint64_t sweep_map(struct bpf_map *map, size_t time_off, long live_off, uint64_t cutoff)
 {
-	struct ptlrpc_wait_key key, next, stale[256];
-	int fd = bpf_map__fd(t->skel->maps.ptlrpc_waits);
-	struct ptlrpc_wait w;
-	size_t n_stale = 0;
+	unsigned char key[SWEEP_KEY_MAX], next[SWEEP_KEY_MAX], val[SWEEP_VALUE_MAX];
+	unsigned char stale[SWEEP_BATCH][SWEEP_KEY_MAX];
+	size_t ksize = bpf_map__key_size(map), n_stale = 0;
+	int fd = bpf_map__fd(map);
+	uint64_t swept = 0, when;
+	uint32_t live;
 
-	sweep_rpc_map(t, t->skel->maps.ptlrpc_reqs, sizeof(struct ptlrpc_req),
-		      offsetof(struct ptlrpc_req, created_ns), cutoff);
-	sweep_rpc_map(t, t->skel->maps.sunrpc_tasks, sizeof(struct sunrpc_task),
-		      offsetof(struct sunrpc_task, start_ns), cutoff);
-	for (void *prev = NULL; bpf_map_get_next_key(fd, prev, &next) == 0; prev = &key) {
-		key = next;
-		if (bpf_map_lookup_elem(fd, &key, &w) == 0 && w.start_ns < cutoff &&
-		    n_stale < sizeof(stale) / sizeof(stale[0]))
-			stale[n_stale++] = key;
+	if (ksize > SWEEP_KEY_MAX || bpf_map__value_size(map) > SWEEP_VALUE_MAX)
+		return 0;
+	for (void *prev = NULL; bpf_map_get_next_key(fd, prev, next) == 0; prev = key) {
+		memcpy(key, next, ksize);
+		if (bpf_map_lookup_elem(fd, key, val) != 0)
+			continue;
+		memcpy(&when, val + time_off, sizeof(when));
+		if (live_off >= 0)
+			memcpy(&live, val + live_off, sizeof(live));
+		if (when < cutoff && (live_off < 0 || live) && n_stale < SWEEP_BATCH)
+			memcpy(stale[n_stale++], key, ksize);
 	}
 	for (size_t i = 0; i < n_stale; i++)
-		if (bpf_map_delete_elem(fd, &stale[i]) == 0)
-			t->stale_swept++;
+		if (bpf_map_delete_elem(fd, stale[i]) == 0)
+			swept++;
+	return swept;
 }
 
 void les_tracer_sweep(struct les_tracer *t, uint64_t max_age_ns)
 {
 	uint64_t now = mono_ns();
 	uint64_t cutoff = now > max_age_ns ? now - max_age_ns : 0;
+	struct les_bpf *s = t->skel;
 
-	sweep_inflight(t, cutoff);
-	sweep_threads(t, cutoff);
-	sweep_rpc(t, cutoff);
+	t->stale_swept += sweep_map(s->maps.fuse_inflight, offsetof(struct fuse_inflight, start_ns),
+				    -1, cutoff);
+	/* A thread that died mid-op; RPC state whose free, stats or return was missed. */
+	t->threads_swept += sweep_map(s->maps.thread_ops, offsetof(struct thread_ops, updated_ns),
+				      offsetof(struct thread_ops, depth), cutoff);
+	t->stale_swept += sweep_map(s->maps.ptlrpc_reqs, offsetof(struct ptlrpc_req, created_ns), -1,
+				    cutoff);
+	t->stale_swept += sweep_map(s->maps.sunrpc_tasks, offsetof(struct sunrpc_task, start_ns), -1,
+				    cutoff);
+	t->stale_swept += sweep_map(s->maps.ptlrpc_waits, offsetof(struct ptlrpc_wait, start_ns), -1,
+				    cutoff);
 }
 
 #define DETACH_THREADS 16
