@@ -257,4 +257,35 @@ static __always_inline struct op_frame *current_frame(struct thread_ops *ops)
 	return &ops->frame[top];
 }
 
+/*
+ * Every field of an rpc record, zeroed or set: reserve() does not clear, and
+ * a field left out would carry ring garbage to users. Callers set the rest.
+ */
+static __always_inline void rpc_rec_init(struct les_rec_rpc *rec, __u16 proto, __u16 rpc_op,
+					 __u64 now, __u64 latency)
+{
+	rec->kind = LES_REC_RPC;
+	rec->proto = proto;
+	rec->opcode = 0;
+	rec->ts_ns = now;
+	rec->latency_ns = latency;
+	rec->bytes = 0;
+	rec->parent_op_id = 0;
+	rec->req_id = 0;
+	rec->backlog_ns = 0;
+	rec->rtt_ns = 0;
+	rec->execute_ns = 0;
+	rec->cgroup_id = 0;
+	rec->dev = 0;
+	rec->err = 0;
+	rec->worker_pid = 0;
+	rec->flags = 0;
+	rec->prog = 0;
+	rec->vers = 0;
+	rec->rpc_op = rpc_op;
+	__builtin_memset(rec->worker_comm, 0, LES_COMM_LEN);
+	__builtin_memset(rec->name, 0, LES_RPC_NAME_LEN);
+	__builtin_memset(rec->jobid, 0, LES_JOBID_LEN);
+}
+
 #endif /* LES_COMMON_BPF_H */

@@ -143,16 +143,11 @@ static __always_inline int fuse_end(__u32 dev, __u64 unique, __u32 out_len, __s3
 	rec = reserve(sizeof(*rec));
 	if (!rec)
 		goto out;
-	rec->kind = LES_REC_RPC;
-	rec->proto = LES_PROTO_FUSE;
+	rpc_rec_init(rec, LES_PROTO_FUSE, LES_RPC_OP_NONE, now, latency);
 	rec->opcode = v->opcode;
-	rec->ts_ns = now;
-	rec->latency_ns = latency;
 	rec->bytes = fuse_reply_bytes(v, out_len, error);
 	rec->parent_op_id = v->parent_op_id;
 	rec->req_id = unique;
-	rec->backlog_ns = 0;
-	rec->rtt_ns = 0;
 	rec->cgroup_id = v->cgroup_id;
 	rec->dev = dev;
 	rec->err = error < 0 ? -error : error;
@@ -160,12 +155,6 @@ static __always_inline int fuse_end(__u32 dev, __u64 unique, __u32 out_len, __s3
 	rec->flags = v->flags | LES_RPC_F_OPCODE;
 	rec->task = v->task;
 	__builtin_memcpy(rec->worker_comm, v->worker_comm, LES_COMM_LEN);
-	/* Fields of the other protocols (reserve does not zero). */
-	rec->execute_ns = 0;
-	rec->prog = 0;
-	rec->vers = 0;
-	rec->rpc_op = LES_RPC_OP_NONE;
-	__builtin_memset(rec->name, 0, LES_RPC_NAME_LEN);
 	submit(rec);
 out:
 	bpf_map_delete_elem(&fuse_inflight, &key);
@@ -176,7 +165,11 @@ out:
 SEC("tp_btf/fuse_request_send")
 int BPF_PROG(fuse_send_btf, struct fuse_req___les *req)
 {
-	struct fuse_requester rq = {
+	struct fuse_requester rq;
+
+	if (!req) /* 6.12 and later type it trusted_ptr_or_null */
+		return 0;
+	rq = (struct fuse_requester){
 		.tid = BPF_CORE_READ(req, in.h.pid),
 		.uid = BPF_CORE_READ(req, in.h.uid),
 		.gid = BPF_CORE_READ(req, in.h.gid),
@@ -189,6 +182,8 @@ int BPF_PROG(fuse_send_btf, struct fuse_req___les *req)
 SEC("tp_btf/fuse_request_end")
 int BPF_PROG(fuse_end_btf, struct fuse_req___les *req)
 {
+	if (!req)
+		return 0;
 	return fuse_end(BPF_CORE_READ(req, fm, fc, dev), BPF_CORE_READ(req, in.h.unique),
 			BPF_CORE_READ(req, out.h.len), BPF_CORE_READ(req, out.h.error));
 }

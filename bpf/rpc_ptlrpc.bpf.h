@@ -20,18 +20,31 @@
  *   queue_wait  ptlrpc_queue_wait entry -> return on one thread: the
  *               caller's synchronous wait, charged to its access op
  *               (rpc_wait_ns, rpc_count);
- *   request     first send (ptlrpc_send_new_req, or ptl_send_rpc where
- *               that is inlined) -> __ptlrpc_free_req, to the submitter;
+ *   request     one per reply that Lustre accounts: at
+ *               ptlrpc_lprocfs_rpc_sent, where Lustre adds the request to
+ *               its per-opcode counters (osc.*.stats, mdc.*.stats) with its
+ *               own send-to-reply time, which becomes latency_ns. Bulk
+ *               requests (OST_READ, OST_WRITE) wait for
+ *               ptlrpc_lprocfs_brw, which gives the bytes moved. A request
+ *               freed (__ptlrpc_free_req, where a build has it) or swept
+ *               without a reply makes no record: Lustre counts none either;
+ *               its expiry shows as an rpc_event.
  *   lock_wait   ldlm_cli_enqueue and ldlm_completion_ast entry -> return;
  *   rpc_event   resend, restart, expire, notconn of a request.
- * In flight: a request between its first send and its free (userspace
- * counts the sent entries of ptlrpc_reqs per mount).
+ * In flight: a request between its first send and its reply (userspace
+ * counts those entries of ptlrpc_reqs per mount).
  *
- * The opcode (pb_opc of the request's ptlrpc_body) is read only where the
- * offset of rq_reqmsg inside struct ptlrpc_request is known: from module
- * BTF (CO-RE), or from userspace (ptlrpc_reqmsg_off). The message itself
- * has the wire layout, so its magic and the body's pb_type are checked
- * before pb_opc is believed. Otherwise the opcode is absent, never guessed.
+ * The message: ptlrpc_request_pack / ptlrpc_request_bufs_pack are called
+ * with the opcode as a plain argument, in the submitter, and call
+ * lustre_msg_set_opc(msg, opcode) on the new message: the pair gives the
+ * opcode and the request's message without any structure offset. Where
+ * module BTF has struct ptlrpc_request, rq_reqmsg is read by CO-RE as well
+ * (and a hand-supplied ptlrpc_reqmsg_off stands in for tests). The message
+ * has the wire layout: its magic and the body's pb_type (0 until
+ * ptl_send_rpc sets it) are checked before pb_opc is believed, and the
+ * body's pb_jobid, which Lustre fills when the request is queued (with the
+ * writer's job for bulk writeback that ptlrpcd sends later), is read at
+ * the reply. Otherwise a field is absent, never guessed.
  */
 #ifndef LES_RPC_PTLRPC_BPF_H
 #define LES_RPC_PTLRPC_BPF_H
@@ -42,6 +55,16 @@
 #define PTL_MSG_HDR_SIZE	32 /* struct lustre_msg_v2 up to lm_buflens[] */
 #define PTL_MAX_BUFCOUNT	32
 #define PTL_MAX_ERRNO		4095
+#define PTL_BODY_JOBID_OFF	152 /* pb_jobid in struct ptlrpc_body_v3 (wiretest.c) */
+#define PTL_BODY_V3_SIZE	184
+#define PTL_OST_READ		3
+#define PTL_OST_WRITE		4
+
+/*
+ * Set by userspace when ptlrpc_lprocfs_brw is probed: bulk requests then
+ * wait for their bytes before their record goes out.
+ */
+const volatile bool ptlrpc_brw_probed = false;
 
 /*
  * Offset of rq_reqmsg in struct ptlrpc_request when there is no BTF for it,
@@ -71,6 +94,14 @@ struct {
 	__type(value, struct ptlrpc_req);
 } ptlrpc_reqs SEC(".maps");
 
+/* tid -> the request being packed on it, between pack and lustre_msg_set_opc. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct ptlrpc_packing);
+} ptlrpc_packing SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384); /* resized by userspace */
@@ -91,30 +122,48 @@ static __always_inline __s64 ptl_reqmsg_offset(void)
 	return ptlrpc_reqmsg_off;
 }
 
-/*
- * pb_opc of a packed request message, or 0. The message is lustre_msg_v2:
- * a 32-byte header (lm_bufcount at 0, lm_magic at 8), lm_buflens[bufcount]
- * padded to 8 bytes, then buffer 0, the ptlrpc_body (pb_type at 8, pb_opc
- * at 16).
- */
-static __always_inline __u32 ptl_read_opcode(__u64 req)
+/* The request's message: seen at packing, else through rq_reqmsg; 0 if unknown. */
+static __always_inline __u64 ptl_msg_of(const struct ptlrpc_req *v, __u64 req)
 {
 	__s64 off = ptl_reqmsg_offset();
-	__u32 hdr[3] = {}, body[5] = {};
-	__u64 msg = 0, body_off;
+	__u64 msg = 0;
 
+	if (v && v->msg)
+		return v->msg;
 	if (off < 0 || off > 4096)
 		return 0;
 	if (bpf_probe_read_kernel(&msg, sizeof(msg), (void *)(req + off)) || ptl_bad_ptr(msg))
 		return 0;
-	if (bpf_probe_read_kernel(hdr, sizeof(hdr), (void *)msg))
+	return msg;
+}
+
+/*
+ * Where the ptlrpc_body of a packed request message is, and its length,
+ * or 0. The message is lustre_msg_v2: a 32-byte header (lm_bufcount at 0,
+ * lm_magic at 8, lm_buflens[] at 32) padded to 8 bytes, then buffer 0, the
+ * ptlrpc_body (pb_type at 8, pb_opc at 16, pb_jobid at 152 in v3).
+ */
+static __always_inline __u64 ptl_body(__u64 msg, __u32 *body_len)
+{
+	__u32 hdr[9] = {};
+
+	if (!msg || bpf_probe_read_kernel(hdr, sizeof(hdr), (void *)msg))
 		return 0;
 	if (hdr[2] != PTL_MSG_MAGIC_V2 || hdr[0] == 0 || hdr[0] > PTL_MAX_BUFCOUNT)
 		return 0;
-	body_off = (PTL_MSG_HDR_SIZE + 4 * (__u64)hdr[0] + 7) & ~7ULL;
-	if (bpf_probe_read_kernel(body, sizeof(body), (void *)(msg + body_off)))
+	*body_len = hdr[8];
+	return msg + ((PTL_MSG_HDR_SIZE + 4 * (__u64)hdr[0] + 7) & ~7ULL);
+}
+
+/* pb_opc of a request message, or 0. pb_type is 0 until ptl_send_rpc sets it. */
+static __always_inline __u32 ptl_read_opcode(__u64 msg)
+{
+	__u32 body[5] = {}, len = 0;
+	__u64 b = ptl_body(msg, &len);
+
+	if (!b || len < sizeof(body) || bpf_probe_read_kernel(body, sizeof(body), (void *)b))
 		return 0;
-	if (body[2] != PTL_RPC_MSG_REQUEST)
+	if (body[2] != PTL_RPC_MSG_REQUEST && body[2] != 0)
 		return 0;
 	return body[4];
 }
@@ -125,11 +174,26 @@ static __always_inline void ptl_learn_opcode(struct ptlrpc_req *v, __u64 req)
 
 	if (v->flags & LES_RPC_F_OPCODE)
 		return;
-	opc = ptl_read_opcode(req);
+	opc = ptl_read_opcode(ptl_msg_of(v, req));
 	if (opc && opc <= 0xffff) {
 		v->opcode = opc;
 		v->flags |= LES_RPC_F_OPCODE;
 	}
+}
+
+/* pb_jobid as the request carries it, when the body is v3 and it is set. */
+static __always_inline void ptl_learn_jobid(struct ptlrpc_req *v, __u64 req)
+{
+	__u32 len = 0;
+	__u64 b = ptl_body(ptl_msg_of(v, req), &len);
+
+	if (!b || len < PTL_BODY_V3_SIZE)
+		return;
+	if (bpf_probe_read_kernel(v->jobid, LES_JOBID_LEN, (void *)(b + PTL_BODY_JOBID_OFF)))
+		return;
+	v->jobid[LES_JOBID_LEN - 1] = 0;
+	if (v->jobid[0])
+		v->flags |= LES_RPC_F_JOBID;
 }
 
 /* The access op in flight on the current thread, or NULL. */
@@ -218,58 +282,21 @@ static __always_inline int ptl_send(__u64 req)
 	return 0;
 }
 
-/* Fill what every rpc record of this plane shares (also sunrpc's). */
-static __always_inline void rpc_rec_init(struct les_rec_rpc *rec, __u16 proto, __u16 rpc_op,
-					 __u64 now, __u64 latency)
-{
-	rec->kind = LES_REC_RPC;
-	rec->proto = proto;
-	rec->opcode = 0;
-	rec->ts_ns = now;
-	rec->latency_ns = latency;
-	rec->bytes = 0;
-	rec->parent_op_id = 0;
-	rec->req_id = 0;
-	rec->backlog_ns = 0;
-	rec->rtt_ns = 0;
-	rec->execute_ns = 0;
-	rec->cgroup_id = 0;
-	rec->dev = 0;
-	rec->err = 0;
-	rec->worker_pid = 0;
-	rec->flags = 0;
-	rec->prog = 0;
-	rec->vers = 0;
-	rec->rpc_op = rpc_op;
-	__builtin_memset(rec->worker_comm, 0, LES_COMM_LEN);
-	__builtin_memset(rec->name, 0, LES_RPC_NAME_LEN);
-}
-
-/* __ptlrpc_free_req: a sent request ends; its record goes to the submitter. */
-static __always_inline int ptl_free(__u64 req)
+/* The request record of v, for its submitter. */
+static __always_inline void ptl_emit(struct ptlrpc_req *v, __u64 now)
 {
 	struct les_rec_rpc *rec;
-	struct ptlrpc_req *v;
-	__u64 now, latency;
 
-	count_probe(LES_PROBE_PTLRPC_FREE);
-	v = bpf_map_lookup_elem(&ptlrpc_reqs, &req);
-	if (!v)
-		return 0;
-	if (!v->sent_ns)
-		goto out; /* never sent: nothing was asked of a server */
-	now = bpf_ktime_get_ns();
-	latency = now - v->sent_ns;
-	rpc_set_worker(v->task.tid, &v->flags, &v->worker_pid, v->worker_comm);
-	if (latency < min_latency_ns || task_rec_filtered_out(&v->task)) {
+	if (v->service_ns < min_latency_ns || task_rec_filtered_out(&v->task)) {
 		count(LES_CNT_FILTERED);
-		goto out;
+		return;
 	}
 	rec = reserve(sizeof(*rec));
 	if (!rec)
-		goto out;
-	rpc_rec_init(rec, LES_PROTO_PTLRPC, LES_RPC_OP_REQUEST, now, latency);
+		return;
+	rpc_rec_init(rec, LES_PROTO_PTLRPC, LES_RPC_OP_REQUEST, now, v->service_ns);
 	rec->opcode = v->opcode;
+	rec->bytes = v->bytes;
 	rec->parent_op_id = v->parent_op_id;
 	rec->req_id = v->req_id;
 	rec->cgroup_id = v->cgroup_id;
@@ -278,17 +305,137 @@ static __always_inline int ptl_free(__u64 req)
 	rec->flags = v->flags;
 	rec->task = v->task;
 	__builtin_memcpy(rec->worker_comm, v->worker_comm, LES_COMM_LEN);
+	if (v->flags & LES_RPC_F_JOBID)
+		__builtin_memcpy(rec->jobid, v->jobid, LES_JOBID_LEN);
 	submit(rec);
-out:
+}
+
+static __always_inline bool ptl_is_bulk(const struct ptlrpc_req *v)
+{
+	return (v->flags & LES_RPC_F_OPCODE) &&
+	       (v->opcode == PTL_OST_READ || v->opcode == PTL_OST_WRITE);
+}
+
+/*
+ * ptlrpc_lprocfs_rpc_sent(req, service_us): Lustre got the reply and adds
+ * the request to its per-opcode counters with service_us, the time from
+ * its last send to the reply. The record goes out now, or for a bulk
+ * request once ptlrpc_lprocfs_brw has told the bytes.
+ */
+static __always_inline int ptl_replied(__u64 req, __u64 service_us)
+{
+	struct ptlrpc_req *v;
+	__u64 now;
+
+	count_probe(LES_PROBE_PTLRPC_REPLY);
+	v = bpf_map_lookup_elem(&ptlrpc_reqs, &req);
+	if (!v)
+		return 0;
+	now = bpf_ktime_get_ns();
+	v->service_ns = service_us * 1000;
+	if (!v->sent_ns)
+		v->sent_ns = now - v->service_ns; /* its send was not seen */
+	v->replied_ns = now;
+	ptl_learn_opcode(v, req);
+	ptl_learn_jobid(v, req);
+	rpc_set_worker(v->task.tid, &v->flags, &v->worker_pid, v->worker_comm);
+	if (ptlrpc_brw_probed && ptl_is_bulk(v))
+		return 0;
+	ptl_emit(v, now);
 	bpf_map_delete_elem(&ptlrpc_reqs, &req);
 	return 0;
 }
 
-static __always_inline void ptl_wait_begin(__u32 what, __u64 req)
+/* ptlrpc_lprocfs_brw(req, bytes): a bulk request's bytes; its record if replied. */
+static __always_inline int ptl_brw(__u64 req, __u64 bytes)
+{
+	struct ptlrpc_req *v;
+
+	count_probe(LES_PROBE_PTLRPC_BRW);
+	v = bpf_map_lookup_elem(&ptlrpc_reqs, &req);
+	if (!v)
+		return 0;
+	v->bytes = bytes;
+	if (!v->replied_ns)
+		return 0; /* no reply: Lustre counted no request either */
+	ptl_emit(v, bpf_ktime_get_ns());
+	bpf_map_delete_elem(&ptlrpc_reqs, &req);
+	return 0;
+}
+
+/*
+ * __ptlrpc_free_req, where a build has it: the request is gone. A reply
+ * still waiting for its bytes goes out without them; anything else leaves
+ * no record (never sent, or no reply).
+ */
+static __always_inline int ptl_free(__u64 req)
+{
+	struct ptlrpc_req *v;
+
+	count_probe(LES_PROBE_PTLRPC_FREE);
+	v = bpf_map_lookup_elem(&ptlrpc_reqs, &req);
+	if (!v)
+		return 0;
+	if (v->replied_ns)
+		ptl_emit(v, bpf_ktime_get_ns());
+	bpf_map_delete_elem(&ptlrpc_reqs, &req);
+	return 0;
+}
+
+/*
+ * ptlrpc_request_pack / ptlrpc_request_bufs_pack entry, in the submitter:
+ * the opcode is an argument; the message comes with lustre_msg_set_opc.
+ */
+static __always_inline int ptl_pack(__u64 req, __u32 opcode)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct ptlrpc_packing p = { .req = req, .opcode = opcode };
+	struct ptlrpc_req *v;
+
+	count_probe(LES_PROBE_PTLRPC_PACK);
+	v = ptl_remember(req, false, 0);
+	if (!v)
+		return 0;
+	if (opcode && opcode <= 0xffff) {
+		v->opcode = opcode;
+		v->flags |= LES_RPC_F_OPCODE;
+	}
+	bpf_map_update_elem(&ptlrpc_packing, &tid, &p, BPF_ANY);
+	return 0;
+}
+
+/*
+ * lustre_msg_set_opc(msg, opcode): the message of the request this thread
+ * is packing, when the opcode matches (servers set reply opcodes too).
+ */
+static __always_inline int ptl_set_opc(__u64 msg, __u32 opcode)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct ptlrpc_packing *p = bpf_map_lookup_elem(&ptlrpc_packing, &tid);
+	struct ptlrpc_req *v;
+
+	if (!p)
+		return 0;
+	if (p->opcode == opcode && !ptl_bad_ptr(msg)) {
+		v = bpf_map_lookup_elem(&ptlrpc_reqs, &p->req);
+		if (v)
+			v->msg = msg;
+	}
+	bpf_map_delete_elem(&ptlrpc_packing, &tid);
+	return 0;
+}
+
+static __always_inline void ptl_wait_begin(__u32 what, __u64 req, const struct ptlrpc_req *v)
 {
 	struct ptlrpc_wait_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .what = what };
 	struct op_frame *frame = ptl_current_frame();
 	struct ptlrpc_wait w = { .start_ns = bpf_ktime_get_ns(), .req = req };
+
+	if (v) {
+		w.req_id = v->req_id;
+		w.opcode = v->opcode;
+		w.flags = v->flags & LES_RPC_F_OPCODE;
+	}
 
 	if (frame) {
 		w.parent_op_id = frame->op_id;
@@ -322,7 +469,6 @@ static __always_inline void ptl_wait_end(__u32 what, __u16 proto, __u64 rc, __u3
 {
 	struct ptlrpc_wait_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .what = what };
 	struct les_rec_rpc *rec;
-	struct ptlrpc_req *v = NULL;
 	struct ptlrpc_wait *w;
 	__u64 now, latency;
 	__s32 irc = (__s32)rc;
@@ -333,10 +479,8 @@ static __always_inline void ptl_wait_end(__u32 what, __u16 proto, __u64 rc, __u3
 		return;
 	now = bpf_ktime_get_ns();
 	latency = now - w->start_ns;
-	if (what == LES_RPC_OP_QUEUE_WAIT) {
+	if (what == LES_RPC_OP_QUEUE_WAIT)
 		ptl_charge_frame(w->parent_op_id, latency);
-		v = bpf_map_lookup_elem(&ptlrpc_reqs, &w->req);
-	}
 	if (latency < min_latency_ns || task_filtered_out(bpf_get_current_pid_tgid() >> 32,
 							  (__u32)bpf_get_current_uid_gid())) {
 		count(LES_CNT_FILTERED);
@@ -350,11 +494,9 @@ static __always_inline void ptl_wait_end(__u32 what, __u16 proto, __u64 rc, __u3
 	rec->dev = w->dev;
 	rec->cgroup_id = bpf_get_current_cgroup_id();
 	rec->err = irc < 0 && irc >= -PTL_MAX_ERRNO ? -irc : 0;
-	if (v) {
-		rec->req_id = v->req_id;
-		rec->opcode = v->opcode;
-		rec->flags = v->flags & LES_RPC_F_OPCODE;
-	}
+	rec->req_id = w->req_id;
+	rec->opcode = w->opcode;
+	rec->flags = w->flags;
 	fill_current_task(&rec->task);
 	submit(rec);
 out:
@@ -368,7 +510,7 @@ static __always_inline int ptl_queue_wait_enter(__u64 req)
 
 	if (v)
 		ptl_learn_opcode(v, req);
-	ptl_wait_begin(LES_RPC_OP_QUEUE_WAIT, req);
+	ptl_wait_begin(LES_RPC_OP_QUEUE_WAIT, req, v);
 	return 0;
 }
 
@@ -480,6 +622,36 @@ int BPF_KPROBE(ptl_free_req_kp, void *req)
 	return ptl_free((__u64)req);
 }
 
+SEC("kprobe/ptlrpc_request_pack")
+int BPF_KPROBE(ptl_pack_kp, void *req, __u32 version, int opcode)
+{
+	return ptl_pack((__u64)req, (__u32)opcode);
+}
+
+SEC("kprobe/ptlrpc_request_bufs_pack")
+int BPF_KPROBE(ptl_bufs_pack_kp, void *req, __u32 version, int opcode)
+{
+	return ptl_pack((__u64)req, (__u32)opcode);
+}
+
+SEC("kprobe/lustre_msg_set_opc")
+int BPF_KPROBE(ptl_set_opc_kp, void *msg, __u32 opcode)
+{
+	return ptl_set_opc((__u64)msg, opcode);
+}
+
+SEC("kprobe/ptlrpc_lprocfs_rpc_sent")
+int BPF_KPROBE(ptl_rpc_sent_kp, void *req, long amount)
+{
+	return ptl_replied((__u64)req, amount > 0 ? (__u64)amount : 0);
+}
+
+SEC("kprobe/ptlrpc_lprocfs_brw")
+int BPF_KPROBE(ptl_brw_kp, void *req, int bytes)
+{
+	return ptl_brw((__u64)req, bytes > 0 ? (__u64)bytes : 0);
+}
+
 SEC("kprobe/ptlrpc_resend_req")
 int BPF_KPROBE(ptl_resend_kp, void *req)
 {
@@ -507,7 +679,7 @@ int BPF_KPROBE(ptl_notconn_kp, void *req)
 SEC("kprobe/ldlm_cli_enqueue")
 int BPF_KPROBE(ptl_enqueue_kp)
 {
-	ptl_wait_begin(LES_RPC_OP_LOCK_ENQUEUE, 0);
+	ptl_wait_begin(LES_RPC_OP_LOCK_ENQUEUE, 0, NULL);
 	return 0;
 }
 
@@ -521,7 +693,7 @@ int BPF_KRETPROBE(ptl_enqueue_kr, long rc)
 SEC("kprobe/ldlm_completion_ast")
 int BPF_KPROBE(ptl_completion_kp)
 {
-	ptl_wait_begin(LES_RPC_OP_LOCK_COMPLETION, 0);
+	ptl_wait_begin(LES_RPC_OP_LOCK_COMPLETION, 0, NULL);
 	return 0;
 }
 
@@ -591,6 +763,40 @@ int ptl_free_req_fe(__u64 *ctx)
 	return ptl_free(fn_ctx_arg(ctx, 0));
 }
 
+SEC("fentry/ptlrpc_request_pack")
+int ptl_pack_fe(__u64 *ctx)
+{
+	return ptl_pack(fn_ctx_arg(ctx, 0), (__u32)fn_ctx_arg(ctx, 2));
+}
+
+SEC("fentry/ptlrpc_request_bufs_pack")
+int ptl_bufs_pack_fe(__u64 *ctx)
+{
+	return ptl_pack(fn_ctx_arg(ctx, 0), (__u32)fn_ctx_arg(ctx, 2));
+}
+
+SEC("fentry/lustre_msg_set_opc")
+int ptl_set_opc_fe(__u64 *ctx)
+{
+	return ptl_set_opc(fn_ctx_arg(ctx, 0), (__u32)fn_ctx_arg(ctx, 1));
+}
+
+SEC("fentry/ptlrpc_lprocfs_rpc_sent")
+int ptl_rpc_sent_fe(__u64 *ctx)
+{
+	__s64 amount = (__s64)fn_ctx_arg(ctx, 1);
+
+	return ptl_replied(fn_ctx_arg(ctx, 0), amount > 0 ? (__u64)amount : 0);
+}
+
+SEC("fentry/ptlrpc_lprocfs_brw")
+int ptl_brw_fe(__u64 *ctx)
+{
+	__s32 bytes = (__s32)fn_ctx_arg(ctx, 1);
+
+	return ptl_brw(fn_ctx_arg(ctx, 0), bytes > 0 ? (__u64)bytes : 0);
+}
+
 SEC("fentry/ptlrpc_resend_req")
 int ptl_resend_fe(__u64 *ctx)
 {
@@ -618,7 +824,7 @@ int ptl_notconn_fe(__u64 *ctx)
 SEC("fentry/ldlm_completion_ast")
 int ptl_completion_fe(__u64 *ctx)
 {
-	ptl_wait_begin(LES_RPC_OP_LOCK_COMPLETION, 0);
+	ptl_wait_begin(LES_RPC_OP_LOCK_COMPLETION, 0, NULL);
 	return 0;
 }
 

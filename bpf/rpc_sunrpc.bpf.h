@@ -283,26 +283,27 @@ static __always_inline int sunrpc_retransmit(struct rpc_rqst___les *rqst)
 SEC("tp_btf/rpc_task_begin")
 int BPF_PROG(sunrpc_begin_btf, struct rpc_task___les *task)
 {
-	return sunrpc_begin(task);
+	/* 6.12 types the argument trusted_ptr_or_null: test it first. */
+	return task ? sunrpc_begin(task) : 0;
 }
 
 SEC("tp_btf/rpc_task_end")
 int BPF_PROG(sunrpc_end_btf, struct rpc_task___les *task)
 {
-	return sunrpc_end(task);
+	return task ? sunrpc_end(task) : 0;
 }
 
 SEC("tp_btf/rpc_stats_latency")
 int BPF_PROG(sunrpc_stats_btf, struct rpc_task___les *task, __s64 backlog, __s64 rtt,
 	     __s64 execute)
 {
-	return sunrpc_stats(task, backlog, rtt, execute);
+	return task ? sunrpc_stats(task, backlog, rtt, execute) : 0;
 }
 
 SEC("tp_btf/xprt_retransmit")
 int BPF_PROG(sunrpc_retransmit_btf, struct rpc_rqst___les *rqst)
 {
-	return sunrpc_retransmit(rqst);
+	return rqst ? sunrpc_retransmit(rqst) : 0;
 }
 
 #endif /* LES_RPC_SUNRPC_BPF_H */

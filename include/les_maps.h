@@ -55,6 +55,10 @@ struct fuse_inflight {
 struct ptlrpc_req {
 	__u64 created_ns;
 	__u64 sent_ns; /* first send; 0: not sent (not in flight) */
+	__u64 replied_ns; /* reply accounted by Lustre; 0: none yet (in flight while sent) */
+	__u64 service_ns; /* Lustre's own send-to-reply time of the last transmission */
+	__u64 bytes; /* bulk bytes transferred (OST_READ/OST_WRITE) */
+	__u64 msg; /* struct lustre_msg * of the request, 0 until seen packed */
 	__u64 parent_op_id;
 	__u64 req_id; /* unique in the run: joins queue_wait, request, events */
 	__u64 cgroup_id;
@@ -64,6 +68,14 @@ struct ptlrpc_req {
 	__u32 worker_pid;
 	struct les_task task; /* submitter */
 	char worker_comm[LES_COMM_LEN];
+	char jobid[LES_JOBID_LEN]; /* pb_jobid as sent, with LES_RPC_F_JOBID */
+};
+
+/* A request being packed on a thread (map ptlrpc_packing, key: tid). */
+struct ptlrpc_packing {
+	__u64 req;
+	__u32 opcode;
+	__u32 _pad;
 };
 
 /* A wait in progress on a thread (map ptlrpc_waits): queue_wait, lock waits. */
@@ -76,7 +88,10 @@ struct ptlrpc_wait {
 	__u64 start_ns;
 	__u64 req;
 	__u64 parent_op_id;
+	__u64 req_id; /* of req, taken at the start: its reply ends its entry first */
 	__u32 dev;
+	__u32 opcode; /* with LES_RPC_F_OPCODE in flags */
+	__u32 flags;
 	__u32 _pad;
 };
 

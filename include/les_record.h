@@ -15,7 +15,7 @@
 #include <linux/types.h>
 #endif
 
-#define LES_ABI_VERSION 2
+#define LES_ABI_VERSION 3
 
 #define LES_COMM_LEN	   16
 #define LES_MAX_MOUNTS	   16 /* observed mounts tracked in BPF */
@@ -23,6 +23,7 @@
 #define LES_MAX_DEPTH	   4 /* nested access ops tracked per thread */
 #define LES_ENV_MAX	   4096 /* environment bytes copied at exec */
 #define LES_RPC_NAME_LEN   32 /* sunrpc procedure name, NUL-padded */
+#define LES_JOBID_LEN	   32 /* Lustre's job ID on the wire (pb_jobid), NUL-padded */
 
 /* What the record is; first field of every record. */
 enum les_rec_kind {
@@ -90,7 +91,7 @@ enum les_rpc_proto {
  */
 enum les_rpc_op {
 	LES_RPC_OP_NONE = 0,
-	LES_RPC_OP_REQUEST, /* PtlRPC request: first send to free */
+	LES_RPC_OP_REQUEST, /* PtlRPC request: first send to its reply */
 	LES_RPC_OP_QUEUE_WAIT, /* ptlrpc_queue_wait: the caller's synchronous wait */
 	LES_RPC_OP_LOCK_ENQUEUE, /* ldlm_cli_enqueue: enqueue RPC and grant wait */
 	LES_RPC_OP_LOCK_COMPLETION, /* ldlm_completion_ast: the wait for the grant */
@@ -136,6 +137,9 @@ enum les_probe_id {
 	LES_PROBE_PTLRPC_CREATE, /* request created or first queued */
 	LES_PROBE_PTLRPC_SEND,
 	LES_PROBE_PTLRPC_FREE,
+	LES_PROBE_PTLRPC_PACK, /* request packed: opcode and message */
+	LES_PROBE_PTLRPC_REPLY, /* reply accounted (ptlrpc_lprocfs_rpc_sent) */
+	LES_PROBE_PTLRPC_BRW, /* bulk bytes accounted (ptlrpc_lprocfs_brw) */
 	LES_PROBE_PTLRPC_WAIT, /* ptlrpc_queue_wait returns */
 	LES_PROBE_PTLRPC_EVENT, /* resend, restart, expire, notconn */
 	LES_PROBE_LDLM_WAIT, /* ldlm_cli_enqueue, ldlm_completion_ast return */
@@ -202,11 +206,13 @@ struct les_rec_rpc {
 	struct les_task task; /* submitter */
 	char worker_comm[LES_COMM_LEN];
 	char name[LES_RPC_NAME_LEN]; /* sunrpc procedure, lower case */
+	char jobid[LES_JOBID_LEN]; /* PtlRPC: the job ID Lustre sent, with LES_RPC_F_JOBID */
 };
 
 #define LES_RPC_F_ASYNC	      0x1 /* sent by another thread than the submitter */
 #define LES_RPC_F_NO_BTF_TASK 0x2 /* submitter unknown: its fields are the sender's */
 #define LES_RPC_F_OPCODE      0x4 /* opcode is valid (else absent: not readable here) */
+#define LES_RPC_F_JOBID	      0x8 /* jobid holds the job ID of the request on the wire */
 
 /* A notable event in a request's life (resend, expiry, ...). */
 struct les_rec_rpc_event {

@@ -52,8 +52,27 @@ struct les_inflight_group {
 	uint64_t requests;
 };
 
+/*
+ * A BPF program the running kernel refused (verifier, missing BTF type or
+ * attach point): turned off before the load that succeeded, with why.
+ */
+#define LES_MAX_REFUSED	   48
+#define LES_PROG_NAME_LEN  64
+#define LES_REFUSAL_REASON 200
+
+struct les_refusal {
+	char prog[LES_PROG_NAME_LEN];
+	char reason[LES_REFUSAL_REASON];
+};
+
+struct les_refusals {
+	struct les_refusal r[LES_MAX_REFUSED];
+	size_t n;
+};
+
 struct les_kernel_stats {
 	uint64_t counters[LES_CNT_SLOTS];
+	const struct les_refusals *refused; /* programs turned off at load */
 	uint64_t stale_swept; /* in-flight requests swept by age */
 	uint64_t threads_swept; /* per-thread op stacks swept by age */
 	uint64_t inflight_fuse; /* FUSE requests in flight now */

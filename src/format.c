@@ -221,6 +221,8 @@ void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc,
 	jw_kv_cstr(w, "op", les_format_rpc_op(r));
 	jw_kv_cstr(w, "proto", les_rpc_proto_name(r->proto));
 	put_opcode(w, r->proto, r->opcode, r->flags);
+	if (r->flags & LES_RPC_F_JOBID)
+		jw_kv_strz(w, "lustre_jobid", r->jobid, LES_JOBID_LEN);
 	if (les_rpc_op_function(r->rpc_op))
 		jw_kv_cstr(w, "function", les_rpc_op_function(r->rpc_op));
 	if (r->proto == LES_PROTO_SUNRPC) {

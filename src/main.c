@@ -139,6 +139,26 @@ static int select_mounts(const struct les_options *o, struct les_observed *obs)
 	return 0;
 }
 
+/*
+ * --list-probes: the plan and, with the privileges for it, a trial load of
+ * its programs, so that what this kernel's verifier refuses is listed too.
+ */
+static int list_probes(const struct les_options *o)
+{
+	struct les_tracer t = { 0 };
+	struct les_probe_plan plan;
+	bool loaded = false;
+
+	les_probe_plan_make(&plan, o->attach);
+	if (has_bpf_caps() && access("/sys/kernel/btf/vmlinux", R_OK) == 0 &&
+	    les_tracer_open(&t) == 0 && les_tracer_configure(&t, o, &plan) == 0)
+		loaded = les_tracer_load(&t) == 0;
+	les_probe_plan_print(&plan, stdout, o->list_probes == LES_LIST_JSON,
+			     loaded ? &t.refused : NULL);
+	les_tracer_destroy(&t);
+	return LES_EXIT_OK;
+}
+
 static int start_tracer(struct les_tracer *t, const struct les_options *o,
 			const struct les_observed *obs)
 {
@@ -542,7 +562,6 @@ int main(int argc, char **argv)
 	struct les_tracer tracer = { 0 };
 	struct les_sink_file out = { 0 };
 	struct les_consumer *consumer = NULL;
-	struct les_probe_plan plan;
 	char host[256] = "unknown";
 	int ret;
 
@@ -553,11 +572,8 @@ int main(int argc, char **argv)
 	verbosity = opts.verbose;
 	libbpf_set_print(libbpf_print);
 
-	if (opts.list_probes) {
-		les_probe_plan_make(&plan, opts.attach);
-		les_probe_plan_print(&plan, stdout, opts.list_probes == LES_LIST_JSON);
-		return LES_EXIT_OK;
-	}
+	if (opts.list_probes)
+		return list_probes(&opts);
 	ret = check_config_path(&opts);
 	ret = ret ?: preflight();
 	if (ret)

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/btf.h>
+#include "consumer.h" /* struct les_refusals */
 #include "json.h"
 #include "mounts.h"
 #include "ops.h"
@@ -291,7 +292,22 @@ static void json_any_op(struct jw *w, const struct les_probe_plan *plan, unsigne
 	jw_obj_end(w);
 }
 
-static void print_json(const struct les_probe_plan *plan, FILE *out)
+static void json_refused(struct jw *w, const struct les_refusals *refused)
+{
+	jw_kv_bool(w, "load_checked", refused != NULL);
+	jw_key(w, "programs_refused");
+	jw_arr_begin(w);
+	for (size_t i = 0; refused && i < refused->n; i++) {
+		jw_obj_begin(w);
+		jw_kv_cstr(w, "program", refused->r[i].prog);
+		jw_kv_cstr(w, "reason", refused->r[i].reason);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+}
+
+static void print_json(const struct les_probe_plan *plan, FILE *out,
+		       const struct les_refusals *refused)
 {
 	size_t cap = 256 * 1024;
 	char *buf = malloc(cap);
@@ -325,6 +341,7 @@ static void print_json(const struct les_probe_plan *plan, FILE *out)
 	json_method(&w, "syscall", plan->syscall, plan->syscall_reason);
 	jw_obj_end(&w);
 	jw_kv_cstr(&w, "syscall_rule", SYSCALL_RULE);
+	json_refused(&w, refused);
 	jw_obj_end(&w);
 	jw_newline(&w);
 	if (!w.overflow)
@@ -347,12 +364,26 @@ static void print_fn_probe(FILE *out, const struct les_fn_plan *fn, const struct
 		fn_method_name(fn, pr), note);
 }
 
-void les_probe_plan_print(const struct les_probe_plan *plan, FILE *out, bool json)
+static void print_refused(FILE *out, const struct les_refusals *refused)
+{
+	if (!refused) {
+		fprintf(out, "load: not checked (needs root, or CAP_BPF and CAP_PERFMON)\n");
+		return;
+	}
+	if (!refused->n)
+		fprintf(out, "load: every planned program loaded\n");
+	for (size_t i = 0; i < refused->n; i++)
+		fprintf(out, "load: %s refused by this kernel, turned off: %s\n", refused->r[i].prog,
+			refused->r[i].reason);
+}
+
+void les_probe_plan_print(const struct les_probe_plan *plan, FILE *out, bool json,
+			  const struct les_refusals *refused)
 {
 	char families[64];
 
 	if (json) {
-		print_json(plan, out);
+		print_json(plan, out, refused);
 		return;
 	}
 	fprintf(out, "%-7s %-6s %-10s %-26s %-12s %s\n", "PLANE", "FS", "OP", "PROBE", "METHOD",
@@ -377,6 +408,7 @@ void les_probe_plan_print(const struct les_probe_plan *plan, FILE *out, bool jso
 		plan->fn.kprobe_ok ? ", kprobe_multi: " : "",
 		plan->fn.kprobe_ok ? (plan->fn.kprobe_multi ? "yes" : plan->fn.multi_reason) : "",
 		plan->syscall ? "on" : plan->syscall_reason, SYSCALL_RULE);
+	print_refused(out, refused);
 }
 
 static void warn_uncovered(const struct les_probe_plan *plan, FILE *out, const char *mode)

@@ -58,7 +58,13 @@ bool les_probe_plan_wants(const struct les_probe_plan *plan, const char *prog_na
  */
 void les_probe_plan_warn(const struct les_probe_plan *plan, FILE *out, int verbose);
 
-/* --list-probes */
-void les_probe_plan_print(const struct les_probe_plan *plan, FILE *out, bool json);
+struct les_refusals;
+
+/*
+ * --list-probes. refused: what a trial load of the plan's programs had
+ * turned off, or NULL when no trial load was made (no privileges).
+ */
+void les_probe_plan_print(const struct les_probe_plan *plan, FILE *out, bool json,
+			  const struct les_refusals *refused);
 
 #endif /* LES_PROBES_H */

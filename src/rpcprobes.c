@@ -48,8 +48,18 @@ static const struct les_rpc_fn rpc_table[] = {
 	    NULL, "ptl_send_new_req_fe", NULL),
 	PTL(ptl_send_rpc, "request start where ptlrpc_send_new_req is inlined",
 	    "ptl_send_rpc_kp", NULL, "ptl_send_rpc_fe", NULL),
-	PTL(__ptlrpc_free_req, "request records (end)", "ptl_free_req_kp", NULL,
-	    "ptl_free_req_fe", NULL),
+	PTL(ptlrpc_request_pack, "opcode (an argument) and the request's message",
+	    "ptl_pack_kp", NULL, "ptl_pack_fe", NULL),
+	PTL(ptlrpc_request_bufs_pack, "opcode where ptlrpc_request_pack is inlined",
+	    "ptl_bufs_pack_kp", NULL, "ptl_bufs_pack_fe", NULL),
+	PTL(lustre_msg_set_opc, "the message being packed (opcode, job ID)", "ptl_set_opc_kp",
+	    NULL, "ptl_set_opc_fe", NULL),
+	PTL(ptlrpc_lprocfs_rpc_sent, "request records: reply, Lustre's service time",
+	    "ptl_rpc_sent_kp", NULL, "ptl_rpc_sent_fe", NULL),
+	PTL(ptlrpc_lprocfs_brw, "bytes of bulk requests (ost_read, ost_write)", "ptl_brw_kp",
+	    NULL, "ptl_brw_fe", NULL),
+	PTL(__ptlrpc_free_req, "end of requests never replied (older builds)", "ptl_free_req_kp",
+	    NULL, "ptl_free_req_fe", NULL),
 	PTL(ptlrpc_resend_req, "resend events", "ptl_resend_kp", NULL, "ptl_resend_fe", NULL),
 	PTL(ptlrpc_restart_req, "restart events", "ptl_restart_kp", NULL, "ptl_restart_fe",
 	    NULL),
@@ -196,15 +206,42 @@ static const char *ptlrpc_module(const struct les_rpc_plan *p)
 	return "";
 }
 
+enum les_attach_method les_rpc_plan_method(const struct les_rpc_plan *p, const char *name)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (strcmp(p->probe[i].f->name, name) == 0)
+			return p->probe[i].method;
+	return LES_ATTACH_NONE;
+}
+
+static void plan_reqmsg(struct les_rpc_plan *p, struct btf *vmlinux);
+
 static void plan_opcode(struct les_rpc_plan *p, struct btf *vmlinux)
+{
+	p->reqmsg_off = -1;
+	plan_reqmsg(p, vmlinux);
+	if (les_rpc_plan_method(p, "lustre_msg_set_opc") != LES_ATTACH_NONE &&
+	    (les_rpc_plan_method(p, "ptlrpc_request_pack") != LES_ATTACH_NONE ||
+	     les_rpc_plan_method(p, "ptlrpc_request_bufs_pack") != LES_ATTACH_NONE))
+		snprintf(p->opcode_source, sizeof(p->opcode_source),
+			 "ptlrpc_request_pack's argument, message from lustre_msg_set_opc; "
+			 "else %s", p->reqmsg_source);
+	else
+		snprintf(p->opcode_source, sizeof(p->opcode_source), "%s", p->reqmsg_source);
+}
+
+/*
+ * rq_reqmsg's offset, for requests whose packing was not seen: module BTF
+ * (CO-RE, offset stays -1), else LES_PTLRPC_REQMSG_OFFSET.
+ */
+static void plan_reqmsg(struct les_rpc_plan *p, struct btf *vmlinux)
 {
 	const char *env = getenv(LES_PTLRPC_REQMSG_ENV);
 	char *end;
 	long v;
 
-	p->reqmsg_off = -1;
 	if (btf_of_has(vmlinux, ptlrpc_module(p), "ptlrpc_request", BTF_KIND_STRUCT)) {
-		snprintf(p->opcode_source, sizeof(p->opcode_source),
+		snprintf(p->reqmsg_source, sizeof(p->reqmsg_source),
 			 "struct ptlrpc_request from module BTF (CO-RE)");
 		return;
 	}
@@ -213,16 +250,16 @@ static void plan_opcode(struct les_rpc_plan *p, struct btf *vmlinux)
 		v = strtol(env, &end, 0);
 		if (!errno && !*end && v >= 0 && v <= 4096) {
 			p->reqmsg_off = (int)v;
-			snprintf(p->opcode_source, sizeof(p->opcode_source),
+			snprintf(p->reqmsg_source, sizeof(p->reqmsg_source),
 				 "rq_reqmsg at offset %ld (%s)", v, LES_PTLRPC_REQMSG_ENV);
 			return;
 		}
-		snprintf(p->opcode_source, sizeof(p->opcode_source),
+		snprintf(p->reqmsg_source, sizeof(p->reqmsg_source),
 			 "none: %s='%s' is not an offset from 0 to 4096", LES_PTLRPC_REQMSG_ENV,
 			 env);
 		return;
 	}
-	snprintf(p->opcode_source, sizeof(p->opcode_source),
+	snprintf(p->reqmsg_source, sizeof(p->reqmsg_source),
 		 "none: no BTF for struct ptlrpc_request and no %s; opcodes are left out",
 		 LES_PTLRPC_REQMSG_ENV);
 }

@@ -43,7 +43,8 @@ struct les_rpc_plan {
 	struct les_rpc_probe probe[LES_RPC_FN_MAX];
 	size_t n;
 	int reqmsg_off; /* for BPF's ptlrpc_reqmsg_off, -1: none */
-	char opcode_source[LES_RPC_REASON_MAX]; /* where PtlRPC opcodes come from, or why not */
+	char opcode_source[2 * LES_RPC_REASON_MAX]; /* where PtlRPC opcodes come from, or why not */
+	char reqmsg_source[LES_RPC_REASON_MAX]; /* where rq_reqmsg's offset comes from, or why not */
 };
 
 /*
@@ -52,6 +53,9 @@ struct les_rpc_plan {
  */
 void les_rpc_plan_make(struct les_rpc_plan *p, enum les_attach_mode mode, bool fentry_ok,
 		       const char *fentry_reason);
+
+/* How the function or tracepoint name is reached, LES_ATTACH_NONE if not. */
+enum les_attach_method les_rpc_plan_method(const struct les_rpc_plan *p, const char *name);
 
 /* Whether prog_name is a program of this plane; if so, *want says if it loads. */
 bool les_rpc_plan_owns(const struct les_rpc_plan *p, const char *prog_name, bool *want);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Skeleton lifecycle, map programming, counters and sweeping. */
+#define _GNU_SOURCE /* vasprintf */
 #include <errno.h>
 #include <stddef.h>
 #include <pthread.h>
@@ -15,6 +16,7 @@
 #include "les_maps.h"
 #include "filter.h"
 #include "fnprobes.h"
+#include "rpcprobes.h"
 #include "syscalls.h"
 #include "tracer.h"
 
@@ -113,6 +115,24 @@ static void les_filter_configure_bpf(const struct les_options *o, struct les_bpf
 	}
 }
 
+/*
+ * LES_FORCE_LOAD=prog,prog: load these programs whatever the plan says;
+ * LES_FORCE_OFF=prog,prog: never load these. For tests: of the refusal
+ * path (a program this kernel cannot take must be turned off with its
+ * reason, and the rest must run), and of the fallbacks behind a probe.
+ */
+static bool env_lists(const char *var, const char *prog)
+{
+	const char *list = getenv(var), *p;
+	size_t len = strlen(prog);
+
+	for (p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		if (strncmp(p, prog, len) == 0 && (p[len] == ',' || p[len] == 0))
+			return true;
+	}
+	return false;
+}
+
 int les_tracer_configure(struct les_tracer *t, const struct les_options *o,
 			 const struct les_probe_plan *plan)
 {
@@ -120,6 +140,8 @@ int les_tracer_configure(struct les_tracer *t, const struct les_options *o,
 	struct bpf_program *prog;
 	int err;
 
+	t->opts = o;
+	t->plan = plan;
 	s->rodata->wakeup_bytes = o->wakeup_bytes;
 	s->rodata->min_latency_ns = o->min_latency_ns;
 	s->rodata->filter_uid = o->filter_uid;
@@ -127,6 +149,8 @@ int les_tracer_configure(struct les_tracer *t, const struct les_options *o,
 	les_filter_configure_bpf(o, s);
 	s->rodata->want_file_id = o->file_id;
 	s->rodata->ptlrpc_reqmsg_off = plan->rpc.reqmsg_off;
+	s->rodata->ptlrpc_brw_probed =
+		les_rpc_plan_method(&plan->rpc, "ptlrpc_lprocfs_brw") != LES_ATTACH_NONE;
 
 	err = bpf_map__set_max_entries(s->maps.events, (__u32)o->ringbuf_bytes);
 	err = err ?: bpf_map__set_max_entries(s->maps.fuse_inflight, o->inflight_max);
@@ -141,6 +165,8 @@ int les_tracer_configure(struct les_tracer *t, const struct les_options *o,
 		bool want = les_probe_plan_wants(plan, bpf_program__name(prog),
 						 bpf_program__section_name(prog));
 
+		want = want || env_lists("LES_FORCE_LOAD", bpf_program__name(prog));
+		want = want && !env_lists("LES_FORCE_OFF", bpf_program__name(prog));
 		err = bpf_program__set_autoload(prog, want);
 		if (err)
 			return err;
@@ -218,10 +244,195 @@ static int put_fn_coverage(struct les_tracer *t)
 	return put_syscalls(t, everywhere);
 }
 
+/*
+ * The program libbpf last complained about while loading, and why: libbpf
+ * names it in every warning ("prog 'NAME': ..."), the verifier's log
+ * included. Its print callback has no context argument, hence file scope;
+ * only les_tracer_load sets it, on the main thread.
+ */
+static struct load_capture {
+	libbpf_print_fn_t prev;
+	char prog[LES_PROG_NAME_LEN];
+	char reason[LES_REFUSAL_REASON];
+} capture;
+
+static bool log_noise(const char *line, size_t len)
+{
+	static const char *const noise[] = { "processed ", "verification time", "stack depth",
+					     "-- END PROG LOAD LOG --" };
+
+	if (!len)
+		return true;
+	for (size_t i = 0; i < sizeof(noise) / sizeof(noise[0]); i++)
+		if (strncmp(line, noise[i], strlen(noise[i])) == 0)
+			return true;
+	return false;
+}
+
+/* The verifier's verdict: the last line of its log that is not a summary. */
+static void capture_verifier_line(const char *log)
+{
+	const char *best = NULL, *line = log;
+	size_t best_len = 0;
+
+	while (*line) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+
+		if (!log_noise(line, len)) {
+			best = line;
+			best_len = len;
+		}
+		if (!nl)
+			break;
+		line = nl + 1;
+	}
+	if (best)
+		snprintf(capture.reason, sizeof(capture.reason), "verifier: %.*s", (int)best_len,
+			 best);
+}
+
+static void capture_message(const char *msg)
+{
+	const char *name = msg + strlen("prog '"), *end = strchr(name, '\'');
+	const char *log = strstr(msg, "-- BEGIN PROG LOAD LOG --\n");
+	size_t len = end ? (size_t)(end - name) : 0;
+
+	if (!len || len >= sizeof(capture.prog))
+		return;
+	if (strncmp(capture.prog, name, len) != 0 || capture.prog[len]) {
+		memcpy(capture.prog, name, len);
+		capture.prog[len] = 0;
+		capture.reason[0] = 0;
+	}
+	if (log) {
+		capture_verifier_line(log + strlen("-- BEGIN PROG LOAD LOG --\n"));
+	} else if (!capture.reason[0] && end[1] == ':') {
+		snprintf(capture.reason, sizeof(capture.reason), "%s", end + 3);
+		capture.reason[strcspn(capture.reason, "\n")] = 0;
+	}
+}
+
+static int capture_print(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	va_list copy;
+	char *msg = NULL;
+
+	va_copy(copy, args);
+	if (level == LIBBPF_WARN && vasprintf(&msg, fmt, copy) >= 0) {
+		const char *text = msg;
+
+		if (strncmp(text, "libbpf: ", strlen("libbpf: ")) == 0)
+			text += strlen("libbpf: ");
+		if (strncmp(text, "prog '", strlen("prog '")) == 0)
+			capture_message(text);
+	}
+	va_end(copy);
+	free(msg);
+	return capture.prev ? capture.prev(level, fmt, args) : 0;
+}
+
+static bool refused_already(const struct les_tracer *t, const char *prog)
+{
+	for (size_t i = 0; i < t->refused.n; i++)
+		if (strcmp(t->refused.r[i].prog, prog) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * A PtlRPC fentry/fexit program's kprobe twin (ptl_x_fe -> ptl_x_kp,
+ * ptl_x_fx -> ptl_x_kr), or NULL. Function-probe slots have none here:
+ * a refused slot leaves its op to the syscall fallback.
+ */
+static struct bpf_program *kprobe_twin(struct les_bpf *s, const char *prog)
+{
+	size_t len = strlen(prog);
+	char twin[LES_PROG_NAME_LEN];
+
+	if (len < 4 || len >= sizeof(twin) || strncmp(prog, "ptl_", 4) != 0 ||
+	    (strcmp(prog + len - 3, "_fe") != 0 && strcmp(prog + len - 3, "_fx") != 0))
+		return NULL;
+	memcpy(twin, prog, len + 1);
+	twin[len - 1] = prog[len - 1] == 'e' ? 'p' : 'r';
+	twin[len - 2] = 'k';
+	return bpf_object__find_program_by_name(s->obj, twin);
+}
+
+/* Turn the refused programs off in a freshly configured object. */
+static int apply_refusals(struct les_tracer *t)
+{
+	for (size_t i = 0; i < t->refused.n; i++) {
+		struct bpf_program *prog =
+			bpf_object__find_program_by_name(t->skel->obj, t->refused.r[i].prog);
+		struct bpf_program *twin = kprobe_twin(t->skel, t->refused.r[i].prog);
+		int err;
+
+		if (!prog)
+			continue;
+		err = bpf_program__set_autoload(prog, false);
+		if (!err && twin && t->plan->fn.kprobe_ok && !refused_already(t, bpf_program__name(twin)))
+			err = bpf_program__set_autoload(twin, true);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Open and configure again, without what was refused: libbpf loads an object once. */
+static int reopen(struct les_tracer *t)
+{
+	const struct les_options *o = t->opts;
+	const struct les_probe_plan *plan = t->plan;
+	int err;
+
+	les_bpf__destroy(t->skel);
+	t->skel = les_bpf__open();
+	if (!t->skel)
+		return -errno;
+	err = les_tracer_configure(t, o, plan);
+	return err ?: apply_refusals(t);
+}
+
+/* Keep the program capture names as refused; false if it cannot be. */
+static bool refuse_captured(struct les_tracer *t, int err)
+{
+	struct bpf_program *prog =
+		capture.prog[0] ? bpf_object__find_program_by_name(t->skel->obj, capture.prog)
+				: NULL;
+	struct les_refusal *r;
+
+	if (!prog || !bpf_program__autoload(prog) || refused_already(t, capture.prog) ||
+	    t->refused.n >= LES_MAX_REFUSED)
+		return false;
+	r = &t->refused.r[t->refused.n++];
+	snprintf(r->prog, sizeof(r->prog), "%s", capture.prog);
+	if (capture.reason[0])
+		snprintf(r->reason, sizeof(r->reason), "%s", capture.reason);
+	else
+		snprintf(r->reason, sizeof(r->reason), "load failed: %s", strerror(-err));
+	fprintf(stderr, "lustre-ebpf-stream: warning: %s refused by this kernel, running without it: %s\n",
+		r->prog, r->reason);
+	return true;
+}
+
 int les_tracer_load(struct les_tracer *t)
 {
-	int err = les_bpf__load(t->skel);
+	int err;
 
+	for (;;) {
+		memset(&capture, 0, sizeof(capture));
+		capture.prev = libbpf_set_print(capture_print);
+		err = les_bpf__load(t->skel);
+		libbpf_set_print(capture.prev);
+		if (!err || !refuse_captured(t, err))
+			break;
+		err = reopen(t);
+		if (err)
+			break;
+	}
+	t->opts = NULL;
+	t->plan = NULL;
 	return err ?: put_syscalls(t, 0);
 }
 
@@ -313,6 +524,8 @@ static int attach_fn_slot(struct les_tracer *t, int slot)
 
 	if (!entry || !exit)
 		return -ENOENT;
+	if (!bpf_program__autoload(entry) || !bpf_program__autoload(exit))
+		return -ENOEXEC; /* refused at load: see programs_refused */
 	exit_link = kprobe ? bpf_program__attach_kprobe(exit, true, fn_state.func[slot])
 			   : bpf_program__attach(exit);
 	if (!exit_link)
@@ -504,7 +717,7 @@ static void read_rpc_inflight(struct les_tracer *t, struct les_kernel_stats *ks)
 
 	for (void *prev = NULL; bpf_map_get_next_key(ptl_fd, prev, &next) == 0; prev = &key) {
 		key = next;
-		if (bpf_map_lookup_elem(ptl_fd, &key, &req) == 0 && req.sent_ns)
+		if (bpf_map_lookup_elem(ptl_fd, &key, &req) == 0 && req.sent_ns && !req.replied_ns)
 			inflight_add(ks, LES_PROTO_PTLRPC, req.dev);
 	}
 	for (void *prev = NULL; bpf_map_get_next_key(sun_fd, prev, &next) == 0; prev = &key) {
@@ -539,6 +752,7 @@ void les_tracer_read_stats(struct les_tracer *t, struct les_kernel_stats *ks)
 	}
 	ks->inflight_fuse = n;
 	read_rpc_inflight(t, ks);
+	ks->refused = &t->refused;
 	ks->stale_swept = t->stale_swept;
 	ks->threads_swept = t->threads_swept;
 }

@@ -22,6 +22,10 @@ struct bpf_link;
 
 struct les_tracer {
 	struct les_bpf *skel;
+	/* Kept for a reload without the programs the kernel refused. */
+	const struct les_options *opts;
+	const struct les_probe_plan *plan;
+	struct les_refusals refused;
 	struct ring_buffer *rb;
 	struct bpf_link *links[LES_MAX_LINKS];
 	size_t n_links;
@@ -33,6 +37,12 @@ struct les_tracer {
 int les_tracer_open(struct les_tracer *t);
 int les_tracer_configure(struct les_tracer *t, const struct les_options *o,
 			 const struct les_probe_plan *plan);
+/*
+ * Load what the kernel takes: a program it refuses is turned off (its
+ * kprobe twin turned on where it has one) and the object loaded again,
+ * each refusal kept in t->refused with the verifier's or libbpf's reason.
+ * Fails only when something other than a program fails, or nothing is left.
+ */
 int les_tracer_load(struct les_tracer *t);
 int les_tracer_set_mounts(struct les_tracer *t, const struct les_observed *obs);
 int les_tracer_attach(struct les_tracer *t, int verbose);

@@ -12,12 +12,19 @@
 # parent access op charged (rpc_wait_ns), exactly 3 resend events for the
 # workload's pid, one expire/notconn/restart each, lock_wait >= the lock
 # delay, async OST_WRITEs attributed to dd and its write (worker
-# ptlrpcd_00_00), one request record per request the module freed, the
+# ptlrpcd_00_00) with its bytes and the job ID the module put on the wire,
+# one request record per reply the module accounted
+# (ptlrpc_lprocfs_rpc_sent, as real Lustre's per-opcode counters), the
 # in-flight gauge up during the slow write and 0 at the end, also after a
-# process was killed mid-request. Opcodes appear with the stand-in's
-# published rq_reqmsg offset (LES_PTLRPC_REQMSG_OFFSET) and are absent
-# without it. Also runs test/e2e/25_rpc_verifier.sh: the fentry twins must
-# load on this kernel.
+# process was killed mid-request. Opcodes come from ptlrpc_request_pack's
+# argument, with no structure offset; with the pack probes left out
+# (LES_FORCE_OFF) they come from the published rq_reqmsg offset
+# (LES_PTLRPC_REQMSG_OFFSET) and are absent without it. Also runs
+# test/e2e/25_rpc_verifier.sh: the fentry twins must load on this kernel.
+#
+# Runs on the stand-in, not on real Lustre: real Lustre cannot be made to
+# resend, expire, answer not-connected or delay a lock on demand. What
+# real Lustre shows is proven in test/vm/lustre-real/.
 set -u
 
 # shellcheck source=test/vm/guest-lib.sh
@@ -89,8 +96,9 @@ check "--list-probes: PtlRPC/LDLM probes by kprobe on the stand-in (no BTF)" lis
 
 # ---- run 1: injections, opcodes from the published offset -----------------
 
-start_tracer run1 LES_PTLRPC_REQMSG_OFFSET="$reqmsg_off" || die "tool did not start"
+start_tracer run1 || die "tool did not start"
 freed0=$(param requests_freed)
+replied0=$(param requests_replied)
 resends0=$(param resends)
 
 set_param rpc_latency_ms 50
@@ -137,9 +145,10 @@ set_param rpc_latency_ms 0
 sleep 1.5
 
 freed1=$(param requests_freed)
+replied1=$(param requests_replied)
 resends1=$(param resends)
 tracer_stop || say "tool exit status $?"
-say "module: $((freed1 - freed0)) requests freed, $((resends1 - resends0)) resends while traced"
+say "module: $((freed1 - freed0)) requests freed, $((replied1 - replied0)) replied, $((resends1 - resends0)) resends while traced"
 
 check "tool ran without errors" grep -q "probes attached" "$work/run1.err"
 check "every line is valid JSON" jq -e . "$work/run1.jsonl"
@@ -172,7 +181,7 @@ queue_wait_opcode()
 		[.[] | select(.type == "rpc" and .op == "queue_wait" and .pid == $p)]
 		| length > 0 and all(.[]; .opcode == 33 and .opcode_name == "mds_getattr")'
 }
-check "queue_wait opcode mds_getattr (33) read through the published offset" queue_wait_opcode
+check "queue_wait opcode mds_getattr (33) from ptlrpc_request_pack, no offset" queue_wait_opcode
 
 resends_exact()
 {
@@ -227,20 +236,29 @@ async_write()
 		   | tostring | debug)
 		| ($w | length) == 1 and ($r | length) == 1
 		and $r[0].comm == "dd" and $r[0].worker_comm == "ptlrpcd_00_00"
-		and $r[0].parent_op_id == $w[0].op_id
+		and $r[0].parent_op_id == $w[0].op_id and $r[0].bytes == 4096
+		and $r[0].lustre_jobid == "dd.0"
 		and $r[0].latency_ns >= 2500000000 and $w[0].latency_ns < 2500000000'
 }
-check "async_writes: OST_WRITE sent/freed by ptlrpcd_00_00 is dd's and its write's" async_write
+check "async_writes: OST_WRITE sent by ptlrpcd_00_00 is dd's and its write's, 4096 bytes, job dd.0" \
+	async_write
 
 requests_match_module()
 {
 	local n
 
 	n=$(q run1 -r '[.[] | select(.type == "rpc" and .op == "request")] | length')
-	echo "request records: $n, module freed: $((freed1 - freed0))"
-	[ "$n" = $((freed1 - freed0)) ]
+	echo "request records: $n, module replied: $((replied1 - replied0)), freed: $((freed1 - freed0))"
+	[ "$n" = $((replied1 - replied0)) ] && [ "$n" -gt 0 ]
 }
-check "one request record per request the module freed" requests_match_module
+check "one request record per reply the module accounted" requests_match_module
+
+request_jobids()
+{
+	q run1 -e '[.[] | select(.type == "rpc" and .op == "request" and .comm == "stat")]
+		| length > 0 and all(.[]; .lustre_jobid == "stat.0")'
+}
+check "request records carry the job ID on the wire (stat.0)" request_jobids
 
 queue_wait_joins_request()
 {
@@ -278,9 +296,25 @@ killed_mid_request()
 }
 check "a process killed mid-request: its request still ends and is recorded" killed_mid_request
 
-# ---- run 2: no offset, no BTF: no opcode ------------------------------------
+# ---- runs 2 and 3: without the pack probes, the offset or nothing ---------
 
-start_tracer run2 || die "tool did not start (run 2)"
+no_pack=LES_FORCE_OFF=ptl_pack_kp,ptl_bufs_pack_kp,ptl_set_opc_kp
+start_tracer run2 "$no_pack" LES_PTLRPC_REQMSG_OFFSET="$reqmsg_off" || die "tool did not start (run 2)"
+stat "$mnt/d/f" >/dev/null &
+stat_off_pid=$!
+wait $stat_off_pid
+sleep 1
+tracer_stop || say "tool exit status $?"
+
+offset_opcode()
+{
+	q run2 --argjson p "$stat_off_pid" -e '
+		[.[] | select(.type == "rpc" and .op == "queue_wait" and .pid == $p)]
+		| length > 0 and all(.[]; .opcode == 33 and .opcode_name == "mds_getattr")'
+}
+check "without the pack probes: opcode through the published offset" offset_opcode
+
+start_tracer run3 "$no_pack" || die "tool did not start (run 3)"
 stat "$mnt/d/f" >/dev/null &
 stat2_pid=$!
 wait $stat2_pid
@@ -289,12 +323,12 @@ tracer_stop || say "tool exit status $?"
 
 no_opcode()
 {
-	q run2 --argjson p "$stat2_pid" -e '
+	q run3 --argjson p "$stat2_pid" -e '
 		[.[] | select(.type == "rpc" and (.proto == "ptlrpc" or .proto == "ldlm"))] as $r
 		| ($r | map(select(.pid == $p and .op == "queue_wait")) | length) >= 1
 		and all($r[]; has("opcode") | not) and all($r[]; has("opcode_name") | not)'
 }
-check "without BTF or an offset the opcode is absent, never guessed" no_opcode
+check "without pack probes, BTF or an offset the opcode is absent, never guessed" no_opcode
 
 # ---- the fentry twins and kprobes through this kernel's verifier ----------
 

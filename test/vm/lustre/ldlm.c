@@ -46,7 +46,7 @@ LES_PROBED int ldlm_completion_ast(struct ldlm_lock *lock, __u64 flags, void *da
 	/* The completion callback "arrives" after the injected wait. */
 	atomic_inc(&les_lock_waits);
 	if (lock->l_grant_delay_ms)
-		msleep(lock->l_grant_delay_ms);
+		les_sleep_ms(lock->l_grant_delay_ms);
 	lock->l_granted_mode = lock->l_req_mode;
 	return 0;
 }

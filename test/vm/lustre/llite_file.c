@@ -88,7 +88,7 @@ LES_PROBED ssize_t ll_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	if (!done)
 		return 0;
 	/* The bytes "came" in one bulk read. */
-	rc = les_dt_rpc(inode, OST_READ);
+	rc = les_dt_bulk_rpc(inode, OST_READ, (int)done);
 	if (rc)
 		return rc;
 	iocb->ki_pos = pos + done;
@@ -112,17 +112,18 @@ static int les_write_interpret(const struct lu_env *env, struct ptlrpc_request *
 	return rc;
 }
 
-static int les_send_write(struct inode *inode)
+static int les_send_write(struct inode *inode, int bytes)
 {
 	struct ll_sb_info *sbi = ll_i2sbi(inode);
 	struct ll_inode_info *lli = ll_i2info(inode);
 	struct ptlrpc_request *req;
 
 	if (!les_async_writes())
-		return les_dt_rpc(inode, OST_WRITE);
+		return les_dt_bulk_rpc(inode, OST_WRITE, bytes);
 	req = les_request_new(&sbi->ll_dt_imp, LUSTRE_OST_VERSION, OST_WRITE, 0);
 	if (IS_ERR(req))
 		return PTR_ERR(req);
+	req->rq_bulk_nob = bytes;
 	ihold(inode);
 	atomic_inc(&lli->lli_async_writes);
 	atomic_inc(&sbi->ll_async_inflight);
@@ -165,7 +166,7 @@ LES_PROBED ssize_t ll_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	inode_unlock(inode);
 	if (!done)
 		return -EFAULT;
-	rc = les_send_write(inode);
+	rc = les_send_write(inode, (int)done);
 	if (rc)
 		return rc;
 	iocb->ki_pos = pos + done;

@@ -31,7 +31,7 @@ int les_md_rpc(struct inode *inode, int opcode, __u32 reint_op)
 	return rc;
 }
 
-int les_dt_rpc(struct inode *inode, int opcode)
+int les_dt_bulk_rpc(struct inode *inode, int opcode, int bytes)
 {
 	struct ptlrpc_request *req;
 	int rc;
@@ -39,9 +39,15 @@ int les_dt_rpc(struct inode *inode, int opcode)
 	req = les_request_new(&ll_i2sbi(inode)->ll_dt_imp, LUSTRE_OST_VERSION, opcode, 0);
 	if (IS_ERR(req))
 		return PTR_ERR(req);
+	req->rq_bulk_nob = bytes;
 	rc = ptlrpc_queue_wait(req);
 	ptlrpc_req_put(req);
 	return rc;
+}
+
+int les_dt_rpc(struct inode *inode, int opcode)
+{
+	return les_dt_bulk_rpc(inode, opcode, 0);
 }
 
 static struct inode *ll_alloc_inode(struct super_block *sb)

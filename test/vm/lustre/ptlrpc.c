@@ -120,10 +120,14 @@ module_param_cb(resends, &les_counter_ops, &les_fault_done[LES_FAULT_RESEND], 04
 
 static atomic_t les_sent;	   /* ptlrpc_send_new_req calls */
 static atomic_t les_freed;	   /* __ptlrpc_free_req calls */
+static atomic_t les_replied;	   /* ptlrpc_lprocfs_rpc_sent calls: replies accounted */
+static atomic_t les_brw;	   /* ptlrpc_lprocfs_brw calls */
 static atomic_t les_in_flight;	   /* sent, reply not yet in */
 static atomic_t les_ptlrpcd_freed; /* freed in ptlrpcd's context */
 module_param_cb(requests_sent, &les_counter_ops, &les_sent, 0444);
 module_param_cb(requests_freed, &les_counter_ops, &les_freed, 0444);
+module_param_cb(requests_replied, &les_counter_ops, &les_replied, 0444);
+module_param_cb(requests_brw, &les_counter_ops, &les_brw, 0444);
 module_param_cb(requests_in_flight, &les_counter_ops, &les_in_flight, 0444);
 module_param_cb(requests_freed_by_ptlrpcd, &les_counter_ops, &les_ptlrpcd_freed, 0444);
 
@@ -189,7 +193,20 @@ LES_PROBED struct ptlrpc_request *ptlrpc_request_alloc(struct obd_import *imp,
 	return req;
 }
 
-LES_PROBED int ptlrpc_request_pack(struct ptlrpc_request *request, __u32 version, int opcode)
+/* Real Lustre sets pb_opc here, called on the request's new message while packing. */
+LES_PROBED void lustre_msg_set_opc(struct lustre_msg *msg, __u32 opcode)
+{
+	struct ptlrpc_body *body = lustre_msg_buf(msg, 0);
+
+	body->pb_opc = opcode;
+}
+
+/*
+ * As Lustre: the body's type stays 0 until ptl_send_rpc, and the opcode
+ * goes in through lustre_msg_set_opc.
+ */
+LES_PROBED int ptlrpc_request_bufs_pack(struct ptlrpc_request *request, __u32 version, int opcode,
+					char **bufs, void *ctx)
 {
 	int bufcount = request->rq_format ? request->rq_format->rf_bufcount : 1;
 	struct lustre_msg *msg;
@@ -207,14 +224,45 @@ LES_PROBED int ptlrpc_request_pack(struct ptlrpc_request *request, __u32 version
 	if (bufcount > 1)
 		msg->lm_buflens[1] = LES_REC_SIZE;
 	body = lustre_msg_buf(msg, 0);
-	body->pb_type = PTL_RPC_MSG_REQUEST;
 	body->pb_version = version | PTLRPC_MSG_VERSION;
-	body->pb_opc = opcode;
 	request->rq_reqmsg = msg;
 	request->rq_reqlen = len;
 	request->rq_opc = opcode;
 	request->rq_xid = atomic64_inc_return(&les_last_xid);
+	lustre_msg_set_opc(msg, opcode);
 	return 0;
+}
+
+LES_PROBED int ptlrpc_request_pack(struct ptlrpc_request *request, __u32 version, int opcode)
+{
+	return ptlrpc_request_bufs_pack(request, version, opcode, NULL, NULL);
+}
+
+/*
+ * The job ID as Lustre's default jobid_name "%e.%u" gives it (the stand-in
+ * has no jobid_var), set when the request is queued, in the submitter.
+ */
+LES_PROBED void lustre_msg_set_jobinfo(struct lustre_msg *msg, const void *ji)
+{
+	struct ptlrpc_body *body = lustre_msg_buf(msg, 0);
+
+	if (body->pb_jobid[0])
+		return;
+	body->pb_uid = from_kuid(&init_user_ns, current_uid());
+	body->pb_gid = from_kgid(&init_user_ns, current_gid());
+	snprintf(body->pb_jobid, sizeof(body->pb_jobid), "%s.%u", current->comm, body->pb_uid);
+}
+
+/* Lustre's per-opcode accounting of a reply; amount: microseconds since the send. */
+LES_PROBED void ptlrpc_lprocfs_rpc_sent(struct ptlrpc_request *req, long amount)
+{
+	atomic_inc(&les_replied);
+}
+
+/* Lustre's bulk byte accounting (brw_interpret), after the reply. */
+LES_PROBED void ptlrpc_lprocfs_brw(struct ptlrpc_request *req, int bytes)
+{
+	atomic_inc(&les_brw);
 }
 
 static const struct req_format les_fmt_body = {"body", 1};
@@ -242,6 +290,9 @@ struct ptlrpc_request *les_request_new(struct obd_import *imp, __u32 version, in
 
 LES_PROBED int ptl_send_rpc(struct ptlrpc_request *request, int noreply)
 {
+	struct ptlrpc_body *body = lustre_msg_buf(request->rq_reqmsg, 0);
+
+	body->pb_type = PTL_RPC_MSG_REQUEST;
 	/* Nothing crosses a network: the reply wait starts now. */
 	request->rq_sent_ns = ktime_get();
 	request->rq_sent = 1;
@@ -351,13 +402,16 @@ static int les_await_reply(struct ptlrpc_request *req)
 	for (;;) {
 		latency = READ_ONCE(rpc_latency_ms);
 		if (latency)
-			msleep(latency);
+			les_sleep_ms(latency);
 		fault = les_next_fault(&had);
 		if (fault < 0)
 			break;
 		les_apply_fault(req, fault);
 		ptl_send_rpc(req, 0);
 	}
+	ptlrpc_lprocfs_rpc_sent(req, (long)ktime_us_delta(ktime_get(), req->rq_sent_ns));
+	if (req->rq_opc == OST_READ || req->rq_opc == OST_WRITE)
+		ptlrpc_lprocfs_brw(req, req->rq_bulk_nob);
 	spin_lock(&req->rq_lock);
 	req->rq_replied = 1;
 	req->rq_resend = 0;
@@ -378,6 +432,7 @@ LES_PROBED int ptlrpc_queue_wait(struct ptlrpc_request *req)
 
 	/* "for distributed debugging", as Lustre does. */
 	body->pb_status = current->pid;
+	lustre_msg_set_jobinfo(req->rq_reqmsg, NULL);
 	rc = ptlrpc_send_new_req(req);
 	if (!rc)
 		rc = les_await_reply(req);
@@ -408,6 +463,7 @@ static DECLARE_WAIT_QUEUE_HEAD(les_ptlrpcd_waitq);
 
 LES_PROBED void ptlrpcd_add_req(struct ptlrpc_request *req)
 {
+	lustre_msg_set_jobinfo(req->rq_reqmsg, NULL);
 	spin_lock(&les_ptlrpcd_lock);
 	list_add_tail(&req->rq_list, &les_ptlrpcd_queue);
 	spin_unlock(&les_ptlrpcd_lock);

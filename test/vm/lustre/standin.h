@@ -13,7 +13,9 @@
 #ifndef LES_LUSTRE_STANDIN_H
 #define LES_LUSTRE_STANDIN_H
 
+#include <linux/delay.h>
 #include <linux/fs.h>
+#include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
@@ -247,6 +249,7 @@ struct ptlrpc_request {
 	const struct req_format *rq_format;
 	ptlrpc_interpterer_t rq_interpret_reply;
 	void *rq_cb_data;
+	int rq_bulk_nob; /* bytes of an OST_READ/OST_WRITE (Lustre: rq_bulk->bd_nob) */
 };
 
 /* ---- LDLM: lustre/include/lustre_dlm.h, uapi lustre_idl.h ---- */
@@ -340,11 +343,30 @@ static inline struct ll_sb_info *ll_i2sbi(struct inode *inode)
 	return ll_s2sbi(inode->i_sb);
 }
 
+/*
+ * Sleep until at least ms of CLOCK_MONOTONIC (the clock BPF's
+ * bpf_ktime_get_ns reads) have passed: msleep counts jiffies, which under
+ * an emulated CPU can come in a little short of that.
+ */
+static inline void les_sleep_ms(unsigned int ms)
+{
+	ktime_t end = ktime_add_ms(ktime_get(), ms);
+
+	while (ktime_before(ktime_get(), end))
+		usleep_range(500, 1000);
+}
+
 /* ---- PtlRPC: lustre/ptlrpc/{client.c,niobuf.c,recover.c,ptlrpcd.c} ---- */
 
 struct ptlrpc_request *ptlrpc_request_alloc(struct obd_import *imp,
 					    const struct req_format *format);
 int ptlrpc_request_pack(struct ptlrpc_request *request, __u32 version, int opcode);
+int ptlrpc_request_bufs_pack(struct ptlrpc_request *request, __u32 version, int opcode,
+			     char **bufs, void *ctx);
+void lustre_msg_set_opc(struct lustre_msg *msg, __u32 opcode);
+void lustre_msg_set_jobinfo(struct lustre_msg *msg, const void *ji);
+void ptlrpc_lprocfs_rpc_sent(struct ptlrpc_request *req, long amount);
+void ptlrpc_lprocfs_brw(struct ptlrpc_request *req, int bytes);
 int ptlrpc_queue_wait(struct ptlrpc_request *req);
 int ptlrpc_send_new_req(struct ptlrpc_request *req);
 int ptl_send_rpc(struct ptlrpc_request *request, int noreply);
@@ -419,6 +441,7 @@ extern struct file_system_type lustre_fs_type;
 /* One synchronous request on the metadata or the data import. */
 int les_md_rpc(struct inode *inode, int opcode, __u32 reint_op);
 int les_dt_rpc(struct inode *inode, int opcode);
+int les_dt_bulk_rpc(struct inode *inode, int opcode, int bytes);
 struct ptlrpc_request *les_request_new(struct obd_import *imp, __u32 version, int opcode,
 				       __u32 reint_op);
 struct inode *les_new_inode(struct super_block *sb, const struct inode *dir, umode_t mode,
