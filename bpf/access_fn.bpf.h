@@ -128,9 +128,15 @@ static __always_inline bool fn_frame_is_atomic_open(const struct op_frame *f)
  * ->open (finish_open) and the filesystem may call its own ->lookup: the
  * open is the atomic_open's own (it reports it, with the whole latency);
  * a lookup is an op of its own, and the atomic_open remembers it ran.
+ * A probed function inside another of the same op on the same mount is
+ * the same user op (Lustre's ll_get_acl calls ll_get_inode_acl, its
+ * trusted./lustre. xattr handlers call the *_common ones): the outer one
+ * reports it.
  */
-static __always_inline __u32 fn_entry_op(__u32 op, struct op_frame *parent)
+static __always_inline __u32 fn_entry_op(__u32 op, struct op_frame *parent, __u32 dev)
 {
+	if (parent && parent->key < 0 && parent->dev == dev && (parent->op & FN_OP_MASK) == op)
+		return FN_OP_SILENT;
 	if (!parent || !fn_frame_is_atomic_open(parent))
 		return op;
 	if (op == LES_OP_OPEN)
@@ -168,7 +174,7 @@ static __always_inline int fn_enter(__u32 slot, __u64 target, __u64 aux, __u64 o
 	}
 	if (depth)
 		parent = &ops->frame[(depth - 1) & (LES_MAX_DEPTH - 1)];
-	op = fn_entry_op(FN_DESC(slot).op, parent);
+	op = fn_entry_op(FN_DESC(slot).op, parent, dev);
 	if (flags & LES_FN_F_ATOMIC_OPEN) {
 		if (open_flags & FN_O_CREAT)
 			op |= FN_FRAME_CREAT;

@@ -436,6 +436,7 @@ int les_consumer_emit_stats(struct les_consumer *c, const struct les_kernel_stat
 	jw_kv_u64(w, "dropped_output_lines", c->file ? c->file->dropped : 0);
 	jw_kv_u64(w, "filtered_kernel", ks->counters[LES_CNT_FILTERED]);
 	jw_kv_u64(w, "filtered_userspace", c->filtered_userspace);
+	jw_kv_u64(w, "kretprobe_missed", ks->kretprobe_missed);
 	jw_kv_u64(w, "stale_swept", ks->stale_swept);
 	jw_kv_u64(w, "threads_swept", ks->threads_swept);
 	put_inflight(w, c, ks);

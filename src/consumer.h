@@ -73,6 +73,7 @@ struct les_refusals {
 struct les_kernel_stats {
 	uint64_t counters[LES_CNT_SLOTS];
 	const struct les_refusals *refused; /* programs turned off at load */
+	uint64_t kretprobe_missed; /* returns lost: more callers at once than instances */
 	uint64_t stale_swept; /* in-flight requests swept by age */
 	uint64_t threads_swept; /* per-thread op stacks swept by age */
 	uint64_t inflight_fuse; /* FUSE requests in flight now */

@@ -51,7 +51,9 @@ static const struct les_fn_entry fn_table[] = {
 	ROW(LUSTRE, LOOKUP, ll_lookup_nd, "lustre", IOPS, "lookup", K_INODE, F_LOOKUP),
 	ROW(LUSTRE, OPEN, ll_atomic_open, "lustre", IOPS, "atomic_open", K_INODE, F_ATOMIC),
 	ROW(LUSTRE, OPEN, ll_file_open, "lustre", FOPS, "open", K_INODE, 0),
+	ROW(LUSTRE, OPEN, ll_dir_open, "lustre", FOPS, "open", K_INODE, 0),
 	ROW(LUSTRE, CLOSE, ll_file_release, "lustre", FOPS, "release", K_INODE, 0),
+	ROW(LUSTRE, CLOSE, ll_dir_release, "lustre", FOPS, "release", K_INODE, 0),
 	ROW(LUSTRE, READ, ll_file_read_iter, "lustre", FOPS, "read_iter", K_KIOCB, 0),
 	ROW(LUSTRE, WRITE, ll_file_write_iter, "lustre", FOPS, "write_iter", K_KIOCB, 0),
 	ROW(LUSTRE, FSYNC, ll_fsync, "lustre", FOPS, "fsync", K_FILE, 0),
@@ -59,6 +61,9 @@ static const struct les_fn_entry fn_table[] = {
 	ROW(LUSTRE, SETATTR, ll_setattr, "lustre", IOPS, "setattr", K_DENT, 0),
 	ROW(LUSTRE, GETXATTR, ll_xattr_get_common, "lustre", XATTR, "get", K_INODE, 0),
 	ROW(LUSTRE, SETXATTR, ll_xattr_set_common, "lustre", XATTR, "set", K_INODE, 0),
+	/* trusted. and lustre. names: these call the *_common ones above but for "lov" */
+	ROW(LUSTRE, GETXATTR, ll_xattr_get, "lustre", XATTR, "get", K_INODE, 0),
+	ROW(LUSTRE, SETXATTR, ll_xattr_set, "lustre", XATTR, "set", K_INODE, 0),
 	ROW(LUSTRE, LISTXATTR, ll_listxattr, "lustre", IOPS, "listxattr", K_DENT, 0),
 	ROW(LUSTRE, GET_ACL, ll_get_inode_acl, "lustre", IOPS, "get_inode_acl", K_INODE, 0),
 	ROW(LUSTRE, GET_ACL, ll_get_acl, "lustre", IOPS, "get_acl", K_INODE | K_DENT, 0),
@@ -77,6 +82,8 @@ static const struct les_fn_entry fn_table[] = {
 	/* NFS (nfs, nfsv3 and nfsv4 modules) */
 	ROW(NFS, LOOKUP, nfs_lookup, "nfs", IOPS, "lookup", K_INODE, F_LOOKUP),
 	ROW(NFS, OPEN, nfs_atomic_open, "nfs", IOPS, "atomic_open", K_INODE, F_ATOMIC),
+	/* 6.12: NFSv2/v3 directories got their own ->atomic_open for O_CREAT */
+	ROW(NFS, OPEN, nfs_atomic_open_v23, "nfs", IOPS, "atomic_open", K_INODE, F_ATOMIC),
 	ROW(NFS, OPEN, nfs_file_open, "nfs", FOPS, "open", K_INODE, 0),
 	ROW(NFS, OPEN, nfs4_file_open, "nfsv4", FOPS, "open", K_INODE, 0),
 	ROW(NFS, OPEN, nfs_opendir, "nfs", FOPS, "open", K_INODE, 0),

@@ -18,7 +18,7 @@
 #define TRACEFS	      "/sys/kernel/tracing"
 #define DEBUGFS_TRACE "/sys/kernel/debug/tracing"
 
-static const char *tracefs_root(void)
+const char *les_tracefs_root(void)
 {
 	if (access(TRACEFS "/events", F_OK) == 0)
 		return TRACEFS;
@@ -29,16 +29,16 @@ static const char *tracefs_root(void)
 
 int les_ensure_tracefs(void)
 {
-	if (tracefs_root())
+	if (les_tracefs_root())
 		return 0;
 	if (mount("tracefs", TRACEFS, "tracefs", 0, NULL) && errno != EBUSY)
 		return -errno;
-	return tracefs_root() ? 0 : -ENOENT;
+	return les_tracefs_root() ? 0 : -ENOENT;
 }
 
 bool les_tracepoint_exists(const char *category, const char *event)
 {
-	const char *root = tracefs_root();
+	const char *root = les_tracefs_root();
 	char path[512];
 
 	if (!root)

@@ -38,6 +38,8 @@ struct les_probe_plan {
 
 /* Mount tracefs if it is not mounted: tracepoint attach needs it. */
 int les_ensure_tracefs(void);
+/* Where tracefs is mounted, or NULL. */
+const char *les_tracefs_root(void);
 bool les_tracepoint_exists(const char *category, const char *event);
 /* A BTF type in vmlinux or any loaded module's BTF. */
 bool les_kernel_btf_has(const char *name, int kind);

@@ -79,7 +79,8 @@ static int configure_fn(struct les_tracer *t, const struct les_fn_plan *fn, int 
 		if ((size_t)pr->slot + 1 > fn_state.n_slots)
 			fn_state.n_slots = (size_t)pr->slot + 1;
 	}
-	bpf_object__for_each_program(prog, t->skel->obj) {
+	bpf_object__for_each_program(prog, t->skel->obj)
+	{
 		enum les_attach_method method;
 		bool multi;
 		int slot, err;
@@ -161,7 +162,8 @@ int les_tracer_configure(struct les_tracer *t, const struct les_options *o,
 	if (err)
 		return err;
 
-	bpf_object__for_each_program(prog, s->obj) {
+	bpf_object__for_each_program(prog, s->obj)
+	{
 		bool want = les_probe_plan_wants(plan, bpf_program__name(prog),
 						 bpf_program__section_name(prog));
 
@@ -258,8 +260,8 @@ static struct load_capture {
 
 static bool log_noise(const char *line, size_t len)
 {
-	static const char *const noise[] = { "processed ", "verification time", "stack depth",
-					     "-- END PROG LOAD LOG --" };
+	static const char *const noise[] = {"processed ", "verification time", "stack depth",
+					    "-- END PROG LOAD LOG --"};
 
 	if (!len)
 		return true;
@@ -371,7 +373,8 @@ static int apply_refusals(struct les_tracer *t)
 		if (!prog)
 			continue;
 		err = bpf_program__set_autoload(prog, false);
-		if (!err && twin && t->plan->fn.kprobe_ok && !refused_already(t, bpf_program__name(twin)))
+		if (!err && twin && t->plan->fn.kprobe_ok &&
+		    !refused_already(t, bpf_program__name(twin)))
 			err = bpf_program__set_autoload(twin, true);
 		if (err)
 			return err;
@@ -411,7 +414,8 @@ static bool refuse_captured(struct les_tracer *t, int err)
 		snprintf(r->reason, sizeof(r->reason), "%s", capture.reason);
 	else
 		snprintf(r->reason, sizeof(r->reason), "load failed: %s", strerror(-err));
-	fprintf(stderr, "lustre-ebpf-stream: warning: %s refused by this kernel, running without it: %s\n",
+	fprintf(stderr,
+		"lustre-ebpf-stream: warning: %s refused by this kernel, running without it: %s\n",
 		r->prog, r->reason);
 	return true;
 }
@@ -457,7 +461,7 @@ int les_tracer_set_mounts(struct les_tracer *t, const struct les_observed *obs)
 {
 	int observed_fd = bpf_map__fd(t->skel->maps.observed);
 	int paths_fd = bpf_map__fd(t->skel->maps.mount_paths);
-	const struct les_observed_mount empty = { 0 };
+	const struct les_observed_mount empty = {0};
 	__u32 key, next;
 	int err;
 
@@ -513,6 +517,26 @@ static void fn_lost(int slot, const char *why, int verbose)
 			fn_state.func[slot], why);
 }
 
+/*
+ * A return probe with room for many blocked callers (kretprobe.h), else
+ * libbpf's own, with the perf PMU's few instances.
+ */
+static struct bpf_link *attach_kretprobe(struct les_tracer *t, struct bpf_program *prog,
+					 const char *func)
+{
+	struct bpf_link *link = les_kretprobe_attach(&t->kretprobes, prog, func);
+
+	if (link)
+		return link;
+	if (fn_state.verbose)
+		fprintf(stderr,
+			"lustre-ebpf-stream: warning: %s: no tracefs kretprobe (%s): %d return "
+			"instances at most\n",
+			func, strerror(errno),
+			libbpf_num_possible_cpus() * 2 > 10 ? libbpf_num_possible_cpus() * 2 : 10);
+	return bpf_program__attach_kprobe(prog, true, func);
+}
+
 /* The fentry/fexit or kprobe/kretprobe pair of one slot; exit first. */
 static int attach_fn_slot(struct les_tracer *t, int slot)
 {
@@ -526,8 +550,8 @@ static int attach_fn_slot(struct les_tracer *t, int slot)
 		return -ENOENT;
 	if (!bpf_program__autoload(entry) || !bpf_program__autoload(exit))
 		return -ENOEXEC; /* refused at load: see programs_refused */
-	exit_link = kprobe ? bpf_program__attach_kprobe(exit, true, fn_state.func[slot])
-			   : bpf_program__attach(exit);
+	exit_link =
+		kprobe ? attach_kretprobe(t, exit, fn_state.func[slot]) : bpf_program__attach(exit);
 	if (!exit_link)
 		return -errno;
 	entry_link = kprobe ? bpf_program__attach_kprobe(entry, false, fn_state.func[slot])
@@ -568,8 +592,8 @@ static int attach_fn_multi(struct les_tracer *t)
 	if (!exit_link)
 		return -errno;
 	opts.retprobe = false;
-	entry_link = bpf_program__attach_kprobe_multi_opts(t->skel->progs.fn_kprobe_multi, NULL,
-							   &opts);
+	entry_link =
+		bpf_program__attach_kprobe_multi_opts(t->skel->progs.fn_kprobe_multi, NULL, &opts);
 	if (!entry_link) {
 		err = -errno;
 		bpf_link__destroy(exit_link);
@@ -633,9 +657,11 @@ int les_tracer_attach(struct les_tracer *t, int verbose)
 	struct bpf_program *prog;
 	int err;
 
-	bpf_object__for_each_program(prog, t->skel->obj) {
+	bpf_object__for_each_program(prog, t->skel->obj)
+	{
 		enum les_attach_method method;
 		struct bpf_link *link;
+		const char *section;
 		bool multi;
 		int slot;
 
@@ -644,12 +670,17 @@ int les_tracer_attach(struct les_tracer *t, int verbose)
 		/* Function probes attach in pairs, below. */
 		if (les_fn_prog_parse(bpf_program__name(prog), &slot, &method, &multi))
 			continue;
-		link = bpf_program__attach(prog);
+		section = bpf_program__section_name(prog);
+		if (strncmp(section, "kretprobe/", strlen("kretprobe/")) == 0)
+			link = attach_kretprobe(t, prog, section + strlen("kretprobe/"));
+		else
+			link = bpf_program__attach(prog);
 		if (!link) {
 			/* An optional probe missing degrades, it does not fail the start. */
 			t->n_attach_failed++;
 			if (verbose)
-				fprintf(stderr, "lustre-ebpf-stream: warning: %s not attached: %s\n",
+				fprintf(stderr,
+					"lustre-ebpf-stream: warning: %s not attached: %s\n",
 					bpf_program__name(prog), strerror(errno));
 			continue;
 		}
@@ -753,11 +784,13 @@ void les_tracer_read_stats(struct les_tracer *t, struct les_kernel_stats *ks)
 	ks->inflight_fuse = n;
 	read_rpc_inflight(t, ks);
 	ks->refused = &t->refused;
+	ks->kretprobe_missed =
+		t->kretprobes.n ? les_kretprobes_missed(&t->kretprobes) : t->kretprobe_missed;
 	ks->stale_swept = t->stale_swept;
 	ks->threads_swept = t->threads_swept;
 }
 
-#define SWEEP_KEY_MAX   16
+#define SWEEP_KEY_MAX	16
 #define SWEEP_VALUE_MAX 512
 #define SWEEP_BATCH	256
 
@@ -805,12 +838,12 @@ void les_tracer_sweep(struct les_tracer *t, uint64_t max_age_ns)
 	/* A thread that died mid-op; RPC state whose free, stats or return was missed. */
 	t->threads_swept += sweep_map(s->maps.thread_ops, offsetof(struct thread_ops, updated_ns),
 				      offsetof(struct thread_ops, depth), cutoff);
-	t->stale_swept += sweep_map(s->maps.ptlrpc_reqs, offsetof(struct ptlrpc_req, created_ns), -1,
-				    cutoff);
-	t->stale_swept += sweep_map(s->maps.sunrpc_tasks, offsetof(struct sunrpc_task, start_ns), -1,
-				    cutoff);
-	t->stale_swept += sweep_map(s->maps.ptlrpc_waits, offsetof(struct ptlrpc_wait, start_ns), -1,
-				    cutoff);
+	t->stale_swept +=
+		sweep_map(s->maps.ptlrpc_reqs, offsetof(struct ptlrpc_req, created_ns), -1, cutoff);
+	t->stale_swept +=
+		sweep_map(s->maps.sunrpc_tasks, offsetof(struct sunrpc_task, start_ns), -1, cutoff);
+	t->stale_swept +=
+		sweep_map(s->maps.ptlrpc_waits, offsetof(struct ptlrpc_wait, start_ns), -1, cutoff);
 }
 
 #define DETACH_THREADS 16
@@ -872,6 +905,10 @@ void les_tracer_detach(struct les_tracer *t)
 
 	destroy_links(t->links, t->n_links);
 	t->n_links = 0;
+	/* The events' counts go with them: keep the last for the final stats. */
+	if (t->kretprobes.n)
+		t->kretprobe_missed = les_kretprobes_missed(&t->kretprobes);
+	les_kretprobes_remove(&t->kretprobes);
 	if (fn_state.verbose && n_links)
 		fprintf(stderr, "lustre-ebpf-stream: %zu links detached in %llu ms\n", n_links,
 			(unsigned long long)elapsed_us(start) / 1000);

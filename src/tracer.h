@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "consumer.h"
+#include "kretprobe.h"
 #include "observed.h"
 #include "options.h"
 #include "probes.h"
@@ -26,6 +27,8 @@ struct les_tracer {
 	const struct les_options *opts;
 	const struct les_probe_plan *plan;
 	struct les_refusals refused;
+	struct les_kretprobes kretprobes; /* made in tracefs, with maxactive */
+	uint64_t kretprobe_missed; /* their misses when they were removed */
 	struct ring_buffer *rb;
 	struct bpf_link *links[LES_MAX_LINKS];
 	size_t n_links;

@@ -97,6 +97,7 @@ check "--list-probes: PtlRPC/LDLM probes by kprobe on the stand-in (no BTF)" lis
 # ---- run 1: injections, opcodes from the published offset -----------------
 
 start_tracer run1 || die "tool did not start"
+run1_pid=$tracer_pid
 freed0=$(param requests_freed)
 replied0=$(param requests_replied)
 resends0=$(param resends)
@@ -133,6 +134,19 @@ set_param rpc_latency_ms 0
 dd if=/dev/zero of="$mnt/d/async" bs=4k count=1 seek=1 conv=notrunc,fsync status=none
 set_param async_writes 0
 
+# 32 callers blocked in ptlrpc_queue_wait at once: more than the kernel's
+# default return instances of a perf kretprobe (max(10, 2 x CPUs)); the
+# tool's tracefs kretprobes have 1024.
+kretprobe_events=$(grep -c "^r1024:kprobes/les${run1_pid}_" /sys/kernel/tracing/kprobe_events)
+set_param rpc_latency_ms 400
+many_pids=()
+for _ in $(seq 32); do
+	stat "$mnt/d/f" >/dev/null &
+	many_pids+=($!)
+done
+wait "${many_pids[@]}"
+set_param rpc_latency_ms 0
+
 # Killed while its request is in flight: the request still ends (and is
 # counted out of flight) when the module frees it.
 set_param rpc_latency_ms 1000
@@ -151,6 +165,21 @@ tracer_stop || say "tool exit status $?"
 say "module: $((freed1 - freed0)) requests freed, $((replied1 - replied0)) replied, $((resends1 - resends0)) resends while traced"
 
 check "tool ran without errors" grep -q "probes attached" "$work/run1.err"
+check "return probes made in tracefs with 1024 instances ($kretprobe_events)" \
+	test "$kretprobe_events" -ge 3
+check "and removed when the tool stopped" \
+	bash -c "! grep -q 'les${run1_pid}_' /sys/kernel/tracing/kprobe_events"
+
+many_waits()
+{
+	q run1 --argjson pids "$(printf '%s\n' "${many_pids[@]}" | jq -s .)" -e '
+		[.[] | select(.type == "rpc" and .op == "queue_wait" and .latency_ns >= 400000000)
+			| select(.pid as $p | $pids | index($p) != null)] as $qw
+		| ([.[] | select(.type == "stats" and .final)][0].kretprobe_missed) as $missed
+		| ({queue_waits: ($qw | length), kretprobe_missed: $missed} | tostring | debug)
+		| ($qw | length) == 32 and $missed == 0'
+}
+check "32 callers blocked at once: 32 queue_wait records, no return missed" many_waits
 check "every line is valid JSON" jq -e . "$work/run1.jsonl"
 check "every line is valid against docs/record.schema.json" schema_valid "$work/run1.jsonl"
 
