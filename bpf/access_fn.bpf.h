@@ -224,10 +224,10 @@ static __always_inline __s32 fn_errno(__u8 ret_kind, __u64 ret)
 }
 
 /*
- * What an ->atomic_open did, decided when it returns: opened the file
- * (f_op set by finish_open), only looked the name up (finish_no_open), or
- * failed. open(O_CREAT | O_EXCL) that opened certainly created, the rule of
- * the syscall plane too.
+ * What an ->atomic_open did, decided when it returns: created the file
+ * (the filesystem set FMODE_CREATED; open(O_CREAT | O_EXCL) that opened
+ * certainly created, the rule of the syscall plane too), opened it (f_op
+ * set by finish_open), only looked the name up (finish_no_open), or failed.
  */
 static __always_inline __u32 fn_atomic_open_op(const struct op_frame *frame, __s32 err)
 {
@@ -236,8 +236,9 @@ static __always_inline __u32 fn_atomic_open_op(const struct op_frame *frame, __s
 	if (err)
 		return LES_OP_OPEN;
 	if (file && BPF_CORE_READ(file, f_op)) {
-		if ((frame->op & (FN_FRAME_CREAT | FN_FRAME_EXCL)) ==
-		    (FN_FRAME_CREAT | FN_FRAME_EXCL))
+		if ((BPF_CORE_READ(file, f_mode) & LES_FMODE_CREATED) ||
+		    (frame->op & (FN_FRAME_CREAT | FN_FRAME_EXCL)) ==
+			    (FN_FRAME_CREAT | FN_FRAME_EXCL))
 			return LES_OP_CREATE;
 		return LES_OP_OPEN;
 	}

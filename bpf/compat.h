@@ -10,6 +10,13 @@
 #ifndef LES_COMPAT_H
 #define LES_COMPAT_H
 
+/*
+ * include/linux/fs.h: a file that ->atomic_open (or the VFS for ->create)
+ * created carries FMODE_CREATED in f_mode; the flag has had this value
+ * since it was added in 4.19. A #define, so not in BTF.
+ */
+#define LES_FMODE_CREATED (1U << 20)
+
 /* fs/fuse/fuse_i.h; fuse_req.in/out wrap the headers since 4.x. */
 struct fuse_in_header___les {
 	__u32 len;

@@ -94,6 +94,28 @@ struct {
 	__type(value, struct ptlrpc_req);
 } ptlrpc_reqs SEC(".maps");
 
+/*
+ * obd_import -> the mount its last request made inside an access op came
+ * from. A client's imports (one per MDT and OST) serve one mount; requests
+ * made outside any op (writeback that a kworker or ptlrpcd builds, pings)
+ * get their mount from here. Imports that no access op ever used (a
+ * server's own, the MGC's) stay unknown.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64); /* struct obd_import * */
+	__type(value, __u32);
+} ptlrpc_import_dev SEC(".maps");
+
+/* tid -> the import ptlrpc_request_alloc{,_pool} was called with (kprobe entry). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} ptlrpc_alloc_import SEC(".maps");
+
 /* tid -> the request being packed on it, between pack and lustre_msg_set_opc. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -221,10 +243,12 @@ static __always_inline void rpc_set_worker(__u32 submitter_tid, __u32 *flags, __
  * whose free was missed and is replaced; otherwise the first sighting wins.
  * flags: LES_RPC_F_NO_BTF_TASK when the current thread only stands in.
  */
-static __always_inline struct ptlrpc_req *ptl_remember(__u64 req, bool created, __u32 flags)
+static __always_inline struct ptlrpc_req *ptl_remember(__u64 req, bool created, __u32 flags,
+						      __u64 imp)
 {
 	struct ptlrpc_req v = {}, *old;
 	struct op_frame *frame;
+	__u32 *imp_dev;
 
 	if (ptl_bad_ptr(req))
 		return NULL;
@@ -232,9 +256,14 @@ static __always_inline struct ptlrpc_req *ptl_remember(__u64 req, bool created, 
 	if (old && !created)
 		return old;
 	frame = ptl_current_frame();
+	imp_dev = imp ? bpf_map_lookup_elem(&ptlrpc_import_dev, &imp) : NULL;
 	if (frame) {
 		v.parent_op_id = frame->op_id;
 		v.dev = frame->dev;
+		if (imp && (!imp_dev || *imp_dev != v.dev))
+			bpf_map_update_elem(&ptlrpc_import_dev, &imp, &v.dev, BPF_ANY);
+	} else if (imp_dev && dev_observed(*imp_dev)) {
+		v.dev = *imp_dev;
 	} else if (!rpc_unattributed[LES_PROTO_PTLRPC]) {
 		return NULL;
 	}
@@ -251,17 +280,37 @@ static __always_inline struct ptlrpc_req *ptl_remember(__u64 req, bool created, 
 	return bpf_map_lookup_elem(&ptlrpc_reqs, &req);
 }
 
-/* ptlrpc_request_alloc{,_pool} returned req. */
-static __always_inline int ptl_created(__u64 req)
+/* ptlrpc_request_alloc{,_pool}(imp, ...) returned req. */
+static __always_inline int ptl_created(__u64 req, __u64 imp)
 {
-	ptl_remember(req, true, 0);
+	ptl_remember(req, true, 0, ptl_bad_ptr(imp) ? 0 : imp);
 	return 0;
+}
+
+/* kprobe entry of the allocators: the import, for their kretprobe. */
+static __always_inline int ptl_alloc_enter(__u64 imp)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	bpf_map_update_elem(&ptlrpc_alloc_import, &tid, &imp, BPF_ANY);
+	return 0;
+}
+
+static __always_inline int ptl_alloc_return(__u64 req)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 *imp = bpf_map_lookup_elem(&ptlrpc_alloc_import, &tid);
+	__u64 import = imp ? *imp : 0;
+
+	if (imp)
+		bpf_map_delete_elem(&ptlrpc_alloc_import, &tid);
+	return ptl_created(req, import);
 }
 
 /* ptlrpcd_add_req: queued for ptlrpcd by its submitter. */
 static __always_inline int ptl_queued(__u64 req)
 {
-	struct ptlrpc_req *v = ptl_remember(req, false, 0);
+	struct ptlrpc_req *v = ptl_remember(req, false, 0, 0);
 
 	if (v)
 		ptl_learn_opcode(v, req);
@@ -271,7 +320,7 @@ static __always_inline int ptl_queued(__u64 req)
 /* ptlrpc_send_new_req, ptl_send_rpc: the first one starts the request. */
 static __always_inline int ptl_send(__u64 req)
 {
-	struct ptlrpc_req *v = ptl_remember(req, false, LES_RPC_F_NO_BTF_TASK);
+	struct ptlrpc_req *v = ptl_remember(req, false, LES_RPC_F_NO_BTF_TASK, 0);
 
 	count_probe(LES_PROBE_PTLRPC_SEND);
 	if (!v || v->sent_ns)
@@ -393,7 +442,7 @@ static __always_inline int ptl_pack(__u64 req, __u32 opcode)
 	struct ptlrpc_req *v;
 
 	count_probe(LES_PROBE_PTLRPC_PACK);
-	v = ptl_remember(req, false, 0);
+	v = ptl_remember(req, false, 0, 0);
 	if (!v)
 		return 0;
 	if (opcode && opcode <= 0xffff) {
@@ -506,7 +555,7 @@ out:
 /* ptlrpc_queue_wait entry: the caller queues req and waits for it. */
 static __always_inline int ptl_queue_wait_enter(__u64 req)
 {
-	struct ptlrpc_req *v = ptl_remember(req, false, 0);
+	struct ptlrpc_req *v = ptl_remember(req, false, 0, 0);
 
 	if (v)
 		ptl_learn_opcode(v, req);
@@ -573,16 +622,28 @@ static __always_inline int ptl_event(__u64 req, __u16 event)
  * keeps one family per function and disables the other before load.
  */
 
+SEC("kprobe/ptlrpc_request_alloc")
+int BPF_KPROBE(ptl_alloc_kp, void *imp)
+{
+	return ptl_alloc_enter((__u64)imp);
+}
+
 SEC("kretprobe/ptlrpc_request_alloc")
 int BPF_KRETPROBE(ptl_alloc_kr, void *ret)
 {
-	return ptl_created((__u64)ret);
+	return ptl_alloc_return((__u64)ret);
+}
+
+SEC("kprobe/ptlrpc_request_alloc_pool")
+int BPF_KPROBE(ptl_alloc_pool_kp, void *imp)
+{
+	return ptl_alloc_enter((__u64)imp);
 }
 
 SEC("kretprobe/ptlrpc_request_alloc_pool")
 int BPF_KRETPROBE(ptl_alloc_pool_kr, void *ret)
 {
-	return ptl_created((__u64)ret);
+	return ptl_alloc_return((__u64)ret);
 }
 
 SEC("kprobe/ptlrpcd_add_req")
@@ -716,13 +777,13 @@ int BPF_KRETPROBE(ptl_completion_kr, long rc)
 SEC("fexit/ptlrpc_request_alloc")
 int ptl_alloc_fx(__u64 *ctx)
 {
-	return ptl_created(fn_ctx_arg(ctx, 2));
+	return ptl_created(fn_ctx_arg(ctx, 2), fn_ctx_arg(ctx, 0));
 }
 
 SEC("fexit/ptlrpc_request_alloc_pool")
 int ptl_alloc_pool_fx(__u64 *ctx)
 {
-	return ptl_created(fn_ctx_arg(ctx, 3));
+	return ptl_created(fn_ctx_arg(ctx, 3), fn_ctx_arg(ctx, 0));
 }
 
 SEC("fentry/ptlrpcd_add_req")

@@ -36,10 +36,10 @@
 /* Sources: lustre-release lustre/ptlrpc (client.c, niobuf.c, recover.c, ptlrpcd.c),
  * lustre/ldlm/ldlm_request.c; Linux include/trace/events/sunrpc.h. */
 static const struct les_rpc_fn rpc_table[] = {
-	PTL(ptlrpc_request_alloc, "submitter (request created)", NULL, "ptl_alloc_kr", NULL,
-	    "ptl_alloc_fx"),
-	PTL(ptlrpc_request_alloc_pool, "submitter (request created from a pool)", NULL,
-	    "ptl_alloc_pool_kr", NULL, "ptl_alloc_pool_fx"),
+	PTL(ptlrpc_request_alloc, "submitter (request created), its import's mount",
+	    "ptl_alloc_kp", "ptl_alloc_kr", NULL, "ptl_alloc_fx"),
+	PTL(ptlrpc_request_alloc_pool, "submitter (request from a pool), its import's mount",
+	    "ptl_alloc_pool_kp", "ptl_alloc_pool_kr", NULL, "ptl_alloc_pool_fx"),
 	PTL(ptlrpcd_add_req, "submitter (queued for ptlrpcd), opcode", "ptl_add_req_kp", NULL,
 	    "ptl_add_req_fe", NULL),
 	PTL(ptlrpc_queue_wait, "queue_wait records, submitter, opcode", "ptl_queue_wait_kp",

@@ -78,9 +78,10 @@ expected_functions()
 cat lookup notfound 1 0
 cat open io 1 0
 dd close ok 2 0
+dd create ok 1 0
 dd getxattr notfound 100 0
 dd lookup notfound 1 0
-dd open ok 2 0
+dd open ok 1 0
 dd read ok 100 409600
 dd write ok 100 409600
 mkdir lookup notfound 1 0
@@ -92,8 +93,8 @@ rm unlink ok 2 0
 rmdir rmdir ok 1 0
 stat getattr ok 1 0
 touch close ok 1 0
+touch create ok 1 0
 touch lookup notfound 1 0
-touch open ok 1 0
 touch setattr ok 1 0
 EOF
 }
@@ -143,7 +144,8 @@ intents_right()
 		{ "read": "data_read", "write": "data_write", "fsync": "sync",
 		  "lookup": "namespace_read", "open": "namespace_read", "close": "namespace_read",
 		  "getattr": "namespace_read", "getxattr": "namespace_read",
-		  "mkdir": "namespace_mutation", "rename": "namespace_mutation",
+		  "mkdir": "namespace_mutation", "create": "namespace_mutation",
+		  "rename": "namespace_mutation",
 		  "unlink": "namespace_mutation", "rmdir": "namespace_mutation",
 		  "setattr": "namespace_mutation" } as $want
 		| [ .[] | select(.type == "access") | select($want[.op] != .access_intent) ]
