@@ -174,7 +174,7 @@ static __always_inline int fn_enter(__u32 slot, __u64 target, __u64 aux, __u64 o
 	}
 	if (depth)
 		parent = &ops->frame[(depth - 1) & (LES_MAX_DEPTH - 1)];
-	op = fn_entry_op(FN_DESC(slot).op, parent, dev);
+	op = flags & LES_FN_F_CONTEXT ? FN_OP_SILENT : fn_entry_op(FN_DESC(slot).op, parent, dev);
 	if (flags & LES_FN_F_ATOMIC_OPEN) {
 		if (open_flags & FN_O_CREAT)
 			op |= FN_FRAME_CREAT;
@@ -186,10 +186,14 @@ static __always_inline int fn_enter(__u32 slot, __u64 target, __u64 aux, __u64 o
 	frame = &ops->frame[depth & (LES_MAX_DEPTH - 1)];
 	frame->start_ns = now;
 	/*
-	 * A silent op (the ->open inside an ->atomic_open) is part of its
-	 * parent's record: requests sent inside it link to the parent's id.
+	 * A silent op (the ->open inside an ->atomic_open, a context probe)
+	 * is part of its parent's record: requests sent inside it link to the
+	 * parent's id, or to none without a parent.
 	 */
-	frame->op_id = parent && (op & FN_OP_MASK) == FN_OP_SILENT ? parent->op_id : next_op_id();
+	if ((op & FN_OP_MASK) == FN_OP_SILENT)
+		frame->op_id = parent ? parent->op_id : 0;
+	else
+		frame->op_id = next_op_id();
 	frame->rpc_wait_ns = 0;
 	frame->rpc_count = 0;
 	frame->dev = dev;

@@ -485,10 +485,11 @@ static __always_inline void ptl_wait_begin(__u32 what, __u64 req, const struct p
 		w.opcode = v->opcode;
 		w.flags = v->flags & LES_RPC_F_OPCODE;
 	}
-
 	if (frame) {
 		w.parent_op_id = frame->op_id;
 		w.dev = frame->dev;
+	} else if (v && v->dev) {
+		w.dev = v->dev; /* outside any op (a path walk's revalidation): its import's mount */
 	} else if (!rpc_unattributed[LES_PROTO_PTLRPC]) {
 		return;
 	}

@@ -25,6 +25,7 @@
 
 #define F_LOOKUP LES_FN_F_LOOKUP
 #define F_ATOMIC LES_FN_F_ATOMIC_OPEN
+#define F_CTX	 LES_FN_F_CONTEXT
 
 #define FOPS  "file_operations"
 #define IOPS  "inode_operations"
@@ -78,6 +79,12 @@ static const struct les_fn_entry fn_table[] = {
 	ROW(LUSTRE, RENAME, ll_rename, "lustre", IOPS, "rename", K_INODE, 0),
 	ROW(LUSTRE, LINK, ll_link, "lustre", IOPS, "link", K_INODE, 0),
 	ROW(LUSTRE, SYMLINK, ll_symlink, "lustre", IOPS, "symlink", K_INODE, 0),
+	/*
+	 * Not an op: the path walk's permission checks, where Lustre may
+	 * revalidate an inode with an RPC (the root's, ll_inode_revalidate)
+	 * that no op of the user's encloses. The requests get the mount.
+	 */
+	ROW(LUSTRE, LOOKUP, ll_inode_permission, "lustre", IOPS, "permission", K_INODE, F_CTX),
 
 	/* NFS (nfs, nfsv3 and nfsv4 modules) */
 	ROW(NFS, LOOKUP, nfs_lookup, "nfs", IOPS, "lookup", K_INODE, F_LOOKUP),
@@ -723,7 +730,7 @@ static void compute_coverage(struct les_fn_plan *p)
 		const struct les_fn_probe *pr = &p->probe[i];
 		unsigned int bit = 1u << pr->e->op;
 
-		if (!pr->in_kallsyms)
+		if (!pr->in_kallsyms || (pr->e->flags & LES_FN_F_CONTEXT))
 			continue;
 		present[pr->e->family] |= bit;
 		if (pr->method != LES_ATTACH_NONE)

@@ -246,7 +246,8 @@ static void json_fn_probe(struct jw *w, const struct les_fn_plan *fn,
 	jw_obj_begin(w);
 	jw_kv_cstr(w, "plane", "access");
 	jw_kv_cstr(w, "fs", les_fs_family_name(pr->e->family));
-	jw_kv_cstr(w, "op", les_op_name(pr->e->op));
+	/* A context probe reports no op of its own. */
+	jw_kv_cstr(w, "op", pr->e->flags & LES_FN_F_CONTEXT ? NULL : les_op_name(pr->e->op));
 	jw_kv_cstr(w, "function", pr->e->func);
 	jw_kv_cstr(w, "module", pr->in_kallsyms ? pr->where : pr->e->module);
 	jw_kv_cstr(w, "method", fn_method_name(fn, pr));
@@ -360,7 +361,8 @@ static void print_fn_probe(FILE *out, const struct les_fn_plan *fn, const struct
 			 les_fn_kind_name(pr->desc.kind), les_fn_ret_name(pr->desc.ret),
 			 pr->proto_from);
 	fprintf(out, "%-7s %-6s %-10s %-26s %-12s %s\n", "access",
-		les_fs_family_name(pr->e->family), les_op_name(pr->e->op), pr->e->func,
+		les_fs_family_name(pr->e->family),
+		pr->e->flags & LES_FN_F_CONTEXT ? "(context)" : les_op_name(pr->e->op), pr->e->func,
 		fn_method_name(fn, pr), note);
 }
 
@@ -420,7 +422,8 @@ static void warn_uncovered(const struct les_probe_plan *plan, FILE *out, const c
 		for (size_t i = 0; i < plan->fn.n; i++) {
 			const struct les_fn_probe *pr = &plan->fn.probe[i];
 
-			if (pr->e->family != (enum les_fs_family)f || !pr->in_kallsyms)
+			if (pr->e->family != (enum les_fs_family)f || !pr->in_kallsyms ||
+			    (pr->e->flags & LES_FN_F_CONTEXT))
 				continue;
 			present |= 1u << pr->e->op;
 			if (pr->method != LES_ATTACH_NONE)

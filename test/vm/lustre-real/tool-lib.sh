@@ -1,0 +1,171 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# tool-lib.sh: the tool on a real Lustre client, checked against Lustre's own
+# counters. Sourced by t_tool_fentry.sh (modules with BTF: fentry) and
+# t_tool_kprobe.sh (the same modules without BTF, as most sites build them:
+# kprobes), each of which calls
+#
+#   lr_tool_test ATTACH [--nobtf]
+#
+# In the 6.12 guest: a single-node Lustre (guest-lustre.sh), the tool with
+# --attach ATTACH on /mnt/lustre, and a workload in /mnt/lustre/w (the root
+# directory stays out: llite counts no open or close of it): two jobs
+# (SLURM_JOB_ID 101 and 202, jobid_var=SLURM_JOB_ID) writing at once, a
+# read back by job 102 after the caches were dropped, ls, stat, mkdir, mv,
+# rmdir, touch, chmod, rm, getfattr. Lustre's counters are cleared after
+# the tool started and read once after the workload. Then, exactly:
+#   - access records vs llite.*.stats (counters.py access),
+#   - request records vs the client's mdc/osc stats: per opcode count and
+#     service-time sum, req_waittime, enqueues, bytes (counters.py requests),
+#   - lustre_jobid of the requests vs the servers' obdfilter/mdt job_stats,
+#     writeback sent by kernel threads included (counters.py jobs),
+#   - in flight: the gauge back to 0 on the mount, and no more requests in
+#     flight at once than osc.*.rpc_stats saw;
+# and the tool's own health: started, nothing refused, nothing dropped, no
+# return probe missed, every queue_wait of a user op linked to it.
+
+# shellcheck source=test/vm/guest-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../guest-lib.sh"
+# shellcheck source=test/vm/lustre-real/guest-lustre.sh
+. "$(dirname "${BASH_SOURCE[0]}")/guest-lustre.sh"
+lr_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+lr_q()
+{
+	jq -M -s "$@" "$work/out.jsonl"
+}
+
+lr_counters()
+{
+	python3 "$lr_here/counters.py" "$@" --records "$work/out.jsonl" --mount "$LR_MNT"
+}
+
+# --list-probes: every probed llite and PtlRPC function by ATTACH (the
+# functions this build has), opcodes from ptlrpc_request_pack, a trial load
+# with nothing refused.
+lr_list_probes_ok()
+{
+	local attach=$1
+
+	"$tool" --list-probes=json >"$work/probes.json" 2>"$work/probes.err" || return 1
+	jq -M -e --arg m "$attach" '. as $r
+		| ([.probes[] | select(.plane == "access" and .fs == "lustre" and .method != "none")
+			| .method] | unique) as $fn
+		| ([.probes[] | select(.plane == "rpc" and (.proto == "ptlrpc" or .proto == "ldlm")
+			and .method != "none") | .method] | unique) as $rpc
+		| ({llite: $fn, ptlrpc: $rpc, refused: $r.programs_refused} | tostring | debug)
+		| ($m == "kprobe" and $fn == ["kprobe_multi"] and $rpc == ["kprobe"]
+		   or $m == "fentry" and $fn == ["fentry"] and ($rpc - ["kprobe"]) == ["fentry"])
+		and ([$r.probes[] | select(.plane == "access" and .fs == "lustre" and .method != "none")]
+			| length >= 25)
+		and ([$r.probes[] | select(.probe == "ptlrpc_lprocfs_rpc_sent")][0].method == $m)
+		and ([$r.probes[] | select(.proto == "ptlrpc")][0].opcode
+			| startswith("ptlrpc_request_pack"))
+		and $r.load_checked and $r.programs_refused == []' "$work/probes.json"
+}
+
+lr_workload()
+{
+	local w=$LR_MNT/w p1 p2
+
+	env SLURM_JOB_ID=101 dd if=/dev/zero of="$w/f1" bs=1M count=16 conv=fsync status=none &
+	p1=$!
+	env SLURM_JOB_ID=202 dd if=/dev/zero of="$w/f2" bs=1M count=8 status=none &
+	p2=$!
+	wait $p1 $p2 || return 1
+	sync
+	# The read must go to the OST: no pages, no locks cached.
+	echo 3 >/proc/sys/vm/drop_caches
+	lctl set_param -n 'ldlm.namespaces.*.lru_size=clear' >/dev/null
+	env SLURM_JOB_ID=102 dd if="$w/f1" of=/dev/null bs=1M status=none || return 1
+	env SLURM_JOB_ID=103 ls -l "$w" >/dev/null || return 1
+	env SLURM_JOB_ID=103 stat "$w/f1" >/dev/null || return 1
+	mkdir "$w/d" && mv "$w/d" "$w/e" && rmdir "$w/e" || return 1
+	touch "$w/t" && chmod 600 "$w/t" && rm "$w/t" || return 1
+	getfattr -n trusted.lov "$w/f1" >/dev/null 2>&1 || return 1
+	! getfattr -n user.x "$w/f1" >/dev/null 2>&1 # user_xattr is off: EOPNOTSUPP
+}
+
+lr_final()
+{
+	lr_q -c '[.[] | select(.type == "stats" and .final)][0]'
+}
+
+lr_health()
+{
+	lr_final | jq -M -e '
+		{dropped_kernel, dropped_userspace, kretprobe_missed, programs_refused} | debug
+		| .dropped_kernel == 0 and .dropped_userspace == 0 and .kretprobe_missed == 0
+		and .programs_refused == []'
+}
+
+# Every queue_wait made inside a user's access op links to that op's record.
+lr_queue_waits_linked()
+{
+	lr_q -e --arg m "$LR_MNT" '
+		[.[] | select(.type == "access") | .op_id] as $ops
+		| [.[] | select(.type == "rpc" and .op == "queue_wait" and .mount == $m
+			and .parent_op_id != null)] as $qw
+		| ($qw | length) > 0 and all($qw[]; .parent_op_id as $p | $ops | index($p) != null)'
+}
+
+# The in-flight gauge of the mount is 0 at the end, as osc/mdc rpc_stats say.
+lr_inflight_zero()
+{
+	grep 'RPCs in flight:' "$work/rpc_stats.txt"
+	! grep 'RPCs in flight:' "$work/rpc_stats.txt" | grep -vq 'flight: *0$' || return 1
+	lr_final | jq -M -e --arg m "$LR_MNT" '[.inflight.by_mount[] | select(.mount == $m)] == []'
+}
+
+# The most ost_write requests in flight at once by the records (send = ts -
+# latency) is at least 1 and at most the most osc rpc_stats saw at a send.
+lr_inflight_bounded()
+{
+	local lustre_max ours
+
+	lustre_max=$(awk '/^rpcs in flight/ { on = 1; next } !/^[0-9]+:/ { on = 0 }
+		on && $6 > 0 { m = $1 + 0 } END { print m + 0 }' "$work/rpc_stats.txt")
+	ours=$(lr_q -r --arg m "$LR_MNT" '
+		[.[] | select(.type == "rpc" and .opcode_name == "ost_write" and .mount == $m)
+			| (.ts | sub("\\.[0-9]+Z$"; "Z") | fromdate) as $s
+			| (.ts | capture("\\.(?<f>[0-9]+)Z$") | .f | "0." + . | tonumber) as $f
+			| ($s + $f) as $fin | [[$fin - .latency_ns / 1e9, 1], [$fin, -1]]]
+		| add | sort | reduce .[] as $e ({n: 0, max: 0}; .n += $e[1] | .max = ([.max, .n] | max))
+		| .max')
+	echo "ost_write in flight at once: tool $ours, osc rpc_stats up to $lustre_max"
+	[ "$ours" -ge 1 ] && [ "$ours" -le "$lustre_max" ]
+}
+
+lr_tool_test()
+{
+	local attach=$1
+
+	lustre_real_start ${2:-} || { guest_done; die "Lustre did not come up"; }
+	mkdir -p "$LR_MNT/w" || die "mkdir $LR_MNT/w"
+	lustre_real_jobid SLURM_JOB_ID >/dev/null || die "jobid_var"
+	check "--list-probes: llite and PtlRPC by $attach, opcodes from the pack, nothing refused" \
+		lr_list_probes_ok "$attach"
+	tracer_start 300 "" "$work/tool.err" "$tool" -v --attach "$attach" --mount "$LR_MNT" \
+		--stats-interval 1 -o "$work/out.jsonl" || die "the tool did not start"
+	sleep 1
+	lustre_real_clear_stats
+	lctl set_param -n 'obdfilter.*.job_stats=clear' 'mdt.*.job_stats=clear'
+	check "workload" lr_workload
+	sleep 3
+	lctl get_param 'llite.*.stats' 'mdc.*.stats' 'osc.*.stats' >"$work/stats.txt"
+	lctl get_param 'obdfilter.*.job_stats' 'mdt.*.job_stats' >"$work/jobs.txt"
+	lctl get_param 'osc.*-osc-[0-9a-f]*.rpc_stats' >"$work/rpc_stats.txt"
+	check "tool exits 0" tracer_stop
+	check "every line is valid against docs/record.schema.json" schema_valid "$work/out.jsonl"
+	check "final stats: nothing dropped, refused or missed" lr_health
+	check "access records = llite.*.stats" lr_counters access --lctl "$work/stats.txt"
+	check "request records = mdc/osc stats per opcode" lr_counters requests --lctl "$work/stats.txt"
+	check "lustre_jobid = the servers' job_stats (jobs 101 and 202 at once, 102)" \
+		lr_counters jobs --jobs "$work/jobs.txt" --job 101 --job 202 --job 102
+	check "queue_waits link to their access records" lr_queue_waits_linked
+	check "in flight: 0 on the mount at the end, as rpc_stats" lr_inflight_zero
+	check "in flight: ost_write concurrency within rpc_stats" lr_inflight_bounded
+	check "lustre_real_stop" lustre_real_stop
+	say "stage times (s): $LR_TIMES"
+	guest_done
+}
