@@ -246,8 +246,10 @@ static void json_fn_probe(struct jw *w, const struct les_fn_plan *fn,
 	jw_obj_begin(w);
 	jw_kv_cstr(w, "plane", "access");
 	jw_kv_cstr(w, "fs", les_fs_family_name(pr->e->family));
-	/* A context probe reports no op of its own. */
+	/* A context probe reports no op of its own: it gives requests their mount. */
 	jw_kv_cstr(w, "op", pr->e->flags & LES_FN_F_CONTEXT ? NULL : les_op_name(pr->e->op));
+	if (pr->e->flags & LES_FN_F_CONTEXT)
+		jw_kv_bool(w, "context", true);
 	jw_kv_cstr(w, "function", pr->e->func);
 	jw_kv_cstr(w, "module", pr->in_kallsyms ? pr->where : pr->e->module);
 	jw_kv_cstr(w, "method", fn_method_name(fn, pr));
