@@ -396,8 +396,7 @@ static void put_inflight(struct jw *w, struct les_consumer *c, const struct les_
 	jw_obj_end(w);
 }
 
-/* "programs_refused":[{"program":…,"reason":…}]: what runs without them. */
-static void put_refused(struct jw *w, const struct les_refusals *refused)
+void les_refusals_json(struct jw *w, const struct les_refusals *refused)
 {
 	jw_key(w, "programs_refused");
 	jw_arr_begin(w);
@@ -442,7 +441,7 @@ int les_consumer_emit_stats(struct les_consumer *c, const struct les_kernel_stat
 	put_inflight(w, c, ks);
 	put_kind_counts(w, c);
 	put_kernel_counters(w, ks);
-	put_refused(w, ks->refused);
+	les_refusals_json(w, ks->refused);
 	for (size_t i = 0; i < c->n_stats_hooks; i++)
 		c->stats_hooks[i].fn(c->stats_hooks[i].ctx, w);
 	jw_obj_end(w);

@@ -70,6 +70,9 @@ struct les_refusals {
 	size_t n;
 };
 
+/* "programs_refused":[{"program":…,"reason":…}] (refused may be NULL: []). */
+void les_refusals_json(struct jw *w, const struct les_refusals *refused);
+
 struct les_kernel_stats {
 	uint64_t counters[LES_CNT_SLOTS];
 	const struct les_refusals *refused; /* programs turned off at load */

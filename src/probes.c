@@ -298,15 +298,7 @@ static void json_any_op(struct jw *w, const struct les_probe_plan *plan, unsigne
 static void json_refused(struct jw *w, const struct les_refusals *refused)
 {
 	jw_kv_bool(w, "load_checked", refused != NULL);
-	jw_key(w, "programs_refused");
-	jw_arr_begin(w);
-	for (size_t i = 0; refused && i < refused->n; i++) {
-		jw_obj_begin(w);
-		jw_kv_cstr(w, "program", refused->r[i].prog);
-		jw_kv_cstr(w, "reason", refused->r[i].reason);
-		jw_obj_end(w);
-	}
-	jw_arr_end(w);
+	les_refusals_json(w, refused);
 }
 
 static void print_json(const struct les_probe_plan *plan, FILE *out,

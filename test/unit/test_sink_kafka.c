@@ -473,6 +473,12 @@ static Suite *sink_kafka_suite(void)
 	TCase *tc = tcase_create("unit");
 	TCase *mock_tc = tcase_create("mock_cluster");
 
+	/*
+	 * Each refused configuration makes and destroys a librdkafka
+	 * producer (its threads joined): about a second apiece on a loaded
+	 * 2-CPU machine, past check's default of 4 s for the test.
+	 */
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_key_modes);
 	tcase_add_test(tc, test_config_errors);
 	suite_add_tcase(s, tc);
