@@ -22,8 +22,9 @@
 # Without it, the modules carry BTF as built against Debian's 6.12 headers.
 #
 # Environment (only LES_* variables reach the guest):
-#   LES_LR_INSTALL  the build's cache directory (default: what
-#                   `test/vm/lustre-real/build --print-dir` computes)
+#   LES_LR_INSTALL  the build's cache directory (default: what CTest's
+#                   lustre.build wrote to $LES_BUILD/lustre-real-dir, else
+#                   what `test/vm/lustre-real/build --print-dir` computes)
 #   LES_LR_IP       LNet's IPv4 address on the dummy interface lr0
 #                   (default 127.77.0.1; prefix length LES_LR_PREFIX, 8)
 #   LES_LR_MDT_MB, LES_LR_OST_MB   loop file sizes (256, 1024) in the
@@ -83,6 +84,9 @@ _lr_install_dir()
 
 	if [ -n "${LES_LR_INSTALL:-}" ]; then
 		dir=$LES_LR_INSTALL
+	elif [ -s "${LES_BUILD:-build}/lustre-real-dir" ]; then
+		# Written by CTest's lustre.build on the host.
+		dir=$(cat "${LES_BUILD:-build}/lustre-real-dir")
 	else
 		dir=$(LES_LR_KVER=$(uname -r) "$_lr_dir/build" --print-dir) ||
 			{ _lr_say "no Lustre build for $(uname -r) at $dir: run test/vm/lustre-real/build on the host"; return 1; }
