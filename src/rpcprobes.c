@@ -9,13 +9,14 @@
  * sunrpc: tp_btf on its tracepoints, which need the sunrpc module loaded
  * (with its BTF) when the tool starts.
  *
- * PtlRPC opcodes need the offset of rq_reqmsg in struct ptlrpc_request,
- * which depends on Lustre's version and build options. It comes from the
- * module's BTF when it has one (CO-RE), else from the environment variable
- * LES_PTLRPC_REQMSG_OFFSET (bytes; for tests, and for a site that read it
- * from its own build with pahole or crash). Without either the records
- * carry no opcode: absent, never wrong. No per-version table is built in:
- * one could not be checked against every build's options.
+ * PtlRPC opcodes come from ptlrpc_request_pack's argument and the request's
+ * message from lustre_msg_set_opc inside it: no structure offset needed.
+ * For requests whose packing was not seen, rq_reqmsg's offset in struct
+ * ptlrpc_request comes from the module's BTF when it has one (CO-RE), else
+ * from LES_PTLRPC_REQMSG_OFFSET (bytes; for tests, and for a site that read
+ * it from its own build with pahole or crash). Without any of these the
+ * records carry no opcode: absent, never wrong. No per-version offset table
+ * is built in: one could not be checked against every build's options.
  */
 #include <errno.h>
 #include <stdarg.h>
