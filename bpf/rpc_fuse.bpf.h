@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * RPC plane, FUSE: every request of an observed FUSE connection, correlated
- * send -> end by (connection, unique). The connection is the mount's
- * superblock dev. The end runs in the FUSE daemon's context, so everything
- * about the requester is captured at send.
+ * send -> end by (connection, request). The connection is the mount's
+ * superblock dev. The request is the struct fuse_req's address where the
+ * tracepoint gives it (tp_btf), else its unique ID: on 6.12 (Debian's
+ * 6.12.117, where the tracepoints first appear) fuse_request_send fires
+ * before the input queue assigns in.h.unique, so every send reads 0 there;
+ * on 6.18 the ID is set first. The end runs in the FUSE daemon's context,
+ * so everything about the requester is captured at send.
  */
 #ifndef LES_RPC_FUSE_BPF_H
 #define LES_RPC_FUSE_BPF_H
@@ -35,7 +39,8 @@ struct fuse_requester {
  * requests (writeback, async reads, release) can be sent from another
  * thread than the requester: that thread becomes the worker.
  */
-static __always_inline void fuse_attribute(struct fuse_inflight *v, const struct fuse_requester *rq)
+static __always_inline void fuse_attribute(struct fuse_inflight *v, const struct fuse_requester *rq,
+					   __u32 dev)
 {
 	struct thread_ops *ops;
 	struct op_frame *frame;
@@ -61,14 +66,18 @@ static __always_inline void fuse_attribute(struct fuse_inflight *v, const struct
 		__builtin_memcpy(v->task.comm, ops->comm, LES_COMM_LEN);
 	}
 	frame = current_frame(ops);
-	if (frame)
-		v->parent_op_id = frame->op_id;
+	if (!frame)
+		return;
+	v->parent_op_id = frame->op_id;
+	/* A syscall op whose mount its entry could not tell ran on this one. */
+	if (!frame->dev)
+		frame->dev = dev;
 }
 
-static __always_inline int fuse_send(__u32 dev, __u64 unique, __u32 opcode, __u32 len,
+static __always_inline int fuse_send(__u32 dev, __u64 req, __u32 opcode, __u32 len,
 				     const struct fuse_requester *rq)
 {
-	struct fuse_inflight_key key = { .dev = dev, .unique = unique };
+	struct fuse_inflight_key key = { .dev = dev, .req = req };
 	struct fuse_inflight v = {};
 
 	count_probe(LES_PROBE_FUSE_SEND);
@@ -77,7 +86,7 @@ static __always_inline int fuse_send(__u32 dev, __u64 unique, __u32 opcode, __u3
 	v.start_ns = bpf_ktime_get_ns();
 	v.opcode = opcode;
 	v.cgroup_id = bpf_get_current_cgroup_id();
-	fuse_attribute(&v, rq);
+	fuse_attribute(&v, rq, dev);
 	if (task_rec_filtered_out(&v.task)) {
 		count(LES_CNT_FILTERED);
 		return 0;
@@ -119,9 +128,11 @@ static __always_inline __u64 fuse_reply_bytes(const struct fuse_inflight *v, __u
 	return 0;
 }
 
-static __always_inline int fuse_end(__u32 dev, __u64 unique, __u32 out_len, __s32 error)
+/* req: the key fuse_send used; unique: the request's ID, set by now. */
+static __always_inline int fuse_end(__u32 dev, __u64 req, __u64 unique, __u32 out_len,
+				    __s32 error)
 {
-	struct fuse_inflight_key key = { .dev = dev, .unique = unique };
+	struct fuse_inflight_key key = { .dev = dev, .req = req };
 	struct les_rec_rpc *rec;
 	struct fuse_inflight *v;
 	__u64 now, latency;
@@ -175,8 +186,8 @@ int BPF_PROG(fuse_send_btf, struct fuse_req___les *req)
 		.gid = BPF_CORE_READ(req, in.h.gid),
 	};
 
-	return fuse_send(BPF_CORE_READ(req, fm, fc, dev), BPF_CORE_READ(req, in.h.unique),
-			 BPF_CORE_READ(req, in.h.opcode), BPF_CORE_READ(req, in.h.len), &rq);
+	return fuse_send(BPF_CORE_READ(req, fm, fc, dev), (__u64)req, BPF_CORE_READ(req, in.h.opcode),
+			 BPF_CORE_READ(req, in.h.len), &rq);
 }
 
 SEC("tp_btf/fuse_request_end")
@@ -184,11 +195,15 @@ int BPF_PROG(fuse_end_btf, struct fuse_req___les *req)
 {
 	if (!req)
 		return 0;
-	return fuse_end(BPF_CORE_READ(req, fm, fc, dev), BPF_CORE_READ(req, in.h.unique),
+	return fuse_end(BPF_CORE_READ(req, fm, fc, dev), (__u64)req, BPF_CORE_READ(req, in.h.unique),
 			BPF_CORE_READ(req, out.h.len), BPF_CORE_READ(req, out.h.error));
 }
 
-/* Plain tracepoints: no requester fields, the sender stands in. */
+/*
+ * Plain tracepoints: no requester fields, the sender stands in, and only the
+ * unique ID to pair by (a kernel that sends with ID 0 leaves every end
+ * without its send, counted as end_without_send).
+ */
 SEC("tp/fuse/fuse_request_send")
 int fuse_send_tp(struct fuse_send_tp_ctx *ctx)
 {
@@ -200,7 +215,7 @@ int fuse_send_tp(struct fuse_send_tp_ctx *ctx)
 SEC("tp/fuse/fuse_request_end")
 int fuse_end_tp(struct fuse_end_tp_ctx *ctx)
 {
-	return fuse_end(ctx->connection, ctx->unique, ctx->len, ctx->error);
+	return fuse_end(ctx->connection, ctx->unique, ctx->unique, ctx->len, ctx->error);
 }
 
 #endif /* LES_RPC_FUSE_BPF_H */

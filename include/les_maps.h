@@ -19,8 +19,18 @@ struct op_frame {
 	__u32 rpc_count;
 	__u32 op; /* enum les_access_op */
 	__s32 key; /* pairs entry with exit: syscall nr or function id */
-	__u64 arg; /* entry argument the exit needs (e.g. open flags) */
+	__u64 arg; /* entry argument the exit needs (open flags, stat buffer) */
+	__u32 sys_flags; /* LES_FRAME_*: how a syscall frame's mount is known */
+	__u32 _pad;
 };
+
+/*
+ * A syscall frame whose mount the entry could not tell (dev 0): its exit
+ * decides from the result (an opened fd, a filled stat buffer), else a
+ * request the op made on an observed mount (FUSE, sunrpc, PtlRPC) gives it.
+ */
+#define LES_FRAME_PENDING   1u
+#define LES_FRAME_UNCERTAIN 2u /* relative path, or another mount namespace or root */
 
 /* Per-thread stack of access ops in flight, for nesting and linkage (map thread_ops). */
 struct thread_ops {
@@ -35,7 +45,7 @@ struct thread_ops {
 struct fuse_inflight_key {
 	__u32 dev;
 	__u32 _pad;
-	__u64 unique;
+	__u64 req; /* struct fuse_req * (tp_btf) or the unique ID (plain tp) */
 };
 
 struct fuse_inflight {

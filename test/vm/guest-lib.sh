@@ -61,6 +61,49 @@ check()
 	return 1
 }
 
+# kernel_expect FACT: what test/vm/expect says of FACT for the running
+# kernel (its column is the kernel's major.minor). Dies when the kernel or
+# the fact has no entry: a new kernel needs its column first.
+kernel_expect()
+{
+	local series v
+
+	series=$(uname -r | cut -d. -f1-2)
+	v=$(awk -v s="$series" -v f="$1" '
+		/^#/ || NF == 0 { next }
+		$1 == "fact" { for (i = 2; i <= NF; i++) col[$i] = i; next }
+		$1 == f && (s in col) { print $(col[s]); exit }' "$(dirname "${BASH_SOURCE[0]}")/expect")
+	[ -n "$v" ] || die "test/vm/expect has no '$1' for kernel $series"
+	echo "$v"
+}
+
+# tool_refuses_method METHOD ARGS...: the tool refuses --attach METHOD
+# with its reason (exit status 1), as on a kernel without module BTF.
+tool_refuses_method()
+{
+	local method=$1 err status
+	shift
+
+	err=$(timeout 120 "$tool" --attach "$method" "$@" -o /dev/null 2>&1 </dev/null)
+	status=$?
+	echo "exit $status: $err"
+	[ "$status" = 1 ] && grep -q "no probe can attach" <<<"$err"
+}
+
+# cell FS PLANE METHOD VERDICT: one cell of the kernel x filesystem x method
+# table this test proves (VERDICT: verified, FAIL, or none: why). run-in-vm
+# collects the lines for scripts/kernel-matrix.
+cell()
+{
+	echo "LES-CELL $1 $2 $3 $4"
+}
+
+# cell_by_checks FS PLANE METHOD: verified when no check failed so far.
+cell_by_checks()
+{
+	cell "$1" "$2" "$3" "$([ "$failed" -eq 0 ] && echo verified || echo FAIL)"
+}
+
 guest_done()
 {
 	say "$passed passed, $failed failed"

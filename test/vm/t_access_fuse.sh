@@ -167,31 +167,53 @@ pairing_clean()
 	done
 }
 
-# 6.1 has no fuse tracepoints: no request records, so no rpc_count on the
-# access records. Where a kernel has them, each request of a write points
-# at a write record.
+# The FUSE request plane as test/vm/expect says this kernel has it. Without
+# the tracepoints (6.1): no request records, so no rpc_count on the access
+# records. With them (6.12): one FUSE_WRITE per write record, with its
+# bytes, each linked to that write, and every mkdir/rmdir/unlink request
+# linked to the access op of the same name, under every attach method.
 rpc_links_right()
 {
-	local out=$1 n
+	local out=$1 want
 
-	n=$(jq -r 'select(.type == "rpc")' "$out" | grep -c . || true)
-	if [ "$n" = 0 ]; then
-		"$tool" --list-probes=json | jq -e '.probes[] | select(.plane == "rpc" and .fs == "fuse")
-			| select(.method == "none")' >/dev/null || return 1
-		jq -e -s '[.[] | select(.type == "access" and (.rpc_count // 0) > 0)] | length == 0' \
-			"$out" >/dev/null
+	want=$(kernel_expect fuse_rpc)
+	"$tool" --list-probes=json | jq -e --arg m "$want" '[.probes[]
+		| select(.plane == "rpc" and .fs == "fuse")] | length == 1 and .[0].method == $m' \
+		>/dev/null || { echo "the FUSE request plane is not planned by $want"; return 1; }
+	if [ "$want" = none ]; then
+		jq -e -s '[.[] | select(.type == "rpc" or (.type == "access"
+			and (.rpc_count // 0) > 0))] | length == 0' "$out" >/dev/null
 		return
 	fi
-	jq -e -s '([.[] | select(.type == "access" and .op == "write") | .op_id]) as $w
-		| [.[] | select(.type == "rpc" and .op == "write") | .parent_op_id]
-		| all(. as $p | $w | index($p) != null)' "$out" >/dev/null
+	jq -e -s '
+		([.[] | select(.type == "access")] | INDEX(.op_id | tostring)) as $acc
+		| [.[] | select(.type == "access" and .op == "write")] as $w
+		| [.[] | select(.type == "rpc" and .op == "write")] as $rw
+		| ($rw | length) == ($w | length)
+		and ([$rw[].bytes] | add) == ([$w[].bytes] | add)
+		and ($rw | all($acc[.parent_op_id | tostring].op == "write"))
+		and ([.[] | select(.type == "rpc" and (.op == "mkdir" or .op == "rmdir" or .op == "unlink"))]
+			| length >= 3 and all(.op as $o | $acc[.parent_op_id | tostring].op == $o))
+		and ($w | all(.rpc_count >= 1 and .rpc_wait_ns > 0))
+		| if . then true else halt_error(1) end' "$out" >/dev/null || {
+		jq -c 'select(.type == "rpc") | [.op, .comm, .parent_op_id, .bytes]' "$out" |
+			sort | uniq -c | head -n 30
+		return 1
+	}
 }
 
 verify_method()
 {
 	local method=$1 expect=$2 out=$work/$1.jsonl record_method=$1 ok=1
 
-	[ "$method" = auto ] && record_method=fentry
+	if [ "$method" = fentry ] && [ "$(kernel_expect module_btf)" = no ]; then
+		check "fentry: refused with its reason (no module BTF on this kernel)" \
+			tool_refuses_method fentry --mount "$mnt"
+		cell[$method]="none: no module BTF"
+		cell fuse access fentry "${cell[$method]}"
+		return
+	fi
+	[ "$method" = auto ] && record_method=$(kernel_expect fn_auto)
 	say "--attach $method"
 	check "$method: tool starts and attaches" trace_workload "$method" || {
 		cell[$method]=FAIL
@@ -207,6 +229,7 @@ verify_method()
 	check "$method: entry/exit pairing counters are 0" pairing_clean "$out" || ok=0
 	check "$method: request linkage as the kernel allows" rpc_links_right "$out" || ok=0
 	cell[$method]=$([ $ok = 1 ] && echo verified || echo FAIL)
+	cell fuse access "$method" "${cell[$method]}"
 }
 
 list_probes_right()
@@ -217,12 +240,13 @@ list_probes_right()
 	# Every FUSE function of the table has a method or a reason.
 	jq -e '[.probes[] | select(.fs == "fuse" and .plane == "access")
 		| select(.method == "none" and (.reason // "") == "")] | length == 0' "$json" &&
-		jq -e '[.probes[] | select(.fs == "fuse" and .plane == "access"
-			and .method == "fentry")] | length >= 20' "$json"
+		jq -e --arg m "$(kernel_expect fn_auto)" '[.probes[] | select(.fs == "fuse"
+			and .plane == "access" and .method == $m)] | length >= 20' "$json"
 }
 
 say "kernel $(uname -r)"
-check "--list-probes=json: FUSE functions by fentry, the rest with reasons" list_probes_right
+check "--list-probes=json: FUSE functions by $(kernel_expect fn_auto), the rest with reasons" \
+	list_probes_right
 multi=$("$tool" --attach kprobe --list-probes=json |
 	jq -r '.methods.kprobe_multi | if .available then "yes" else .reason end')
 say "kprobe_multi: $multi"
@@ -239,4 +263,12 @@ printf '  %-8s %-10s %-10s %-10s %-14s\n' fs fentry kprobe syscall auto
 printf '  %-8s %-10s %-10s %-10s %-14s\n' fuse "${cell[fentry]:-?}" "${cell[kprobe]:-?}" \
 	"${cell[syscall]:-?}" "${cell[auto]:-?}"
 [ "$multi" = yes ] || echo "  kprobe_multi: not offered by this kernel ($multi)"
+rpc_plane=$(kernel_expect fuse_rpc)
+if [ "$rpc_plane" = none ]; then
+	cell fuse rpc tracepoint "none: no fuse_request_send/end"
+else
+	cell fuse rpc "$rpc_plane" "$([ "$failed" -eq 0 ] && echo verified || echo FAIL)"
+fi
+check "kprobe_multi as test/vm/expect says ($(kernel_expect kprobe_multi))" \
+	test "$([ "$multi" = yes ] && echo yes || echo no)" = "$(kernel_expect kprobe_multi)"
 guest_done

@@ -117,16 +117,21 @@ int count_fentry(void *ctx)
 }
 
 /* A module function: needs the module's BTF, as the NFS and FUSE probes do. */
+#ifdef LES_MODULE_BTF
 SEC("fentry/fuse_dev_open")
 int count_fentry_module(void *ctx)
 {
 	__sync_fetch_and_add(&hits, 1);
 	return 0;
 }
+#endif
 
 char LICENSE[] SEC("license") = "GPL";
 EOF
-	clang -g -O2 -target bpf -I/usr/include/x86_64-linux-gnu \
+	local defs=
+
+	[ "$(kernel_expect module_btf)" = yes ] && defs=-DLES_MODULE_BTF
+	clang -g -O2 -target bpf -I/usr/include/x86_64-linux-gnu $defs \
 		-c "$scratch/probe.bpf.c" -o "$scratch/probe.bpf.o"
 }
 
@@ -137,7 +142,10 @@ bpf_programs_load()
 	local pin=/sys/fs/bpf/t_boot prog
 
 	bpftool prog loadall "$scratch/probe.bpf.o" "$pin" || return 1
-	for prog in count_kprobe count_fentry count_fentry_module; do
+	local progs="count_kprobe count_fentry"
+
+	[ "$(kernel_expect module_btf)" = yes ] && progs+=" count_fentry_module"
+	for prog in $progs; do
 		[ -e "$pin/$prog" ] || { echo "$prog not loaded"; return 1; }
 	done
 	rm -rf "$pin"
@@ -149,6 +157,11 @@ feature_probe()
 	grep -q 'eBPF program_type kprobe is available' "$scratch/features" &&
 		grep -q 'eBPF program_type tracing is available' "$scratch/features" &&
 		grep -q 'CONFIG_BPF_JIT is set to y' "$scratch/features"
+}
+
+fuse_in_vmlinux_btf()
+{
+	bpftool btf dump file /sys/kernel/btf/vmlinux | grep -q "STRUCT 'fuse_req'"
 }
 
 main()
@@ -165,17 +178,25 @@ main()
 	check "plain modprobe finds this kernel's modules (nfsv4)" plain_modprobe
 	check "the kernel autoloads modules (dummy link)" kernel_autoloads_modules
 	check "kernel BTF /sys/kernel/btf/vmlinux" test -r /sys/kernel/btf/vmlinux
-	check "module BTF /sys/kernel/btf/fuse" test -r /sys/kernel/btf/fuse
-	check "module BTF /sys/kernel/btf/nfs" test -r /sys/kernel/btf/nfs
+	if [ "$(kernel_expect fuse_builtin)" = yes ]; then
+		check "FUSE built in: struct fuse_req in vmlinux BTF" fuse_in_vmlinux_btf
+	elif [ "$(kernel_expect module_btf)" = yes ]; then
+		check "module BTF /sys/kernel/btf/fuse" test -r /sys/kernel/btf/fuse
+	fi
+	if [ "$(kernel_expect module_btf)" = yes ]; then
+		check "module BTF /sys/kernel/btf/nfs" test -r /sys/kernel/btf/nfs
+	else
+		check "no module BTF, as test/vm/expect says" test ! -e /sys/kernel/btf/nfs
+	fi
 	check "kprobe on vfs_read fires" kprobe_fires vfs_read vfs_read read_a_file
-	check "kprobe on fuse_dev_open (module) fires" \
+	check "kprobe on fuse_dev_open fires" \
 		kprobe_fires fuse_dev_open fuse_dev_open open_fuse_device
 	check "/tmp is a private writable tmpfs" scratch_is_private_tmpfs
 	check "LES_SRC and LES_BUILD visible" trees_visible
 	check "bpffs mounted" test "$(stat -f -c %T /sys/fs/bpf)" = bpf_fs
 	check "bpftool feature probe" feature_probe
 	check "clang builds a BPF object" build_bpf_object
-	check "kprobe, fentry and module fentry programs load" bpf_programs_load
+	check "kprobe, fentry (and, with module BTF, module fentry) programs load" bpf_programs_load
 
 	rm -rf "$scratch"
 	guest_done

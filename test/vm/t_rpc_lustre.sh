@@ -49,7 +49,7 @@ start_tracer()
 	shift
 
 	tracer_start 300 "" "$work/$name.err" \
-		env "$@" "$tool" -v --mount "$mnt" --stats-interval 1 -o "$work/$name.jsonl"
+		env "$@" "$tool" -v --mount "$mnt" --stats-interval 1s -o "$work/$name.jsonl"
 }
 
 # q NAME JQ-ARGS... FILTER: jq over the run's records as one array.
@@ -366,5 +366,6 @@ verifier()
 	LES_RPC_VERIFIER_REQUIRE=fentry LES_BUILD=$build LES_SRC=$src bash "$src/test/e2e/25_rpc_verifier.sh"
 }
 check "25_rpc_verifier.sh in the guest: kprobes and fentry twins load" verifier
+cell_by_checks lustre-standin rpc kprobe
 
 guest_done

@@ -49,7 +49,7 @@ list_probes()
 check "--list-probes: the 4 sunrpc tracepoints by tp_btf" list_probes
 
 tracer_start 360 "" "$work/err" \
-	"$tool" -v --mount "$mnt" --stats-interval 1 -o "$work/out.jsonl" || die "tool did not start"
+	"$tool" -v --mount "$mnt" --stats-interval 1s -o "$work/out.jsonl" || die "tool did not start"
 
 mkdir "$mnt/d" &
 mkdir_pid=$!
@@ -157,4 +157,5 @@ verifier()
 }
 check "25_rpc_verifier.sh with sunrpc loaded: tp_btf programs load" verifier
 
+cell_by_checks nfs rpc tp_btf
 guest_done

@@ -146,7 +146,7 @@ lr_tool_test()
 	check "--list-probes: llite and PtlRPC by $attach, opcodes from the pack, nothing refused" \
 		lr_list_probes_ok "$attach"
 	tracer_start 300 "" "$work/tool.err" "$tool" -v --attach "$attach" --mount "$LR_MNT" \
-		--stats-interval 1 -o "$work/out.jsonl" || die "the tool did not start"
+		--stats-interval 1s -o "$work/out.jsonl" || die "the tool did not start"
 	sleep 1
 	lustre_real_clear_stats
 	lctl set_param -n 'obdfilter.*.job_stats=clear' 'mdt.*.job_stats=clear'
@@ -166,6 +166,8 @@ lr_tool_test()
 	check "in flight: 0 on the mount at the end, as rpc_stats" lr_inflight_zero
 	check "in flight: ost_write concurrency within rpc_stats" lr_inflight_bounded
 	check "lustre_real_stop" lustre_real_stop
+	cell_by_checks lustre-2.17.57 access "$attach"
+	cell_by_checks lustre-2.17.57 rpc "$attach"
 	say "stage times (s): $LR_TIMES"
 	guest_done
 }

@@ -22,7 +22,7 @@ static int les_reserve(struct ll_inode_info *lli, size_t size)
 	if (size <= lli->lli_data_cap)
 		return 0;
 	cap = max_t(size_t, roundup_pow_of_two(size), PAGE_SIZE);
-	data = kvrealloc(lli->lli_data, lli->lli_data_cap, cap, GFP_KERNEL);
+	data = les_kvrealloc(lli->lli_data, lli->lli_data_cap, cap, GFP_KERNEL);
 	if (!data)
 		return -ENOMEM;
 	memset(data + lli->lli_data_cap, 0, cap - lli->lli_data_cap);
@@ -162,7 +162,7 @@ LES_PROBED ssize_t ll_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 		i_size_write(inode, pos + done);
 		inode->i_blocks = DIV_ROUND_UP(pos + done, 512);
 	}
-	inode->i_mtime = inode->i_ctime = current_time(inode);
+	les_touch_times(inode, false);
 	inode_unlock(inode);
 	if (!done)
 		return -EFAULT;
@@ -237,7 +237,7 @@ LES_PROBED int ll_iterate(struct file *filp, struct dir_context *ctx)
 	return dcache_readdir(filp, ctx);
 }
 
-LES_PROBED int ll_getattr(struct user_namespace *mnt_userns, const struct path *path,
+LES_PROBED int ll_getattr(les_idmap_t *mnt_userns, const struct path *path,
 			  struct kstat *stat, u32 request_mask, unsigned int flags)
 {
 	struct inode *inode = d_inode(path->dentry);
@@ -246,11 +246,11 @@ LES_PROBED int ll_getattr(struct user_namespace *mnt_userns, const struct path *
 	rc = les_md_rpc(inode, MDS_GETATTR, 0);
 	if (rc)
 		return rc;
-	generic_fillattr(mnt_userns, inode, stat);
+	les_fillattr(mnt_userns, request_mask, inode, stat);
 	return 0;
 }
 
-LES_PROBED int ll_setattr(struct user_namespace *mnt_userns, struct dentry *de, struct iattr *attr)
+LES_PROBED int ll_setattr(les_idmap_t *mnt_userns, struct dentry *de, struct iattr *attr)
 {
 	struct inode *inode = d_inode(de);
 	int rc;
@@ -295,5 +295,5 @@ const struct inode_operations ll_file_inode_operations = {
 	.setattr = ll_setattr,
 	.getattr = ll_getattr,
 	.listxattr = ll_listxattr,
-	.get_acl = ll_get_acl,
+	.LES_GET_ACL_OP = ll_get_acl,
 };

@@ -46,7 +46,7 @@ static int les_create(struct inode *dir, struct dentry *dentry, umode_t mode, de
 	}
 	if (S_ISDIR(mode))
 		inc_nlink(dir);
-	dir->i_mtime = dir->i_ctime = current_time(dir);
+	les_touch_times(dir, false);
 	d_instantiate(dentry, inode);
 	/* The dcache is the store: keep the dentry until unlink. */
 	dget(dentry);
@@ -98,25 +98,25 @@ LES_PROBED int ll_atomic_open(struct inode *dir, struct dentry *dentry, struct f
 	return rc;
 }
 
-LES_PROBED int ll_create_nd(struct user_namespace *mnt_userns, struct inode *dir,
+LES_PROBED int ll_create_nd(les_idmap_t *mnt_userns, struct inode *dir,
 			    struct dentry *dentry, umode_t mode, bool want_excl)
 {
 	return les_create(dir, dentry, mode, 0, NULL);
 }
 
-LES_PROBED int ll_mknod(struct user_namespace *mnt_userns, struct inode *dir, struct dentry *dchild,
+LES_PROBED int ll_mknod(les_idmap_t *mnt_userns, struct inode *dir, struct dentry *dchild,
 			umode_t mode, dev_t rdev)
 {
 	return les_create(dir, dchild, mode, rdev, NULL);
 }
 
-LES_PROBED int ll_mkdir(struct user_namespace *mnt_userns, struct inode *dir, struct dentry *dchild,
+LES_PROBED int ll_mkdir(les_idmap_t *mnt_userns, struct inode *dir, struct dentry *dchild,
 			umode_t mode)
 {
 	return les_create(dir, dchild, mode | S_IFDIR, 0, NULL);
 }
 
-LES_PROBED int ll_symlink(struct user_namespace *mnt_userns, struct inode *dir,
+LES_PROBED int ll_symlink(les_idmap_t *mnt_userns, struct inode *dir,
 			  struct dentry *dchild, const char *oldpath)
 {
 	return les_create(dir, dchild, S_IFLNK | 0777, 0, oldpath);
@@ -153,7 +153,7 @@ LES_PROBED int ll_rmdir(struct inode *dir, struct dentry *dchild)
 	return simple_rmdir(dir, dchild);
 }
 
-LES_PROBED int ll_rename(struct user_namespace *mnt_userns, struct inode *src,
+LES_PROBED int ll_rename(les_idmap_t *mnt_userns, struct inode *src,
 			 struct dentry *src_dchild, struct inode *tgt, struct dentry *tgt_dchild,
 			 unsigned int flags)
 {
@@ -194,7 +194,7 @@ const struct inode_operations ll_dir_inode_operations = {
 	.setattr = ll_setattr,
 	.getattr = ll_getattr,
 	.listxattr = ll_listxattr,
-	.get_acl = ll_get_acl,
+	.LES_GET_ACL_OP = ll_get_acl,
 };
 
 const struct inode_operations ll_fast_symlink_inode_operations = {
@@ -208,5 +208,5 @@ const struct inode_operations ll_special_inode_operations = {
 	.setattr = ll_setattr,
 	.getattr = ll_getattr,
 	.listxattr = ll_listxattr,
-	.get_acl = ll_get_acl,
+	.LES_GET_ACL_OP = ll_get_acl,
 };

@@ -125,8 +125,8 @@ struct inode *les_new_inode(struct super_block *sb, const struct inode *dir, umo
 	if (!inode)
 		return NULL;
 	inode->i_ino = get_next_ino();
-	inode_init_owner(&init_user_ns, inode, dir, mode);
-	inode->i_atime = inode->i_mtime = inode->i_ctime = current_time(inode);
+	inode_init_owner(LES_NOP_IDMAP, inode, dir, mode);
+	les_touch_times(inode, true);
 	switch (mode & S_IFMT) {
 	case S_IFREG:
 		inode->i_op = &ll_file_inode_operations;

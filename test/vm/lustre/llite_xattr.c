@@ -140,7 +140,7 @@ LES_PROBED int ll_xattr_get_common(const struct xattr_handler *handler, struct d
 }
 
 LES_PROBED int ll_xattr_set_common(const struct xattr_handler *handler,
-				   struct user_namespace *mnt_userns, struct dentry *dentry,
+				   les_idmap_t *mnt_userns, struct dentry *dentry,
 				   struct inode *inode, const char *name, const void *value,
 				   size_t size, int flags)
 {
@@ -151,7 +151,7 @@ LES_PROBED int ll_xattr_set_common(const struct xattr_handler *handler,
 		return rc;
 	rc = les_xattr_set(ll_i2info(inode), xattr_full_name(handler, name), value, size, flags);
 	if (!rc)
-		inode->i_ctime = current_time(inode);
+		les_touch_ctime(inode);
 	return rc;
 }
 

@@ -20,6 +20,7 @@
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/version.h>
 #include <linux/wait.h>
 #include <linux/xattr.h>
 
@@ -29,6 +30,67 @@
  * that callers would call instead of the named function.
  */
 #define LES_PROBED noinline __attribute__((__noipa__))
+
+/*
+ * The kernel interfaces that changed between the guest kernels (6.1, 6.12),
+ * in one place:
+ * - 6.3 ("fs: port ->...() to pass mnt_idmap") gives inode and xattr
+ *   operations a struct mnt_idmap * where 6.1 has a struct user_namespace *.
+ * - 6.2 renamed ->get_acl(inode, type, rcu) to ->get_inode_acl.
+ * - 6.6 gave generic_fillattr() the request mask; 6.7 made the inode's
+ *   times private (inode_set_mtime_to_ts() and friends).
+ * - 6.12 dropped kvrealloc()'s old-size argument.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+typedef struct mnt_idmap les_idmap_t;
+#define LES_NOP_IDMAP (&nop_mnt_idmap)
+#else
+typedef struct user_namespace les_idmap_t;
+#define LES_NOP_IDMAP (&init_user_ns)
+#endif
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define LES_GET_ACL_OP get_inode_acl
+#else
+#define LES_GET_ACL_OP get_acl
+#endif
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#define les_fillattr(idmap, mask, inode, stat) generic_fillattr(idmap, mask, inode, stat)
+#else
+#define les_fillattr(idmap, mask, inode, stat) generic_fillattr(idmap, inode, stat)
+#endif
+
+/* mtime and ctime (and atime with all) to now. */
+static inline void les_touch_times(struct inode *inode, bool all)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+	struct timespec64 now = inode_set_ctime_current(inode);
+
+	inode_set_mtime_to_ts(inode, now);
+	if (all)
+		inode_set_atime_to_ts(inode, now);
+#else
+	inode->i_mtime = inode->i_ctime = current_time(inode);
+	if (all)
+		inode->i_atime = inode->i_mtime;
+#endif
+}
+
+static inline void les_touch_ctime(struct inode *inode)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+	inode_set_ctime_current(inode);
+#else
+	inode->i_ctime = current_time(inode);
+#endif
+}
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#define les_kvrealloc(p, old, new, gfp) kvrealloc(p, new, gfp)
+#else
+#define les_kvrealloc(p, old, new, gfp) kvrealloc(p, old, new, gfp)
+#endif
 
 /* ---- Wire constants: lustre/include/uapi/linux/lustre/lustre_idl.h ---- */
 
@@ -391,26 +453,26 @@ int ldlm_completion_ast(struct ldlm_lock *lock, __u64 flags, void *data);
 struct dentry *ll_lookup_nd(struct inode *parent, struct dentry *dentry, unsigned int flags);
 int ll_atomic_open(struct inode *dir, struct dentry *dentry, struct file *file,
 		   unsigned int open_flags, umode_t mode);
-int ll_create_nd(struct user_namespace *mnt_userns, struct inode *dir, struct dentry *dentry,
+int ll_create_nd(les_idmap_t *mnt_userns, struct inode *dir, struct dentry *dentry,
 		 umode_t mode, bool want_excl);
-int ll_mknod(struct user_namespace *mnt_userns, struct inode *dir, struct dentry *dchild,
+int ll_mknod(les_idmap_t *mnt_userns, struct inode *dir, struct dentry *dchild,
 	     umode_t mode, dev_t rdev);
-int ll_mkdir(struct user_namespace *mnt_userns, struct inode *dir, struct dentry *dchild,
+int ll_mkdir(les_idmap_t *mnt_userns, struct inode *dir, struct dentry *dchild,
 	     umode_t mode);
-int ll_symlink(struct user_namespace *mnt_userns, struct inode *dir, struct dentry *dchild,
+int ll_symlink(les_idmap_t *mnt_userns, struct inode *dir, struct dentry *dchild,
 	       const char *oldpath);
 int ll_link(struct dentry *old_dentry, struct inode *dir, struct dentry *new_dentry);
 int ll_unlink(struct inode *dir, struct dentry *dchild);
 int ll_rmdir(struct inode *dir, struct dentry *dchild);
-int ll_rename(struct user_namespace *mnt_userns, struct inode *src, struct dentry *src_dchild,
+int ll_rename(les_idmap_t *mnt_userns, struct inode *src, struct dentry *src_dchild,
 	      struct inode *tgt, struct dentry *tgt_dchild, unsigned int flags);
-int ll_getattr(struct user_namespace *mnt_userns, const struct path *path, struct kstat *stat,
+int ll_getattr(les_idmap_t *mnt_userns, const struct path *path, struct kstat *stat,
 	       u32 request_mask, unsigned int flags);
-int ll_setattr(struct user_namespace *mnt_userns, struct dentry *de, struct iattr *attr);
+int ll_setattr(les_idmap_t *mnt_userns, struct dentry *de, struct iattr *attr);
 ssize_t ll_listxattr(struct dentry *dentry, char *buffer, size_t size);
 int ll_xattr_get_common(const struct xattr_handler *handler, struct dentry *dentry,
 			struct inode *inode, const char *name, void *buffer, size_t size);
-int ll_xattr_set_common(const struct xattr_handler *handler, struct user_namespace *mnt_userns,
+int ll_xattr_set_common(const struct xattr_handler *handler, les_idmap_t *mnt_userns,
 			struct dentry *dentry, struct inode *inode, const char *name,
 			const void *value, size_t size, int flags);
 struct posix_acl *ll_get_acl(struct inode *inode, int type, bool rcu);
