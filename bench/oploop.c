@@ -14,7 +14,9 @@
  * OP: pread (1 byte at offset 0: served by the page cache once warm, so it
  * never reaches the filesystem), fstat (the raw syscall: glibc's fstat()
  * is newfstatat with an empty path), getppid (not a file op: the cost of a
- * syscall no probe records).
+ * syscall no probe records), stat (newfstatat on FILE's absolute path: a
+ * path syscall, which the syscall fallback decides at its exit), relstat
+ * (the same by the name relative to FILE's directory, made the cwd).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,10 +31,11 @@
 #include <time.h>
 #include <unistd.h>
 
-enum op { OP_PREAD, OP_FSTAT, OP_GETPPID };
+enum op { OP_PREAD, OP_FSTAT, OP_GETPPID, OP_STAT, OP_RELSTAT };
 
 static enum op op;
 static const char *file;
+static const char *stat_path; /* FILE, or its name after chdir for relstat */
 
 static uint64_t now_ns(void)
 {
@@ -69,6 +72,11 @@ static inline void one_op(int fd)
 		break;
 	case OP_GETPPID:
 		syscall(SYS_getppid);
+		break;
+	case OP_STAT:
+	case OP_RELSTAT:
+		if (fstatat(AT_FDCWD, stat_path, &st, 0))
+			abort();
 		break;
 	}
 }
@@ -178,8 +186,9 @@ static int run_rate(double seconds, unsigned int threads, double target)
 int main(int argc, char **argv)
 {
 	if (argc < 6) {
-		fprintf(stderr, "usage: oploop pread|fstat|getppid FILE cost CHUNKS OPS\n"
-				"       oploop pread|fstat|getppid FILE rate SECONDS THREADS [PER_S]\n");
+		fprintf(stderr, "usage: oploop OP FILE cost CHUNKS OPS\n"
+				"       oploop OP FILE rate SECONDS THREADS [PER_S]\n"
+				"OP: pread, fstat, getppid, stat, relstat\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "pread"))
@@ -188,9 +197,23 @@ int main(int argc, char **argv)
 		op = OP_FSTAT;
 	else if (!strcmp(argv[1], "getppid"))
 		op = OP_GETPPID;
+	else if (!strcmp(argv[1], "stat"))
+		op = OP_STAT;
+	else if (!strcmp(argv[1], "relstat"))
+		op = OP_RELSTAT;
 	else
 		return 2;
 	file = argv[2];
+	stat_path = file;
+	if (op == OP_RELSTAT) {
+		char *dir = strdup(file), *slash = strrchr(dir, '/');
+
+		if (!slash || chdir(slash == dir ? "/" : (*slash = 0, dir))) {
+			fprintf(stderr, "oploop: relstat needs an absolute FILE\n");
+			return 2;
+		}
+		stat_path = strrchr(file, '/') + 1;
+	}
 	if (!strcmp(argv[3], "cost"))
 		return run_cost(strtoul(argv[4], NULL, 10), strtoul(argv[5], NULL, 10));
 	if (!strcmp(argv[3], "rate"))

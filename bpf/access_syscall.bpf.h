@@ -7,10 +7,16 @@
  * (map "syscalls") says which syscalls matter; every other syscall costs one
  * array lookup. Each traced entry resolves its target to a superblock dev
  * (fd -> file -> inode -> sb; or dirfd/cwd + path; or an absolute path
- * matched against the observed mount points) and stops there when that dev
- * is not observed. The exit of the same syscall on the same thread finishes
- * the op: the frame remembers the syscall number, so no unrelated call can
- * finish it.
+ * matched against the observed mount points). An fd syscall stops there
+ * when that dev is not observed. A path syscall cannot be told so early: a
+ * relative path can cross into a mount, a process in another mount
+ * namespace or chroot sees the mount at another path, a symlink can lead
+ * anywhere. So it gets a pending frame, and its exit decides exactly where
+ * the kernel says: the fd an open returned, the st_dev a stat wrote, or the
+ * mount of a request the op made (rpc planes). What none of these decides
+ * is counted (path_unresolved) when the entry was unsure. The exit of the
+ * same syscall on the same thread finishes the op: the frame remembers the
+ * syscall number, so no unrelated call can finish it.
  */
 #ifndef LES_ACCESS_SYSCALL_BPF_H
 #define LES_ACCESS_SYSCALL_BPF_H
@@ -34,21 +40,25 @@ struct {
 } path_scratch SEC(".maps");
 
 /*
- * task must come from bpf_get_current_task_btf(): the walk to the fd array
- * is then made of plain loads the verifier guards (a fault reads 0), not
- * helper calls. This runs for every fd syscall of every process, observed
- * or not, so each helper call saved counts. The array slot is a pointer to
- * a pointer, which BTF cannot follow: one read for it.
+ * task from les_current_task(btf). With btf the walk to the fd array is
+ * made of plain loads the verifier guards (a fault reads 0), not helper
+ * calls: this runs for every fd syscall of every process, observed or not,
+ * so each helper call saved counts. The array slot is a pointer to a
+ * pointer, which BTF cannot follow: one read for it.
  */
-static __always_inline struct file *fd_file(struct task_struct *task, int fd)
+static __always_inline struct file *fd_file(struct task_struct *task, int fd, bool btf)
 {
-	struct fdtable *fdt = task->files->fdt;
+	struct fdtable *fdt = btf ? task->files->fdt : BPF_CORE_READ(task, files, fdt);
 	struct file **fds;
 	struct file *file = NULL;
+	unsigned int max_fds;
 
-	if (!fdt || fd < 0 || (unsigned int)fd >= fdt->max_fds)
+	if (!fdt || fd < 0)
 		return NULL;
-	fds = fdt->fd;
+	max_fds = btf ? fdt->max_fds : BPF_CORE_READ(fdt, max_fds);
+	if ((unsigned int)fd >= max_fds)
+		return NULL;
+	fds = btf ? fdt->fd : BPF_CORE_READ(fdt, fd);
 	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
 	return file;
 }
@@ -63,18 +73,18 @@ static __always_inline __u64 file_ino(struct file *file)
 	return file ? BPF_CORE_READ(file, f_inode, i_ino) : 0;
 }
 
-static __always_inline __u32 fd_dev(int fd)
+static __always_inline struct file *current_fd_file(int fd, bool btf)
 {
-	return file_dev(fd_file(bpf_get_current_task_btf(), fd));
+	return fd_file(les_current_task(btf), fd, btf);
 }
 
-static __always_inline __u32 dirfd_dev(int dirfd)
+static __always_inline __u32 dirfd_dev(int dirfd, bool btf)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = les_current_task(btf);
 
 	if (dirfd == LES_AT_FDCWD)
 		return BPF_CORE_READ(task, fs, pwd.dentry, d_sb, s_dev);
-	return file_dev(fd_file(task, dirfd));
+	return file_dev(fd_file(task, dirfd, btf));
 }
 
 /* Does the path in buf start with mount point mp, component-wise? */
@@ -122,48 +132,113 @@ static __noinline __u32 abs_path_dev(const struct path_buf *buf, __u32 path_len)
 	return best_dev;
 }
 
+/* false: decide path syscalls at entry only, the earlier way (bench/run's baseline). */
+const volatile bool path_exit_resolve = true;
+
+/* The tool's own mount namespace and root (userspace fills them). */
+const volatile __u32 self_mntns_ino = 0;
+const volatile __u32 self_root_dev = 0;
+const volatile __u64 self_root_ino = 0;
+
+/* Does the current task resolve absolute paths as the tool does? */
+static __always_inline bool same_view(bool btf)
+{
+	struct task_struct *task = les_current_task(btf);
+	struct dentry *root = BPF_CORE_READ(task, fs, root.dentry);
+
+	return BPF_CORE_READ(task, nsproxy, mnt_ns, ns.inum) == self_mntns_ino &&
+	       BPF_CORE_READ(root, d_inode, i_ino) == self_root_ino &&
+	       BPF_CORE_READ(root, d_sb, s_dev) == self_root_dev;
+}
+
+enum path_kind {
+	PATH_EMPTY, /* NULL, unreadable or "": AT_EMPTY_PATH names dirfd itself */
+	PATH_RELATIVE,
+	PATH_ABSOLUTE,
+};
+
 /*
- * The superblock dev a (dirfd, path) pair names, as far as it can be told
- * before the walk: absolute paths by mount point, relative and empty ones
- * by their directory. Symlinks and ".." crossing a mount are not followed.
+ * Read a user path and, when absolute, the dev of the observed mount point
+ * that prefixes it (*dev, 0 if none). Takes no task: one copy serves both
+ * flavours of the programs.
  */
-static __noinline __u32 path_dev(int dirfd, const char *upath)
+static __noinline enum path_kind read_path(const char *upath, __u32 *dev)
 {
 	struct path_buf *buf;
 	__u32 zero = 0;
 	long n;
 
+	*dev = 0;
 	buf = bpf_map_lookup_elem(&path_scratch, &zero);
 	if (!buf)
-		return 0;
+		return PATH_EMPTY;
 	buf->word[0] = 0;
 	n = upath ? bpf_probe_read_user_str(buf->word, sizeof(buf->word), upath) : 0;
-	if (n <= 1) /* NULL, unreadable or "": AT_EMPTY_PATH names dirfd itself */
-		return dirfd_dev(dirfd);
-	if (((const char *)buf->word)[0] == '/')
-		return abs_path_dev(buf, n - 1);
-	return dirfd_dev(dirfd);
+	if (n <= 1)
+		return PATH_EMPTY;
+	if (((const char *)buf->word)[0] != '/')
+		return PATH_RELATIVE;
+	*dev = abs_path_dev(buf, n - 1);
+	return PATH_ABSOLUTE;
 }
 
-/* Push an op frame for the current thread if dev is observed. */
-static __always_inline int access_enter(__s32 nr, __u32 op, __u32 dev, __u64 arg, int fd)
+/*
+ * The superblock dev a (dirfd, path) pair names, as far as it can be told
+ * before the walk: absolute paths by mount point, relative and empty ones
+ * by their directory. *sure: false when the walk may end elsewhere than
+ * this says (a relative path, which can cross into a mount below its
+ * directory, or an absolute one in another namespace or root); symlinks
+ * and ".." are left to the exit.
+ */
+static __always_inline __u32 path_dev(int dirfd, const char *upath, bool *sure, bool btf)
+{
+	__u32 dev;
+
+	*sure = true;
+	switch (read_path(upath, &dev)) {
+	case PATH_ABSOLUTE:
+		*sure = same_view(btf);
+		return dev;
+	case PATH_RELATIVE:
+		*sure = false;
+		break;
+	default:
+		break;
+	}
+	return dirfd_dev(dirfd, btf);
+}
+
+/*
+ * Push an op frame for the current thread if dev is observed, or a pending
+ * one (dev 0, sys_flags LES_FRAME_PENDING) for a path syscall whose exit
+ * decides.
+ */
+static __always_inline int access_enter(__s32 nr, __u32 op, __u32 dev, __u64 arg, int fd,
+					__u32 sys_flags, bool btf)
 {
 	__u64 pid_tgid, now;
 	struct thread_ops *ops;
 	struct op_frame *frame;
 	__u32 tid, depth;
 
-	if (!dev_observed(dev))
+	if (!dev_observed(dev)) {
+		if (!(sys_flags & LES_FRAME_PENDING))
+			return 0;
+		dev = 0;
+	} else if (fn_covers_op(dev, op)) {
+		/* Function probes report this op on this mount (access_fn.bpf.h). */
 		return 0;
-	/* Function probes report this op on this mount (access_fn.bpf.h). */
-	if (fn_covers_op(dev, op))
-		return 0;
+	}
 	count_probe(LES_PROBE_SYS_ENTER);
 	pid_tgid = bpf_get_current_pid_tgid();
 	tid = (__u32)pid_tgid;
 	if (task_filtered_out(pid_tgid >> 32, (__u32)bpf_get_current_uid_gid())) {
-		count(LES_CNT_FILTERED);
-		return 0;
+		/* Counted once the op is known to be on an observed mount. */
+		if (dev) {
+			count(LES_CNT_FILTERED);
+			return 0;
+		}
+		sys_flags |= LES_FRAME_FILTERED;
 	}
 	ops = thread_ops_get_or_create(tid, pid_tgid >> 32);
 	if (!ops)
@@ -187,10 +262,11 @@ static __always_inline int access_enter(__s32 nr, __u32 op, __u32 dev, __u64 arg
 	frame->rpc_wait_ns = 0;
 	frame->rpc_count = 0;
 	frame->dev = dev;
-	frame->ino = want_file_id && fd >= 0 ? file_ino(fd_file(bpf_get_current_task_btf(), fd)) : 0;
+	frame->ino = want_file_id && fd >= 0 ? file_ino(current_fd_file(fd, btf)) : 0;
 	frame->op = op;
 	frame->key = nr;
 	frame->arg = arg;
+	frame->sys_flags = sys_flags;
 	ops->depth = depth + 1;
 	ops->updated_ns = now;
 	bpf_get_current_comm(ops->comm, sizeof(ops->comm));
@@ -206,8 +282,62 @@ static __always_inline __u32 exit_op(const struct op_frame *frame, __s64 ret)
 	return frame->op;
 }
 
+/* The kernel's dev_t from a struct stat's st_dev (new_encode_dev() form). */
+static __always_inline __u32 dev_from_stat(__u64 st_dev)
+{
+	__u32 major = ((st_dev >> 8) & 0xfff) | ((st_dev >> 32) & ~0xfffULL);
+	__u32 minor = (st_dev & 0xff) | ((st_dev >> 12) & ~0xffULL);
+
+	return (major << 20) | (minor & 0xfffff);
+}
+
+/* Where a pending frame's op ran, from what the syscall returned; 0 if unknown. */
+static __always_inline __u32 exit_dev(const struct op_frame *frame,
+				      const struct les_syscall_desc *d, __s64 ret, bool btf)
+{
+	__u32 devno[2] = {};
+	__u64 st_dev = 0;
+
+	if (ret < 0)
+		return frame->dev;
+	if (frame->op == LES_OP_OPEN)
+		return file_dev(current_fd_file((int)ret, btf));
+	switch (d->stat_kind) {
+	case LES_STAT_STAT:
+		if (!bpf_probe_read_user(&st_dev, sizeof(st_dev), (void *)frame->arg))
+			return dev_from_stat(st_dev);
+		break;
+	case LES_STAT_STATX:
+		if (!bpf_probe_read_user(devno, sizeof(devno), (void *)(frame->arg + 136)))
+			return (devno[0] << 20) | (devno[1] & 0xfffff);
+		break;
+	}
+	return frame->dev;
+}
+
+/*
+ * An op the exit could not place, that may have run on an observed mount:
+ * the entry was unsure, it succeeded, and neither its result nor a request
+ * says where (a mutation on FUSE, NFS or Lustre always sends one; a failed
+ * lookup that a cached negative entry answered is not counted).
+ */
+static __always_inline bool unresolvable(const struct op_frame *frame, __s64 ret)
+{
+	if (!(frame->sys_flags & LES_FRAME_UNCERTAIN) || ret < 0)
+		return false;
+	switch (frame->op) {
+	case LES_OP_READLINK:
+	case LES_OP_GETXATTR:
+	case LES_OP_LISTXATTR:
+	case LES_OP_STATFS:
+		return true;
+	}
+	return false;
+}
+
 /* Pop the frame the same syscall pushed and emit the access record. */
-static __always_inline int access_exit(__s32 nr, __s64 ret)
+static __always_inline int access_exit(__s32 nr, __s64 ret, const struct les_syscall_desc *d,
+				       bool btf)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct thread_ops *ops = thread_ops_get(tid);
@@ -217,8 +347,22 @@ static __always_inline int access_exit(__s32 nr, __s64 ret)
 
 	if (!frame || frame->key != nr)
 		return 0; /* not an op on an observed mount */
-	count_probe(LES_PROBE_SYS_EXIT);
 	ops->depth--;
+	if (frame->sys_flags & LES_FRAME_PENDING) {
+		frame->dev = exit_dev(frame, d, ret, btf);
+		if (!dev_observed(frame->dev)) {
+			if (!frame->dev && unresolvable(frame, ret))
+				count(LES_CNT_PATH_UNRESOLVED);
+			return 0;
+		}
+		if (fn_covers_op(frame->dev, frame->op))
+			return 0;
+		if (frame->sys_flags & LES_FRAME_FILTERED) {
+			count(LES_CNT_FILTERED);
+			return 0;
+		}
+	}
+	count_probe(LES_PROBE_SYS_EXIT);
 	now = bpf_ktime_get_ns();
 	latency = now - frame->start_ns;
 	if (access_filtered_out(exit_op(frame, ret), latency)) {
@@ -239,7 +383,7 @@ static __always_inline int access_exit(__s32 nr, __s64 ret)
 	rec->rpc_wait_ns = frame->rpc_wait_ns;
 	rec->ino = frame->ino;
 	if (want_file_id && !rec->ino && frame->op == LES_OP_OPEN && ret >= 0)
-		rec->ino = file_ino(fd_file(bpf_get_current_task_btf(), (int)ret));
+		rec->ino = file_ino(current_fd_file((int)ret, btf));
 	rec->cgroup_id = bpf_get_current_cgroup_id();
 	rec->dev = frame->dev;
 	rec->rpc_count = frame->rpc_count;
@@ -284,46 +428,56 @@ static __always_inline __u64 sys_arg(struct pt_regs *regs, int i)
 	return 0;
 }
 
+/* *sys_flags: LES_FRAME_PENDING for path syscalls, UNCERTAIN when unsure. */
 static __always_inline __u32 syscall_target_dev(struct pt_regs *regs,
-						const struct les_syscall_desc *d, int *fd)
+						const struct les_syscall_desc *d, int *fd,
+						__u32 *sys_flags, bool btf)
 {
+	bool sure = true;
+	__u32 dev = 0;
 	int dirfd;
 
 	*fd = -1;
+	*sys_flags = 0;
 	switch (d->target) {
 	case LES_SYS_FD:
 		*fd = (int)sys_arg(regs, d->fd_arg);
-		return fd_dev(*fd);
+		return file_dev(current_fd_file(*fd, btf));
 	case LES_SYS_AT:
 		dirfd = (int)sys_arg(regs, d->fd_arg);
-		return path_dev(dirfd, (const char *)sys_arg(regs, d->path_arg));
+		dev = path_dev(dirfd, (const char *)sys_arg(regs, d->path_arg), &sure, btf);
+		break;
 	case LES_SYS_PATH:
-		return path_dev(LES_AT_FDCWD, (const char *)sys_arg(regs, d->path_arg));
+		dev = path_dev(LES_AT_FDCWD, (const char *)sys_arg(regs, d->path_arg), &sure, btf);
+		break;
 	}
-	return 0;
+	if (path_exit_resolve)
+		*sys_flags = LES_FRAME_PENDING | (sure ? 0 : LES_FRAME_UNCERTAIN);
+	return dev;
 }
 
-SEC("raw_tp/sys_enter")
-int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
+static __always_inline int sys_enter_common(struct pt_regs *regs, long id, bool btf)
 {
 	const struct les_syscall_desc *d = syscall_desc(id);
+	__u32 dev, op, sys_flags;
 	__u64 flags = 0;
-	__u32 dev, op;
 	int fd;
 
 	if (!d || d->target == LES_SYS_NONE)
 		return 0;
-	dev = syscall_target_dev(regs, d, &fd);
+	dev = syscall_target_dev(regs, d, &fd, &sys_flags, btf);
 	op = d->op;
 	if (d->flags_arg >= 0)
 		flags = sys_arg(regs, d->flags_arg);
 	if (d->rmdir_flag && (flags & LES_AT_REMOVEDIR))
 		op = LES_OP_RMDIR;
-	return access_enter((__s32)id, op, dev, flags, fd);
+	/* A stat's exit reads st_dev from the buffer it filled. */
+	if (d->stat_kind != LES_STAT_NONE && d->stat_arg >= 0)
+		flags = sys_arg(regs, d->stat_arg);
+	return access_enter((__s32)id, op, dev, flags, fd, sys_flags, btf);
 }
 
-SEC("raw_tp/sys_exit")
-int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
+static __always_inline int sys_exit_common(struct pt_regs *regs, long ret, bool btf)
 {
 	long id = SYSCALL_NR(regs);
 	const struct les_syscall_desc *d = syscall_desc(id);
@@ -331,7 +485,33 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	/* Only the traced syscalls pay for the per-thread lookup. */
 	if (!d || d->target == LES_SYS_NONE)
 		return 0;
-	return access_exit((__s32)id, ret);
+	return access_exit((__s32)id, ret, d, btf);
+}
+
+/* 5.11 and later: the task as a BTF pointer. */
+SEC("raw_tp/sys_enter")
+int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
+{
+	return sys_enter_common(regs, id, true);
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
+{
+	return sys_exit_common(regs, ret, true);
+}
+
+/* 5.10 (no bpf_get_current_task_btf): the task by probe reads. */
+SEC("raw_tp/sys_enter")
+int BPF_PROG(sys_enter_nobtf, struct pt_regs *regs, long id)
+{
+	return sys_enter_common(regs, id, false);
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(sys_exit_nobtf, struct pt_regs *regs, long ret)
+{
+	return sys_exit_common(regs, ret, false);
 }
 
 #endif /* LES_ACCESS_SYSCALL_BPF_H */

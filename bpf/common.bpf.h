@@ -140,10 +140,15 @@ static __always_inline bool comm_filtered_out(const char *comm)
 }
 
 /* --pid, --uid and --comm of the current task. */
+/* The tool's own process: what it does on a mount is not user activity. */
+const volatile __u32 self_tgid = 0;
+
 static __always_inline bool task_filtered_out(__u32 tgid, __u32 uid)
 {
 	char comm[LES_COMM_LEN];
 
+	if (tgid == self_tgid)
+		return true;
 	if (filter_pid && tgid != filter_pid)
 		return true;
 	if (filter_uid >= 0 && uid != (__u32)filter_uid)
@@ -158,6 +163,8 @@ static __always_inline bool task_filtered_out(__u32 tgid, __u32 uid)
 /* --pid, --uid and --comm of the task a request is attributed to. */
 static __always_inline bool task_rec_filtered_out(const struct les_task *t)
 {
+	if (t->pid == self_tgid)
+		return true;
 	if (filter_pid && t->pid != filter_pid)
 		return true;
 	if (filter_uid >= 0 && t->uid != (__u32)filter_uid)

@@ -17,6 +17,16 @@
  */
 #define LES_FMODE_CREATED (1U << 20)
 
+/*
+ * The current task. bpf_get_current_task_btf() (5.11) gives a BTF pointer
+ * whose fields are plain loads the verifier guards; 5.10 has only
+ * bpf_get_current_task(), whose fields need probe reads (BPF_CORE_READ).
+ * Programs that have both flavours pass btf as a constant, so the other
+ * helper is compiled out of each.
+ */
+#define les_current_task(btf)                                                                      \
+	((btf) ? bpf_get_current_task_btf() : (struct task_struct *)bpf_get_current_task())
+
 /* fs/fuse/fuse_i.h; fuse_req.in/out wrap the headers since 4.x. */
 struct fuse_in_header___les {
 	__u32 len;

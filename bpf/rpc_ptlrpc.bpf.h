@@ -257,7 +257,10 @@ static __always_inline struct ptlrpc_req *ptl_remember(__u64 req, bool created, 
 		return old;
 	frame = ptl_current_frame();
 	imp_dev = imp ? bpf_map_lookup_elem(&ptlrpc_import_dev, &imp) : NULL;
-	if (frame) {
+	/* A syscall op whose mount its entry could not tell ran on the import's. */
+	if (frame && !frame->dev && imp_dev && dev_observed(*imp_dev))
+		frame->dev = *imp_dev;
+	if (frame && frame->dev) {
 		v.parent_op_id = frame->op_id;
 		v.dev = frame->dev;
 		if (imp && (!imp_dev || *imp_dev != v.dev))
@@ -487,7 +490,7 @@ static __always_inline void ptl_wait_begin(__u32 what, __u64 req, const struct p
 	}
 	if (frame) {
 		w.parent_op_id = frame->op_id;
-		w.dev = frame->dev;
+		w.dev = frame->dev ? frame->dev : (v ? v->dev : 0);
 	} else if (v && v->dev) {
 		w.dev = v->dev; /* outside any op (a path walk's revalidation): its import's mount */
 	} else if (!rpc_unattributed[LES_PROTO_PTLRPC]) {

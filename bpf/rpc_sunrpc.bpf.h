@@ -89,13 +89,18 @@ static __always_inline int sunrpc_begin(struct rpc_task___les *task)
 
 	count_probe(LES_PROBE_SUNRPC_BEGIN);
 	frame = current_frame(thread_ops_get((__u32)bpf_get_current_pid_tgid()));
-	if (frame) {
+	if (frame && frame->dev) {
 		v.parent_op_id = frame->op_id;
 		v.dev = frame->dev;
 		if (clnt)
 			bpf_map_update_elem(&sunrpc_clnt_dev, &clnt, &v.dev, BPF_ANY);
 	} else {
 		v.dev = clnt ? sunrpc_dev_of_clnt(clnt) : 0;
+		/* A syscall op whose mount its entry could not tell ran on this one. */
+		if (frame && v.dev && dev_observed(v.dev)) {
+			frame->dev = v.dev;
+			v.parent_op_id = frame->op_id;
+		}
 	}
 	if (v.dev ? !dev_observed(v.dev) : !rpc_unattributed[LES_PROTO_SUNRPC])
 		return 0;

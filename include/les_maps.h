@@ -31,6 +31,7 @@ struct op_frame {
  */
 #define LES_FRAME_PENDING   1u
 #define LES_FRAME_UNCERTAIN 2u /* relative path, or another mount namespace or root */
+#define LES_FRAME_FILTERED  4u /* a filter drops it: counted if it was on an observed mount */
 
 /* Per-thread stack of access ops in flight, for nesting and linkage (map thread_ops). */
 struct thread_ops {

@@ -17,6 +17,13 @@
 
 #define LES_ABI_VERSION 3
 
+/*
+ * The version of the output lines' schema (docs/record.schema.json): stats
+ * records and Kafka headers carry it. A field removed or changed in meaning
+ * raises it; a field added does not.
+ */
+#define LES_SCHEMA_VERSION 1
+
 #define LES_COMM_LEN	   16
 #define LES_MAX_MOUNTS	   16 /* observed mounts tracked in BPF */
 #define LES_MOUNT_PATH_MAX 128 /* longest mount point matched by path in BPF */
@@ -123,6 +130,7 @@ enum les_counter {
 	LES_CNT_FILTERED, /* ops dropped in BPF by a filter */
 	LES_CNT_THREADS_FULL, /* per-thread op table full: op not tracked */
 	LES_CNT_NOTICE_DROPPED, /* process notices lost: ring buffer full */
+	LES_CNT_PATH_UNRESOLVED, /* syscall fallback: path op that could be on an observed mount, undecidable */
 	LES_CNT_MAX,
 };
 
@@ -284,7 +292,15 @@ struct les_syscall_desc {
 	__s8 path_arg; /* argument index of the path, -1 if none */
 	__s8 flags_arg; /* argument kept for the exit (open flags), -1 if none */
 	__u8 rmdir_flag; /* unlinkat: AT_REMOVEDIR in flags_arg makes it rmdir */
-	__u8 _pad[2];
+	__s8 stat_arg; /* argument index of the struct stat/statx it fills, -1 if none */
+	__u8 stat_kind; /* enum les_stat_kind */
+};
+
+/* What a stat-family syscall writes, for reading st_dev at its exit. */
+enum les_stat_kind {
+	LES_STAT_NONE = 0,
+	LES_STAT_STAT, /* struct stat: st_dev first, the new_encode_dev() form */
+	LES_STAT_STATX, /* struct statx: stx_dev_major/minor at 136/140 */
 };
 
 /* An observed mount as BPF sees it (map "mounts", index = mount slot). */

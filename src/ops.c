@@ -197,6 +197,7 @@ const char *les_counter_name(unsigned int counter)
 		[LES_CNT_FILTERED] = "filtered_kernel",
 		[LES_CNT_THREADS_FULL] = "threads_full",
 		[LES_CNT_NOTICE_DROPPED] = "notices_dropped",
+		[LES_CNT_PATH_UNRESOLVED] = "path_unresolved",
 	};
 	return counter < LES_CNT_MAX && names[counter] ? names[counter] : "unknown";
 }

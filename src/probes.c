@@ -7,8 +7,10 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include "consumer.h" /* struct les_refusals */
 #include "json.h"
 #include "mounts.h"
@@ -105,6 +107,25 @@ static void plan_fuse(struct les_probe_plan *plan)
 	}
 }
 
+/*
+ * bpf_get_current_task_btf came with 5.11; 5.10 gets the flavour of the
+ * syscall programs that reads the task by probe reads. Asked of the kernel
+ * when privileges allow, else told by the release.
+ */
+static bool kernel_has_task_btf(void)
+{
+	int r = libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
+					BPF_FUNC_get_current_task_btf, NULL);
+	unsigned int major = 0, minor = 0;
+	struct utsname u;
+
+	if (r >= 0)
+		return r == 1;
+	if (uname(&u) != 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2)
+		return true;
+	return major > 5 || (major == 5 && minor >= 11);
+}
+
 static void plan_syscall(struct les_probe_plan *plan, enum les_attach_mode mode)
 {
 	bool syscalls = les_kernel_btf_has("btf_trace_sys_enter", BTF_KIND_TYPEDEF) ||
@@ -118,6 +139,7 @@ static void plan_syscall(struct les_probe_plan *plan, enum les_attach_mode mode)
 		plan->syscall_reason = "kernel has no raw_syscalls:sys_enter/sys_exit tracepoints";
 	else
 		plan->syscall = true;
+	plan->syscall_task_btf = plan->syscall && kernel_has_task_btf();
 }
 
 /* The method that reports most functions, or none. */
@@ -195,7 +217,8 @@ bool les_probe_plan_wants(const struct les_probe_plan *plan, const char *prog_na
 	if (strcmp(prog_name, "proc_exec") == 0 || strcmp(prog_name, "proc_fork") == 0)
 		return plan->proc_notices;
 	if (strcmp(section, "raw_tp/sys_enter") == 0 || strcmp(section, "raw_tp/sys_exit") == 0)
-		return plan->syscall;
+		return plan->syscall &&
+		       plan->syscall_task_btf == (strstr(prog_name, "_nobtf") == NULL);
 	if (les_rpc_plan_owns(&plan->rpc, prog_name, &rpc_want))
 		return rpc_want;
 	return fn_wants(&plan->fn, prog_name);
@@ -217,6 +240,14 @@ static const char *fuse_method_name(enum les_fuse_method m)
 	"the syscall fallback reports an op on a mount unless function probes cover that op "     \
 	"for the mount's filesystem (covered: every function of that filesystem and op that the " \
 	"kernel has is probed)"
+
+#define SYSCALL_PATHS                                                                              \
+	"a path syscall (relative, from a dirfd, in any mount namespace or chroot) is placed "      \
+	"on its mount at its exit: an open by the fd it returned, a stat by the st_dev it wrote, "  \
+	"any other op by a request it made on an observed mount; left approximate: a readlink, "   \
+	"getxattr, listxattr or statfs answered from cache by a relative path or from another "    \
+	"mount namespace (counted as path_unresolved), and a failed lookup a cached negative "     \
+	"entry answered"
 
 /* Families whose function probes cover op, as "fuse nfs", or "". */
 static void covered_families(const struct les_probe_plan *plan, unsigned int op, char *buf,
@@ -336,6 +367,7 @@ static void print_json(const struct les_probe_plan *plan, FILE *out,
 	json_method(&w, "syscall", plan->syscall, plan->syscall_reason);
 	jw_obj_end(&w);
 	jw_kv_cstr(&w, "syscall_rule", SYSCALL_RULE);
+	jw_kv_cstr(&w, "syscall_paths", SYSCALL_PATHS);
 	json_refused(&w, refused);
 	jw_obj_end(&w);
 	jw_newline(&w);
@@ -398,12 +430,12 @@ void les_probe_plan_print(const struct les_probe_plan *plan, FILE *out, bool jso
 			plan->syscall && families[0] ? "not for mounts of: " : "",
 			plan->syscall ? families : "");
 	}
-	fprintf(out, "\nfentry: %s\nkprobe: %s%s%s\nsyscall fallback: %s\nrule: %s\n",
+	fprintf(out, "\nfentry: %s\nkprobe: %s%s%s\nsyscall fallback: %s\nrule: %s\npaths: %s\n",
 		plan->fn.fentry_ok ? "available" : plan->fn.fentry_reason,
 		plan->fn.kprobe_ok ? "available" : plan->fn.kprobe_reason,
 		plan->fn.kprobe_ok ? ", kprobe_multi: " : "",
 		plan->fn.kprobe_ok ? (plan->fn.kprobe_multi ? "yes" : plan->fn.multi_reason) : "",
-		plan->syscall ? "on" : plan->syscall_reason, SYSCALL_RULE);
+		plan->syscall ? "on" : plan->syscall_reason, SYSCALL_RULE, SYSCALL_PATHS);
 	print_refused(out, refused);
 }
 

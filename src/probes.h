@@ -29,6 +29,7 @@ struct les_probe_plan {
 	 */
 	enum les_attach_method access;
 	bool syscall; /* the syscall fallback (raw sys_enter/sys_exit) */
+	bool syscall_task_btf; /* its programs' flavour: sys_enter, or sys_enter_nobtf (5.10) */
 	const char *syscall_reason; /* why not, when not */
 	struct les_fn_plan fn; /* function probes, per table row */
 	struct les_rpc_plan rpc; /* PtlRPC, LDLM and sunrpc probes */

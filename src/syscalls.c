@@ -5,13 +5,22 @@
 
 #define FD(sys, o)                                                                                 \
 	{ #sys, SYS_##sys, { .target = LES_SYS_FD, .op = (o), .fd_arg = 0, .path_arg = -1,     \
-			     .flags_arg = -1 } }
+			     .flags_arg = -1, .stat_arg = -1 } }
 #define AT(sys, o, dirfd, path, flags)                                                             \
 	{ #sys, SYS_##sys, { .target = LES_SYS_AT, .op = (o), .fd_arg = (dirfd),              \
-			     .path_arg = (path), .flags_arg = (flags) } }
+			     .path_arg = (path), .flags_arg = (flags), .stat_arg = -1 } }
 #define PATH(sys, o, path, flags)                                                                  \
 	{ #sys, SYS_##sys, { .target = LES_SYS_PATH, .op = (o), .fd_arg = -1,                 \
-			     .path_arg = (path), .flags_arg = (flags) } }
+			     .path_arg = (path), .flags_arg = (flags), .stat_arg = -1 } }
+/* Stat calls: the exit reads st_dev from the buffer (argument buf). */
+#define STAT_AT(sys, dirfd, path, buf, kind)                                                       \
+	{ #sys, SYS_##sys, { .target = LES_SYS_AT, .op = LES_OP_GETATTR, .fd_arg = (dirfd),   \
+			     .path_arg = (path), .flags_arg = -1, .stat_arg = (buf),              \
+			     .stat_kind = (kind) } }
+#define STAT_PATH(sys, path, buf)                                                                  \
+	{ #sys, SYS_##sys, { .target = LES_SYS_PATH, .op = LES_OP_GETATTR, .fd_arg = -1,      \
+			     .path_arg = (path), .flags_arg = -1, .stat_arg = (buf),              \
+			     .stat_kind = LES_STAT_STAT } }
 
 static const struct les_syscall_entry table[] = {
 	/* data */
@@ -39,12 +48,12 @@ static const struct les_syscall_entry table[] = {
 #ifdef SYS_getdents
 	FD(getdents, LES_OP_READDIR),
 #endif
-	AT(newfstatat, LES_OP_GETATTR, 0, 1, -1),
-	AT(statx, LES_OP_GETATTR, 0, 1, -1),
+	STAT_AT(newfstatat, 0, 1, 2, LES_STAT_STAT),
+	STAT_AT(statx, 0, 1, 4, LES_STAT_STATX),
 	FD(fstat, LES_OP_GETATTR),
 #ifdef SYS_stat
-	PATH(stat, LES_OP_GETATTR, 0, -1),
-	PATH(lstat, LES_OP_GETATTR, 0, -1),
+	STAT_PATH(stat, 0, 1),
+	STAT_PATH(lstat, 0, 1),
 #endif
 	AT(readlinkat, LES_OP_READLINK, 0, 1, -1),
 #ifdef SYS_readlink
@@ -63,7 +72,7 @@ static const struct les_syscall_entry table[] = {
 	AT(mknodat, LES_OP_MKNOD, 0, 1, -1),
 	{ "unlinkat", SYS_unlinkat,
 	  { .target = LES_SYS_AT, .op = LES_OP_UNLINK, .fd_arg = 0, .path_arg = 1,
-	    .flags_arg = 2, .rmdir_flag = 1 } },
+	    .flags_arg = 2, .rmdir_flag = 1, .stat_arg = -1 } },
 	AT(renameat2, LES_OP_RENAME, 0, 1, -1),
 #ifdef SYS_renameat
 	AT(renameat, LES_OP_RENAME, 0, 1, -1),

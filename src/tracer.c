@@ -2,6 +2,8 @@
 /* Skeleton lifecycle, map programming, counters and sweeping. */
 #define _GNU_SOURCE /* vasprintf */
 #include <errno.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -134,6 +136,29 @@ static bool env_lists(const char *var, const char *prog)
 	return false;
 }
 
+/*
+ * The view (mount namespace and root) in which the observed mount points
+ * are the paths BPF matches: that of the process whose mountinfo was read
+ * (/proc/PID/mountinfo, as a DaemonSet reads the host's), else the tool's.
+ * An absolute path from another view is left to the syscall's exit.
+ */
+static void configure_view(struct les_bpf *s, const char *mountinfo_path)
+{
+	char ns[PATH_MAX], root[PATH_MAX], proc[32] = "self";
+	struct stat st;
+
+	if (mountinfo_path && sscanf(mountinfo_path, "/proc/%31[0-9a-z]/mountinfo", proc) != 1)
+		snprintf(proc, sizeof(proc), "self");
+	snprintf(ns, sizeof(ns), "/proc/%s/ns/mnt", proc);
+	snprintf(root, sizeof(root), "/proc/%s/root", proc);
+	if (stat(ns, &st) == 0)
+		s->rodata->self_mntns_ino = (__u32)st.st_ino;
+	if (stat(root, &st) == 0) {
+		s->rodata->self_root_dev = les_kdev_from_user(st.st_dev);
+		s->rodata->self_root_ino = st.st_ino;
+	}
+}
+
 int les_tracer_configure(struct les_tracer *t, const struct les_options *o,
 			 const struct les_probe_plan *plan)
 {
@@ -147,8 +172,12 @@ int les_tracer_configure(struct les_tracer *t, const struct les_options *o,
 	s->rodata->min_latency_ns = o->min_latency_ns;
 	s->rodata->filter_uid = o->filter_uid;
 	s->rodata->filter_pid = o->filter_pid;
+	s->rodata->self_tgid = (__u32)getpid();
 	les_filter_configure_bpf(o, s);
 	s->rodata->want_file_id = o->file_id;
+	configure_view(s, o->mountinfo_path);
+	/* bench/run measures the exit resolution against deciding at entry only. */
+	s->rodata->path_exit_resolve = !getenv("LES_PATH_ENTRY_ONLY");
 	s->rodata->ptlrpc_reqmsg_off = plan->rpc.reqmsg_off;
 	s->rodata->ptlrpc_brw_probed =
 		les_rpc_plan_method(&plan->rpc, "ptlrpc_lprocfs_brw") != LES_ATTACH_NONE;

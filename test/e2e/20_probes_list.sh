@@ -114,7 +114,8 @@ any_rows()
 }
 check "the syscall fallback listed for all 23 ops" any_rows "$work/auto.json"
 check "the rule for the syscall fallback is stated" \
-	jq -e '.syscall_rule | test("unless function probes cover")' "$work/auto.json"
+	jq -e '.syscall_rule | test("unless function probes cover")' "$work/auto.json" &&
+		jq -e '.syscall_paths | test("path_unresolved")' "$work/auto.json"
 
 methods_explained()
 {
@@ -153,7 +154,7 @@ start_forced()
 {
 	local method=$1
 
-	timeout 60 "$tool" --attach "$method" --mount "$mnt" --duration 1 >"$work/$method.out" \
+	timeout 60 "$tool" --attach "$method" --mount "$mnt" --duration 1s >"$work/$method.out" \
 		2>"$work/$method.err" || { cat "$work/$method.err"; return 1; }
 	if jq -e ".methods.$method.available | not" "$work/auto.json" >/dev/null; then
 		# Unavailable here: a warning per FUSE op, and still a start.
