@@ -420,6 +420,9 @@ int les_consumer_emit_stats(struct les_consumer *c, const struct les_kernel_stat
 	jw_kv_cstr(w, "type", "stats");
 	jw_kv_time(w, "ts", les_fmt_epoch_ns(&c->fmt, now));
 	jw_raw_members(w, c->fmt.host_json, c->fmt.host_json_len);
+	/* Which program and record schema wrote the stream. */
+	jw_kv_cstr(w, "version", LES_VERSION);
+	jw_kv_u64(w, "schema_version", LES_SCHEMA_VERSION);
 	jw_kv_bool(w, "final", final);
 	jw_kv_double(w, "elapsed_s", (double)(now - c->start_mono_ns) / 1e9, 3);
 	/* The identity: see les_consumer_emit_stats in consumer.h. */

@@ -417,6 +417,34 @@ static int run(struct les_consumer *c, struct les_tracer *t, const struct les_op
  * After the capability drop: librdkafka's threads block every signal and
  * would keep whatever the process held when they started.
  */
+/*
+ * Under systemd with no output set, standard output is the journal: every
+ * operation would become a journal entry. Refused, with what to do, and
+ * exit status 2 (the unit does not restart on it).
+ */
+static int check_not_journal(const struct les_options *o)
+{
+	if (o->output && strcmp(o->output, "-") != 0)
+		return 0;
+	if (!les_sd_is_journal(STDOUT_FILENO))
+		return 0;
+	return fail(LES_EXIT_USAGE,
+		    "standard output is the systemd journal; set output = FILE in %s "
+		    "(e.g. /var/log/lustre-ebpf-stream/ops.jsonl) or -o FILE",
+		    o->config_path ? o->config_path : "/etc/lustre-ebpf-stream.conf");
+}
+
+/* Every Kafka property, before anything loads or the output file is touched. */
+static int check_kafka(const struct les_options *o)
+{
+	char err[512];
+	int ret = les_sink_kafka_check(o, err, sizeof(err));
+
+	if (ret)
+		return fail(ret == -EINVAL ? LES_EXIT_USAGE : LES_EXIT_RUNTIME, "%s", err);
+	return 0;
+}
+
 static int open_kafka(const struct les_options *o)
 {
 	char err[512];
@@ -575,6 +603,8 @@ int main(int argc, char **argv)
 	if (opts.list_probes)
 		return list_probes(&opts);
 	ret = check_config_path(&opts);
+	ret = ret ?: check_not_journal(&opts);
+	ret = ret ?: check_kafka(&opts);
 	ret = ret ?: preflight();
 	if (ret)
 		return ret;

@@ -5,23 +5,63 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 #include "mountwatch.h"
 
+#define PROC_SUPER_MAGIC 0x9fa0
+
+/* What tells a plain file's new content: its inode, size and mtime. */
+static void file_sig(const struct stat *st, struct les_mountwatch *w)
+{
+	w->ino = st->st_ino;
+	w->size = st->st_size;
+	w->mtime = st->st_mtim;
+}
+
 int les_mountwatch_open(struct les_mountwatch *w, const char *path)
 {
+	struct statfs sfs;
+	struct stat st;
+
+	memset(w, 0, sizeof(*w));
 	w->fd = -1;
-	/* A test's mountinfo file is a snapshot: nothing to watch. */
-	if (path)
+	w->path = path ? path : "/proc/self/mountinfo";
+	w->fd = open(w->path, O_RDONLY | O_CLOEXEC);
+	if (w->fd < 0)
+		return -errno;
+	/* A /proc/PID/mountinfo (a DaemonSet reads the host's) signals changes by POLLPRI. */
+	if (fstatfs(w->fd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC)
 		return 0;
-	w->fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-	return w->fd < 0 ? -errno : 0;
+	/* Any other file is compared with what it was, at each check. */
+	w->plain = true;
+	if (fstat(w->fd, &st) == 0)
+		file_sig(&st, w);
+	close(w->fd);
+	w->fd = -1;
+	return 0;
+}
+
+static bool plain_file_changed(struct les_mountwatch *w)
+{
+	struct stat st;
+
+	if (stat(w->path, &st) != 0)
+		return false;
+	if (st.st_ino == w->ino && st.st_size == w->size &&
+	    st.st_mtim.tv_sec == w->mtime.tv_sec && st.st_mtim.tv_nsec == w->mtime.tv_nsec)
+		return false;
+	file_sig(&st, w);
+	return true;
 }
 
 bool les_mountwatch_changed(struct les_mountwatch *w)
 {
 	struct pollfd p = {.fd = w->fd, .events = POLLPRI};
 
+	if (w->plain)
+		return plain_file_changed(w);
 	if (w->fd < 0)
 		return false;
 	/* The kernel acknowledges the event when it reports it: no re-read needed. */
@@ -35,6 +75,7 @@ void les_mountwatch_close(struct les_mountwatch *w)
 	if (w->fd >= 0)
 		close(w->fd);
 	w->fd = -1;
+	w->plain = false;
 }
 
 bool les_observed_has(const struct les_observed *obs, const struct les_observed_mount *m)

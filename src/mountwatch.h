@@ -11,14 +11,25 @@
 #define LES_MOUNTWATCH_H
 
 #include <stdbool.h>
+#include <sys/types.h>
+#include <time.h>
 #include <stddef.h>
 #include "observed.h"
 
 struct les_mountwatch {
-	int fd; /* /proc/self/mountinfo; -1 when not watching (--mountinfo FILE) */
+	const char *path; /* the mountinfo watched */
+	int fd; /* a /proc mountinfo, polled for POLLPRI; -1 otherwise */
+	bool plain; /* another file: compared by inode, size and mtime */
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
 };
 
-/* Watch path (NULL: /proc/self/mountinfo; another file is not watched). */
+/*
+ * Watch path (NULL: /proc/self/mountinfo). A /proc/PID/mountinfo reports
+ * changes by POLLPRI; any other file is seen to change when it is
+ * rewritten or replaced.
+ */
 int les_mountwatch_open(struct les_mountwatch *w, const char *path);
 /* True once after each change of the mount table; never blocks. */
 bool les_mountwatch_changed(struct les_mountwatch *w);

@@ -72,20 +72,31 @@ static int parse_scaled(const char *s, double *val, const char **unit)
 	return 0;
 }
 
+/*
+ * A duration needs its unit: a bare "10" is ten milliseconds to bcc's
+ * fsslower and ten seconds to others, so it is refused (-EDOM) rather than
+ * guessed; only 0 needs none.
+ */
 int les_parse_duration_ns(const char *s, uint64_t *out)
 {
 	static const struct {
 		const char *suffix;
 		double ns;
 	} units[] = {
-		{ "", 1e9 },   { "s", 1e9 },   { "ms", 1e6 },	{ "us", 1e3 },
-		{ "ns", 1 },   { "m", 60e9 },  { "min", 60e9 }, { "h", 3600e9 },
+		{ "s", 1e9 },  { "ms", 1e6 },	{ "us", 1e3 },	{ "ns", 1 },
+		{ "m", 60e9 }, { "min", 60e9 }, { "h", 3600e9 },
 	};
 	const char *unit;
 	double val;
 
 	if (parse_scaled(s, &val, &unit))
 		return -EINVAL;
+	if (!*unit) {
+		if (val != 0)
+			return -EDOM;
+		*out = 0;
+		return 0;
+	}
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (strcmp(unit, units[i].suffix) == 0) {
 			double ns = val * units[i].ns;
@@ -136,14 +147,11 @@ enum {
 	OPT_THREADS_MAX,
 	OPT_POLL_MS,
 	OPT_MIN_LATENCY,
-	OPT_UID,
-	OPT_PID,
 	OPT_FILE_ID,
 	OPT_ATTACH,
 	OPT_LIST_PROBES,
 	OPT_MOUNTINFO,
 	OPT_KEEP_CAPS,
-	OPT_VERSION,
 	OPT_JOB_ENV,
 	OPT_ENV_TAG,
 	OPT_JOBID_NAME,
@@ -189,8 +197,8 @@ static const struct option long_options[] = {
 	{ "threads-max", required_argument, NULL, OPT_THREADS_MAX },
 	{ "poll-interval", required_argument, NULL, OPT_POLL_MS },
 	{ "min-latency", required_argument, NULL, OPT_MIN_LATENCY },
-	{ "uid", required_argument, NULL, OPT_UID },
-	{ "pid", required_argument, NULL, OPT_PID },
+	{ "uid", required_argument, NULL, 'u' },
+	{ "pid", required_argument, NULL, 'p' },
 	{ "file-id", no_argument, NULL, OPT_FILE_ID },
 	{ "attach", required_argument, NULL, OPT_ATTACH },
 	{ "list-probes", optional_argument, NULL, OPT_LIST_PROBES },
@@ -198,7 +206,7 @@ static const struct option long_options[] = {
 	{ "keep-caps", no_argument, NULL, OPT_KEEP_CAPS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "version", no_argument, NULL, 'V' },
 	{ "job-env", required_argument, NULL, OPT_JOB_ENV },
 	{ "env-tag", required_argument, NULL, OPT_ENV_TAG },
 	{ "jobid-name", required_argument, NULL, OPT_JOBID_NAME },
@@ -242,15 +250,17 @@ void les_usage(FILE *out)
 	      "What to observe:\n"
 	      "  -m, --mount PATH         observe this mount (repeatable; default: every\n"
 	      "                           Lustre, NFS and FUSE mount in /proc/self/mountinfo)\n"
+	      "      --mountinfo FILE     the mount table to read and follow (e.g. the host's\n"
+	      "                           /proc/1/mountinfo in a container)\n"
 	      "      --attach METHOD      auto|fentry|kprobe|syscall (default auto)\n"
-	      "      --list-probes[=json] print the probes and the attach method chosen, then exit\n"
+	      "      --list-probes[=json] print the probes and the attach method chosen, exit\n"
 	      "\n"
 	      "Filters (in the kernel, but --job; filtered records are counted in stats):\n"
 	      "      --min-latency DUR    only ops at least this slow (e.g. 20ms)\n"
-	      "      --uid UID            only ops of this user\n"
-	      "      --pid PID            only ops of this process\n"
+	      "  -u, --uid UID            only ops of this user\n"
+	      "  -p, --pid PID            only ops of this process\n"
 	      "      --comm NAME          only ops of processes with this command name\n"
-	      "      --op OP,OP...        only these access ops (lookup, open, read, write, ...);\n"
+	      "      --op OP,OP...        only these access ops (lookup, open, read, ...);\n"
 	      "                           requests: those serving these ops (repeatable)\n"
 	      "      --intent I,I...      only ops of these intents: namespace_read,\n"
 	      "                           namespace_mutation, data_read, data_write, sync\n"
@@ -259,9 +269,9 @@ void les_usage(FILE *out)
 	      "Output:\n"
 	      "  -o, --output FILE        write to FILE ('-' = stdout, default; *.gz = gzip)\n"
 	      "      --file-id            add dev and ino to access records\n"
-	      "      --stats-interval DUR stats record every DUR (default 10s; 0 = at exit only)\n"
+	      "      --stats-interval DUR stats record every DUR (default 10s; 0: at exit only)\n"
 	      "\n"
-	      "Kafka (every output line is also produced to a topic; -o /dev/null for Kafka only):\n"
+	      "Kafka (every output line also goes to a topic; -o /dev/null for Kafka only):\n"
 	      "      --kafka-brokers LIST bootstrap brokers, host:port[,host:port...]\n"
 	      "      --kafka-topic NAME   topic to produce to (needs --kafka-brokers)\n"
 	      "      --kafka-key KEY      message key: job_id (default; the host when a record\n"
@@ -270,18 +280,22 @@ void les_usage(FILE *out)
 	      "                           properties; -X list prints them all\n"
 	      "      --kafka-queue-size MIB  local queue for broker outages (default 256); when\n"
 	      "                           full, lines are dropped and counted (dropped_kafka)\n"
-	      "      --kafka-flush-timeout DUR  wait this long at exit for delivery (default 10s)\n"
+	      "      --kafka-flush-timeout DUR  wait this long at exit for delivery\n"
+	      "                           (default 10s)\n"
 	      "\n"
 	      "Attribution (who a record belongs to):\n"
 	      "      --job-env NAME       a site variable holding the job id (repeatable)\n"
-	      "      --env-tag NAME       copy this environment variable into \"tags\" (repeatable);\n"
-	      "                           no other variable ever leaves the process environment\n"
-	      "      --jobid-name FORMAT  job_id like Lustre's jobid_name: %j job, %e comm, %u uid,\n"
-	      "                           %g gid, %h host, %H short host, %p pid (default %j)\n"
+	      "      --env-tag NAME       copy this environment variable into \"tags\"\n"
+	      "                           (repeatable); no other variable ever leaves\n"
+	      "                           the process environment\n"
+	      "      --jobid-name FORMAT  job_id like Lustre's jobid_name: %j job, %e comm,\n"
+	      "                           %u uid, %g gid, %h host, %H short host, %p pid\n"
+	      "                           (default %j)\n"
 	      "      --process-name-strip-suffix  \"worker-3\" -> \"worker\" in \"process\"\n"
 	      "      --process-allowlist a,b,c    other process names become \"other\"\n"
 	      "      --actor-rule CLASS=GLOB      classify comm GLOB as user, batch_job,\n"
-	      "                           system_daemon or client_worker (repeatable, first wins)\n"
+	      "                           system_daemon or client_worker (repeatable, the\n"
+	      "                           first that matches wins)\n"
 	      "      --proc-cache-size N  processes remembered (default 65536)\n"
 	      "      --user-cache-size N  user names remembered (default 4096)\n"
 	      "      --no-enrich          kernel fields only\n"
@@ -290,9 +304,9 @@ void les_usage(FILE *out)
 	      "      --aggregate DUR      one type:\"window\" line per group every DUR, windows\n"
 	      "                           aligned to multiples of DUR (e.g. 2s, 1m); per-op\n"
 	      "                           records are then not written unless --records\n"
-	      "      --group-by F,F...    group fields (default fs_type,fs,mount,op,access_intent,\n"
-	      "                           uid,username,process,actor_type,job_id); also type,\n"
-	      "                           comm, proto, event, host\n"
+	      "      --group-by F,F...    group fields (default fs_type,fs,mount,op,\n"
+	      "                           access_intent,uid,username,process,actor_type,\n"
+	      "                           job_id); also type, comm, proto, event, host\n"
 	      "      --max-groups N       groups per window (default 10000); more fold into one\n"
 	      "                           \"other\":true group per record type\n"
 	      "      --records            with --aggregate, write the per-op records too\n"
@@ -304,37 +318,41 @@ void les_usage(FILE *out)
 	      "      --uid-labels[=BOOL]  uid and username labels (default true)\n"
 	      "      --histogram-process-labels[=BOOL]  process label on the histograms too\n"
 	      "                           (default false)\n"
-	      "      --series-ttl DUR     drop series not updated for DUR (default 10m; 0 = never)\n"
+	      "      --series-ttl DUR     drop series not updated for DUR (default 10m;\n"
+	      "                           0: never)\n"
 	      "\n"
 	      "Run time:\n"
-	      "  -d, --duration DUR       stop after DUR (e.g. 60, 90s, 5m)\n"
+	      "  -d, --duration DUR       stop after DUR (e.g. 60s, 5m)\n"
 	      "  -c, --count N            stop after N records\n"
 	      "      --summary[=BOOL]     summary on stderr at exit (default: when stderr is\n"
 	      "                           a terminal, which also gets a live status line)\n"
 	      "      --config FILE        read options from FILE, 'name = value' lines (default\n"
 	      "                           " LES_CONFIG_DEFAULT_PATH " when present);\n"
 	      "                           command-line options override it\n"
-	      "      --print-config       print the settings in effect, in that format, and exit\n"
+	      "      --print-config       print the settings in effect, in that format, exit\n"
 	      "\n"
 	      "Tuning:\n"
 	      "      --ringbuf-size SIZE  BPF ring buffer size (default 16M, power of 2)\n"
-	      "      --wakeup-bytes SIZE  wake the consumer when this much is pending (default 1M;\n"
+	      "      --wakeup-bytes SIZE  wake the consumer when this much is pending (1M;\n"
 	      "                           0 = on every record)\n"
 	      "      --poll-interval MS   consumer poll timeout (default 10)\n"
-	      "      --stale-timeout DUR  sweep requests in flight longer than DUR (default 300s)\n"
+	      "      --stale-timeout DUR  sweep requests in flight longer than DUR (300s)\n"
 	      "      --inflight-max N     requests tracked in flight (default 16384)\n"
 	      "      --threads-max N      threads tracked with ops in flight (default 16384)\n"
 	      "\n"
 	      "      --keep-caps          keep every capability after attaching (default: only\n"
 	      "                           those enrichment needs; see docs/security.md)\n"
 	      "\n"
+	      "DUR is a number and its unit: 20ms, 10s, 5m, 1h (also us, ns); a bare number\n"
+	      "other than 0 is refused (bcc reads one as ms, others as s).\n"
+	      "\n"
 	      "  -v, --verbose            more diagnostics on stderr (repeat for libbpf's)\n"
 	      "  -h, --help               this text\n"
-	      "      --version            print the version\n"
+	      "  -V, --version            print the version\n"
 	      "\n"
 	      "Examples:\n"
 	      "  lustre-ebpf-stream --mount /mnt/lustre | jq 'select(.type==\"access\")'\n"
-	      "  lustre-ebpf-stream --min-latency 20ms --duration 60 -o slow.jsonl.gz\n"
+	      "  lustre-ebpf-stream --min-latency 20ms --duration 60s -o slow.jsonl.gz\n"
 	      "  lustre-ebpf-stream --kafka-brokers k1:9092 --kafka-topic les -o /dev/null \\\n"
 	      "      -X security.protocol=SASL_SSL -X topic.acks=all\n"
 	      "\n"
@@ -377,7 +395,15 @@ static int parse_u32_opt(const char *name, const char *arg, uint64_t min, uint64
 
 static int parse_duration_opt(const char *name, const char *arg, uint64_t *out)
 {
-	if (les_parse_duration_ns(arg, out)) {
+	int err = les_parse_duration_ns(arg, out);
+
+	if (err == -EDOM) {
+		err_begin();
+		fprintf(stderr, "%s '%s' needs a unit: %sms or %ss (ms, s, m, h, us, ns)\n", name, arg,
+			arg, arg);
+		return LES_EXIT_USAGE;
+	}
+	if (err) {
 		err_begin();
 		fprintf(stderr, "invalid %s '%s' (see --help)\n", name, arg);
 		return LES_EXIT_USAGE;
@@ -652,12 +678,12 @@ static int parse_one(struct les_options *o, int opt, const char *arg)
 		return parse_u32_opt("--poll-interval", arg, 1, 10000, &o->poll_ms);
 	case OPT_MIN_LATENCY:
 		return parse_duration_opt("--min-latency", arg, &o->min_latency_ns);
-	case OPT_UID:
+	case 'u':
 		if (les_parse_u64(arg, 0, UINT32_MAX - 1, &v))
 			return usage_error("invalid --uid '%s': expected a numeric uid", arg);
 		o->filter_uid = (int64_t)v;
 		return 0;
-	case OPT_PID:
+	case 'p':
 		return parse_u32_opt("--pid", arg, 1, INT32_MAX, &o->filter_pid);
 	case OPT_FILE_ID:
 		o->file_id = true;
@@ -720,9 +746,10 @@ static int parse_one(struct les_options *o, int opt, const char *arg)
 
 /* --- settings: config file, then command line (src/config.h) ---------- */
 
-#define SHORT_OPTIONS ":m:d:c:o:vhX:"
+#define SHORT_OPTIONS ":m:d:c:o:p:u:vVhX:"
 
-static const struct les_option_table option_table = { long_options, SHORT_OPTIONS + 1 };
+/* Without getopt's leading ':' (report a missing argument as such). */
+static const struct les_option_table option_table = { long_options, &SHORT_OPTIONS[1] };
 /* Options that make no sense in a config file. */
 static const char *const file_forbidden[] = { "config", "print-config", "help", "version",
 					      "h", NULL };
@@ -773,7 +800,7 @@ static int collect_cmdline(int argc, char **argv, bool *print_config, const char
 		case 'h':
 			les_usage(stdout);
 			return 1;
-		case OPT_VERSION:
+		case 'V':
 			printf("lustre-ebpf-stream %s\n", LES_VERSION);
 			return 1;
 		case ':':

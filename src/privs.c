@@ -107,8 +107,9 @@ static int caps_get(struct capsets *s)
 	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
 	struct __user_cap_data_struct d[2] = {0};
 
+	*s = (struct capsets){ 0 }; /* empty sets when capget fails */
 	if (syscall(SYS_capget, &hdr, d))
-		return -errno;
+		return errno ? -errno : -EPERM;
 	s->effective = d[0].effective | (uint64_t)d[1].effective << 32;
 	s->permitted = d[0].permitted | (uint64_t)d[1].permitted << 32;
 	s->inheritable = d[0].inheritable | (uint64_t)d[1].inheritable << 32;

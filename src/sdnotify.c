@@ -2,7 +2,9 @@
 /* sd_notify(3) over a plain unix datagram socket. */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -34,4 +36,15 @@ int les_sd_notify(const char *state)
 		err = -errno;
 	close(fd);
 	return err;
+}
+
+bool les_sd_is_journal(int fd)
+{
+	const char *env = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	if (!env || sscanf(env, "%llu:%llu", &dev, &ino) != 2 || fstat(fd, &st) != 0)
+		return false;
+	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
 }

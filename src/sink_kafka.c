@@ -254,6 +254,23 @@ static void on_log_quiet(const rd_kafka_t *rk, int level, const char *fac, const
 
 /* --- life cycle --------------------------------------------------------------- */
 
+int les_sink_kafka_check(const struct les_options *o, char *err, size_t err_size)
+{
+	rd_kafka_conf_t *conf;
+	int ret;
+
+	if (!o->kafka_brokers || !o->kafka_topic)
+		return 0;
+	conf = rd_kafka_conf_new();
+	if (!conf) {
+		snprintf(err, err_size, "out of memory");
+		return -ENOMEM;
+	}
+	ret = configure(conf, o, err, err_size);
+	rd_kafka_conf_destroy(conf);
+	return ret;
+}
+
 int les_sink_kafka_open(struct les_sink_kafka **out, const struct les_options *o, char *err,
 			size_t err_size)
 {
@@ -348,10 +365,17 @@ const char *les_kafka_key(enum les_kafka_key mode, const struct les_event *ev,
 	return key;
 }
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define LES_SCHEMA_STR STR(LES_SCHEMA_VERSION)
+
 static rd_kafka_headers_t *make_headers(const struct les_event *ev)
 {
-	rd_kafka_headers_t *h = rd_kafka_headers_new(3);
+	rd_kafka_headers_t *h = rd_kafka_headers_new(5);
 
+	/* Which program and record schema wrote the line, for consumers. */
+	rd_kafka_header_add(h, "les_version", -1, LES_VERSION, -1);
+	rd_kafka_header_add(h, "schema_version", -1, LES_SCHEMA_STR, -1);
 	if (ev->type)
 		rd_kafka_header_add(h, "type", -1, ev->type, -1);
 	if (ev->host)

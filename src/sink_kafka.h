@@ -52,6 +52,12 @@ struct les_sink_kafka;
  * the return is -EINVAL for a configuration mistake (a usage error) or
  * another negative errno.
  */
+/*
+ * Check every property (ours and -X) as librdkafka would take it, without
+ * making a producer (no thread, nothing sent): for before the probes load
+ * and the output file opens. 0 when Kafka is off; -EINVAL with err.
+ */
+int les_sink_kafka_check(const struct les_options *o, char *err, size_t err_size);
 int les_sink_kafka_open(struct les_sink_kafka **out, const struct les_options *o, char *err,
 			size_t err_size);
 

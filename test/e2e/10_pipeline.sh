@@ -21,7 +21,7 @@ les_testfs "$M" --direct-io --latency-ms=$LAT_MS --latency-ops=write,read
 chmod 1777 "$M"
 
 mkdir -m 1777 "$WORK/pid"
-les_start "$WORK/out.jsonl" --mount "$M" --stats-interval 1
+les_start "$WORK/out.jsonl" --mount "$M" --stats-interval 1s
 
 # The workload runs as nobody; its pid is known before exec.
 cat >"$WORK/workload.sh" <<EOF

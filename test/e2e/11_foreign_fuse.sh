@@ -58,6 +58,8 @@ les_eq "--file-id: dev of the mount" "$(mountpoint -d "$M")" \
 	"$(q '[.[] | select(.type=="access" and .op=="write" and .bytes==65536)][0].dev')"
 les_eq "--file-id: ino of the file written" "$INO_G" \
 	"$(q '[.[] | select(.type=="access" and .op=="write" and .bytes==65536)][0].ino')"
+les_eq "no record of the tool's own work (pid $LES_PID)" 0 \
+	"$(q "[.[] | select((.type==\"access\" or .type==\"rpc\") and .pid == $LES_PID)] | length")"
 les_eq "final stats: zero drops" "0 0" \
 	"$(q '[.[] | select(.type=="stats" and .final)][0] | "\(.dropped_kernel) \(.dropped_userspace)"')"
 les_done

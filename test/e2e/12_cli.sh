@@ -25,10 +25,24 @@ expect() {
 
 expect 0 "--help" --help
 grep -q -- '--mount' "$WORK/stdout" || les_fail "--help does not list --mount"
+les_eq "--help fits 80 columns" "" "$(awk 'length > 80' "$WORK/stdout")"
+expect 0 "-V (libbpf-tools' short form of --version)" -V
+grep -q '^lustre-ebpf-stream [0-9]' "$WORK/stdout" || les_fail "-V printed: $(cat "$WORK/stdout")"
+expect 2 "-p needs a number" -p abc
+expect 2 "-u needs a number" -u abc
 expect 0 "--version" --version
 expect 2 "unknown option" --bogus
 expect 2 "missing argument" --duration
 expect 2 "bad duration" --duration abc
+expect 2 "a bare duration needs a unit" --min-latency 10
+grep -q "needs a unit: 10ms or 10s" "$WORK/stderr" || les_fail "--min-latency 10: $(cat "$WORK/stderr")"
+expect 2 "a bare --stats-interval needs a unit" --stats-interval 5
+# A refused Kafka property: before any probe loads or the output file opens.
+echo "kept" >"$WORK/keep.jsonl"
+expect 2 "refused -X property" -v -X no.such.property=1 --kafka-brokers 127.0.0.1:9 \
+	--kafka-topic t -o "$WORK/keep.jsonl"
+grep -q "no.such.property" "$WORK/stderr" || les_fail "-X refusal: $(cat "$WORK/stderr")"
+les_eq "the output file is left as it was" kept "$(cat "$WORK/keep.jsonl")"
 expect 2 "negative count" --count -1
 expect 2 "trailing garbage" --count 10x
 expect 2 "ringbuf not a power of 2" --ringbuf-size 3000
@@ -53,7 +67,7 @@ les_eq "--count 5: five records" 5 "$(jq -s '[.[] | select(.type!="stats")] | le
 wait
 
 ( sleep 1; for i in $(seq 1 2000); do stat "$M" >/dev/null; done ) &
-"$LES_BIN" --mount "$M" --duration 20 2>"$WORK/pipe.err" | head -n 3 >/dev/null
+"$LES_BIN" --mount "$M" --duration 20s 2>"$WORK/pipe.err" | head -n 3 >/dev/null
 st=${PIPESTATUS[0]}
 les_eq "closed pipe: exit 0" 0 "$st"
 les_eq "closed pipe: nothing on stderr" 0 "$(wc -c <"$WORK/pipe.err")"
@@ -71,9 +85,9 @@ les_eq "output file mode 0640" 640 "$(stat -c %a "$WORK/cap.jsonl.gz")"
 
 # --duration ends the run by itself.
 start=$(date +%s%N)
-"$LES_BIN" --mount "$M" --duration 1 >/dev/null 2>&1
+"$LES_BIN" --mount "$M" --duration 1s >/dev/null 2>&1
 les_eq "--duration 1: exit 0" 0 $?
 elapsed_ms=$((($(date +%s%N) - start) / 1000000))
-[ "$elapsed_ms" -lt 10000 ] || les_fail "--duration 1 took ${elapsed_ms} ms"
-les_pass "--duration 1 ended in ${elapsed_ms} ms"
+[ "$elapsed_ms" -lt 10000 ] || les_fail "--duration 1s took ${elapsed_ms} ms"
+les_pass "--duration 1s ended in ${elapsed_ms} ms"
 les_done

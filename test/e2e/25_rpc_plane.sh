@@ -17,7 +17,7 @@ SLOW_MS=2500
 # Only mkdir is slow: the stats records (every second) catch it in flight.
 les_testfs "$M" --latency-ms=$SLOW_MS --latency-ops=mkdir
 
-les_start "$WORK/out.jsonl" --mount "$M" --stats-interval 1
+les_start "$WORK/out.jsonl" --mount "$M" --stats-interval 1s
 mkdir "$M/slow" &
 MKDIR_PID=$!
 wait $MKDIR_PID

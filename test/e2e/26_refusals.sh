@@ -19,7 +19,7 @@ bindfs "$SRC" "$M" || les_fail "bindfs failed"
 les_track_mount "$M"
 export LES_FORCE_LOAD=ptl_queue_wait_fe,sunrpc_begin_btf
 
-les_start "$WORK/out.jsonl" --mount "$M" --stats-interval 1
+les_start "$WORK/out.jsonl" --mount "$M" --stats-interval 1s
 dd if=/dev/zero of="$M/f" bs=4k count=25 status=none || les_fail "dd failed"
 sleep 1.2
 les_stop

@@ -74,11 +74,12 @@ done
 
 # Headers and keys as kcat shows them, against what each line says.
 les_kafka_consume "$B" t '%k|%h\n' >"$WORK/meta"
-jq -r '"\(.host)|type=\(.type),host=\(.host)" +
+ver=$("$LES_BIN" --version | cut -d' ' -f2)
+jq -r --arg v "$ver" '"\(.host)|les_version=\($v),schema_version=1,type=\(.type),host=\(.host)" +
 	(if .fs_type then ",fs_type=\(.fs_type)" else "" end)' "$WORK/cap.jsonl" >"$WORK/meta.want"
 cmp -s "$WORK/meta.want" "$WORK/meta" ||
 	les_fail "headers/keys differ: $(diff "$WORK/meta.want" "$WORK/meta" | head -n 4)"
-les_pass "headers type, host, fs_type (none on stats) and key == host (no job id)"
+les_pass "headers les_version, schema_version, type, host, fs_type (none on stats) and key == host (no job id)"
 
 final=$(tail -n 1 "$WORK/cap.jsonl")
 les_eq "the last line is the final stats record" true "$(jq -r .final <<<"$final")"

@@ -88,30 +88,30 @@ les_stop
 
 # Paths others can write are refused before anything is loaded.
 mkdir "$WORK/open" && chmod 0777 "$WORK/open"
-"$LES_BIN" --mount "$M" -o "$WORK/open/out.jsonl" --duration 1 2>"$WORK/err1"
+"$LES_BIN" --mount "$M" -o "$WORK/open/out.jsonl" --duration 1s 2>"$WORK/err1"
 les_eq "world-writable directory without sticky bit: exit 1" 1 "$?"
 les_eq "... with one line on stderr" 1 "$(wc -l <"$WORK/err1")"
 les_true "... naming the problem" grep -q "anyone can write" "$WORK/err1"
 les_true "... and nothing was created" test ! -e "$WORK/open/out.jsonl"
 touch "$WORK/gw.jsonl" && chmod 0664 "$WORK/gw.jsonl"
-"$LES_BIN" --mount "$M" -o "$WORK/gw.jsonl" --duration 1 2>"$WORK/err2"
+"$LES_BIN" --mount "$M" -o "$WORK/gw.jsonl" --duration 1s 2>"$WORK/err2"
 les_eq "group-writable output file: exit 1" 1 "$?"
 les_true "... with a clear message" grep -q "refusing a file others can write" "$WORK/err2"
 touch "$WORK/nobody.jsonl" && chown nobody "$WORK/nobody.jsonl" && chmod 0600 "$WORK/nobody.jsonl"
-"$LES_BIN" --mount "$M" -o "$WORK/nobody.jsonl" --duration 1 2>"$WORK/err3"
+"$LES_BIN" --mount "$M" -o "$WORK/nobody.jsonl" --duration 1s 2>"$WORK/err3"
 les_eq "output file owned by another user: exit 1" 1 "$?"
 printf 'stats-interval = 5s\n' >"$WORK/les.conf" && chmod 0666 "$WORK/les.conf"
-"$LES_BIN" --config "$WORK/les.conf" --mount "$M" --duration 1 2>"$WORK/err4"
+"$LES_BIN" --config "$WORK/les.conf" --mount "$M" --duration 1s 2>"$WORK/err4"
 les_eq "world-writable config file: exit 1" 1 "$?"
 les_true "... naming --config" grep -q -- "--config" "$WORK/err4"
 
 # The unit: systemd-analyze verify (with ExecStart pointing at this build),
 # then the tool started with the unit's bounding set and no_new_privs.
-UNIT=$LES_SRC/contrib/lustre-ebpf-stream.service
+UNIT=$LES_BUILD/lustre-ebpf-stream.service
 [ -f "$UNIT" ] || les_fail "$UNIT missing"
 if command -v systemd-analyze >/dev/null; then
 	mkdir -p "$WORK/unit"
-	sed "s|^ExecStart=/usr/sbin/lustre-ebpf-stream|ExecStart=$LES_BIN|" "$UNIT" \
+	sed "s|^ExecStart=/[^ ]*/lustre-ebpf-stream|ExecStart=$LES_BIN|" "$UNIT" \
 		>"$WORK/unit/lustre-ebpf-stream.service"
 	systemd-analyze verify --man=no "$WORK/unit/lustre-ebpf-stream.service" >"$WORK/verify" 2>&1
 	les_eq "systemd-analyze verify: no complaint about the unit" "" \

@@ -75,4 +75,34 @@ les_eq "auto: tool exit status" 0 "$LES_STATUS"
 les_eq "auto: records of the new mount" true \
 	"$(les_jq "$WORK/auto.jsonl" "[.[] | select(.type==\"access\" and .comm==\"cat-b2\" and .op==\"read\")] | length > 0 and all(.mount==\"$B2\")")"
 
+# --mountinfo: a /proc/PID/mountinfo is followed as the tool's own is (a
+# DaemonSet reads the host's /proc/1/mountinfo), and a plain file when it
+# is replaced.
+B3=$WORK/b3
+B4=$WORK/b4
+cp /bin/cat "$WORK/cat-b3"
+cp /bin/cat "$WORK/cat-b4"
+les_start "$WORK/proc.jsonl" --mountinfo "/proc/$$/mountinfo"
+les_testfs "$B3"
+echo four >"$B3/f"
+wait_for "$WORK/proc.jsonl" ".type==\"notice\" and .notice==\"mount_added\" and .mount==\"$B3\""
+les_pass "--mountinfo /proc/$$/mountinfo: a mount_added notice for $B3, made after start"
+"$WORK/cat-b3" "$B3/f" >/dev/null
+sleep 0.3
+les_stop
+les_eq "--mountinfo /proc/PID/mountinfo: records of the new mount" true \
+	"$(les_jq "$WORK/proc.jsonl" "[.[] | select(.type==\"access\" and .comm==\"cat-b3\" and .op==\"read\")] | length > 0 and all(.mount==\"$B3\")")"
+cp "/proc/$$/mountinfo" "$WORK/mountinfo"
+les_start "$WORK/file.jsonl" --mountinfo "$WORK/mountinfo"
+les_testfs "$B4"
+echo five >"$B4/f"
+cp "/proc/$$/mountinfo" "$WORK/mountinfo.new" && mv "$WORK/mountinfo.new" "$WORK/mountinfo"
+wait_for "$WORK/file.jsonl" ".type==\"notice\" and .notice==\"mount_added\" and .mount==\"$B4\""
+les_pass "--mountinfo FILE: a mount_added notice for $B4 once the file is replaced"
+"$WORK/cat-b4" "$B4/f" >/dev/null
+sleep 0.3
+les_stop
+les_eq "--mountinfo FILE: records of the new mount" true \
+	"$(les_jq "$WORK/file.jsonl" "[.[] | select(.type==\"access\" and .comm==\"cat-b4\" and .op==\"read\")] | length > 0 and all(.mount==\"$B4\")")"
+
 les_done

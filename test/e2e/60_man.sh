@@ -61,4 +61,15 @@ while IFS= read -r -d '' recipe; do
 done < <(awk 'BEGIN { RS = "\n\n" } { printf "%s%c", $0, 0 }' "$WORK/recipes")
 les_ge "jq recipes of EXAMPLES run" 4 "$n"
 
+# The README's set-up: exactly two commands, both runnable as root on a
+# fresh Debian, which has no sudo.
+setup=$(awk '/^## Set-up on a fresh machine/ { on = 1; next } /^## / { on = 0 }
+	on && /^    [^ ]/ { sub(/^    /, ""); print }' "$LES_SRC/README.md")
+les_eq "README set-up: the two commands" "scripts/demo
+scripts/test" "$setup"
+for cmd in $setup; do
+	[ -x "$LES_SRC/$cmd" ] || les_fail "README set-up: $cmd is not executable"
+done
+les_pass "README set-up: both commands exist, neither needs sudo"
+
 les_done

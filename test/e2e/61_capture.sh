@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # A one-shot capture of the slow ops, as an admin runs it during an incident:
-#   lustre-ebpf-stream --min-latency 20ms --duration 10 -o slow.jsonl.gz
+#   lustre-ebpf-stream --min-latency 20ms --duration 10s -o slow.jsonl.gz
 # on a mount where every 10th request takes 50 ms and the others no time.
 # It must capture exactly the slow requests (their count from the test
 # filesystem's own counters), none faster, and the access ops they ran
@@ -30,7 +30,7 @@ server_ops() {
 
 OUT=$WORK/slow.jsonl.gz
 START=$(date +%s)
-les_start "$OUT" --mount "$M" --min-latency 20ms --duration 10
+les_start "$OUT" --mount "$M" --min-latency 20ms --duration 10s
 N0=$(server_ops)
 
 dd if=/dev/zero of="$M/f" bs=4k count=100 oflag=direct status=none || les_fail "dd write"
@@ -42,9 +42,9 @@ EXPECTED=$((N1 / 10 - N0 / 10))
 les_ge "workload made slow requests" 10 "$EXPECTED"
 
 wait "$LES_PID"
-les_eq "--duration 10 ends the run with status 0" 0 $?
+les_eq "--duration 10s ends the run with status 0" 0 $?
 ELAPSED=$(($(date +%s) - START))
-[ "$ELAPSED" -le 25 ] || les_fail "--duration 10 took ${ELAPSED}s"
+[ "$ELAPSED" -le 25 ] || les_fail "--duration 10s took ${ELAPSED}s"
 les_pass "the run ended by itself (${ELAPSED}s)"
 
 les_true "output is gzip" gzip -t "$OUT"

@@ -116,7 +116,7 @@ les_eq "reopened file ends with the final stats" true "$(tail -n 1 "$OUT3" | jq 
 
 # --- run 4: on a terminal, status line and summary ----------------------------
 ( sleep 2; for i in $(seq 1 20); do stat "$M" >/dev/null; done ) &
-script -qec "$LES_BIN --mount $M --duration 4 -o $WORK/run4.jsonl" "$WORK/tty.log" >/dev/null
+script -qec "$LES_BIN --mount $M --duration 4s -o $WORK/run4.jsonl" "$WORK/tty.log" >/dev/null
 wait
 les_true "status line with elapsed and remaining time" \
 	grep -aq $'\r[0-9.]*s elapsed, [0-9.]*s left | [0-9]* records | [0-9]*/s | 0 dropped\e\[K' "$WORK/tty.log"

@@ -25,7 +25,7 @@ les_testfs "$M2" --fsname=les-second
 
 OUT=$WORK/all.jsonl
 les_start "$OUT" --mount "$M" --mount "$M2" --file-id --env-tag LES_TAG --aggregate 1s \
-	--records --prometheus 127.0.0.1:0 --stats-interval 1
+	--records --prometheus 127.0.0.1:0 --stats-interval 1s
 export SLURM_JOB_ID=4242 LES_TAG=blue
 dd if=/dev/zero of="$M/f" bs=64k count=4 status=none
 sync "$M/f"
@@ -89,4 +89,10 @@ done <"$WORK/fields"
 les_eq "every field of the capture is in the man page's FIELDS ($(wc -l <"$WORK/fields") names)" \
 	"" "$missing"
 
+# The stream says which program and schema wrote it.
+les_eq "stats records carry the program's version and the schema's" \
+	"$("$LES_BIN" --version | cut -d' ' -f2) $(jq .version "$LES_SRC/docs/record.schema.json")" \
+	"$(jq -r 'select(.type == "stats") | "\(.version) \(.schema_version)"' "$OUT" | sort -u)"
+les_true "the schema's \$id names its version" \
+	jq -e '.["$id"] | endswith("/v\(1)")' "$LES_SRC/docs/record.schema.json"
 les_done
