@@ -185,26 +185,18 @@ static __noinline enum path_kind read_path(const char *upath, __u32 *dev)
 /*
  * The superblock dev a (dirfd, path) pair names, as far as it can be told
  * before the walk: absolute paths by mount point, relative and empty ones
- * by their directory. *sure: false when the walk may end elsewhere than
- * this says (a relative path, which can cross into a mount below its
- * directory, or an absolute one in another namespace or root); symlinks
- * and ".." are left to the exit.
+ * by their directory. *kind says which; symlinks and ".." are left to the
+ * exit, and so is whether an absolute path was seen as the tool sees it
+ * (same_view() is asked only of the rare op the exit cannot place).
  */
-static __always_inline __u32 path_dev(int dirfd, const char *upath, bool *sure, bool btf)
+static __always_inline __u32 path_dev(int dirfd, const char *upath, enum path_kind *kind,
+				      bool btf)
 {
 	__u32 dev;
 
-	*sure = true;
-	switch (read_path(upath, &dev)) {
-	case PATH_ABSOLUTE:
-		*sure = same_view(btf);
+	*kind = read_path(upath, &dev);
+	if (*kind == PATH_ABSOLUTE)
 		return dev;
-	case PATH_RELATIVE:
-		*sure = false;
-		break;
-	default:
-		break;
-	}
 	return dirfd_dev(dirfd, btf);
 }
 
@@ -269,7 +261,9 @@ static __always_inline int access_enter(__s32 nr, __u32 op, __u32 dev, __u64 arg
 	frame->sys_flags = sys_flags;
 	ops->depth = depth + 1;
 	ops->updated_ns = now;
-	bpf_get_current_comm(ops->comm, sizeof(ops->comm));
+	/* A pending op takes its comm at the exit, if it was ours at all. */
+	if (dev)
+		bpf_get_current_comm(ops->comm, sizeof(ops->comm));
 	return 0;
 }
 
@@ -321,18 +315,23 @@ static __always_inline __u32 exit_dev(const struct op_frame *frame,
  * says where (a mutation on FUSE, NFS or Lustre always sends one; a failed
  * lookup that a cached negative entry answered is not counted).
  */
-static __always_inline bool unresolvable(const struct op_frame *frame, __s64 ret)
+static __always_inline bool unresolvable(const struct op_frame *frame, __s64 ret, bool btf)
 {
-	if (!(frame->sys_flags & LES_FRAME_UNCERTAIN) || ret < 0)
+	if (ret < 0)
 		return false;
 	switch (frame->op) {
 	case LES_OP_READLINK:
 	case LES_OP_GETXATTR:
 	case LES_OP_LISTXATTR:
 	case LES_OP_STATFS:
-		return true;
+		break;
+	default:
+		return false;
 	}
-	return false;
+	if (frame->sys_flags & LES_FRAME_UNCERTAIN)
+		return true;
+	/* An absolute path means what the tool matched only in its own view. */
+	return (frame->sys_flags & LES_FRAME_ABSOLUTE) && !same_view(btf);
 }
 
 /* Pop the frame the same syscall pushed and emit the access record. */
@@ -351,7 +350,7 @@ static __always_inline int access_exit(__s32 nr, __s64 ret, const struct les_sys
 	if (frame->sys_flags & LES_FRAME_PENDING) {
 		frame->dev = exit_dev(frame, d, ret, btf);
 		if (!dev_observed(frame->dev)) {
-			if (!frame->dev && unresolvable(frame, ret))
+			if (!frame->dev && unresolvable(frame, ret, btf))
 				count(LES_CNT_PATH_UNRESOLVED);
 			return 0;
 		}
@@ -361,6 +360,7 @@ static __always_inline int access_exit(__s32 nr, __s64 ret, const struct les_sys
 			count(LES_CNT_FILTERED);
 			return 0;
 		}
+		bpf_get_current_comm(ops->comm, sizeof(ops->comm));
 	}
 	count_probe(LES_PROBE_SYS_EXIT);
 	now = bpf_ktime_get_ns();
@@ -428,12 +428,15 @@ static __always_inline __u64 sys_arg(struct pt_regs *regs, int i)
 	return 0;
 }
 
-/* *sys_flags: LES_FRAME_PENDING for path syscalls, UNCERTAIN when unsure. */
+/*
+ * *sys_flags: LES_FRAME_PENDING for path syscalls, with UNCERTAIN for a
+ * relative path and ABSOLUTE for an absolute one.
+ */
 static __always_inline __u32 syscall_target_dev(struct pt_regs *regs,
 						const struct les_syscall_desc *d, int *fd,
 						__u32 *sys_flags, bool btf)
 {
-	bool sure = true;
+	enum path_kind kind = PATH_EMPTY;
 	__u32 dev = 0;
 	int dirfd;
 
@@ -445,14 +448,16 @@ static __always_inline __u32 syscall_target_dev(struct pt_regs *regs,
 		return file_dev(current_fd_file(*fd, btf));
 	case LES_SYS_AT:
 		dirfd = (int)sys_arg(regs, d->fd_arg);
-		dev = path_dev(dirfd, (const char *)sys_arg(regs, d->path_arg), &sure, btf);
+		dev = path_dev(dirfd, (const char *)sys_arg(regs, d->path_arg), &kind, btf);
 		break;
 	case LES_SYS_PATH:
-		dev = path_dev(LES_AT_FDCWD, (const char *)sys_arg(regs, d->path_arg), &sure, btf);
+		dev = path_dev(LES_AT_FDCWD, (const char *)sys_arg(regs, d->path_arg), &kind, btf);
 		break;
 	}
 	if (path_exit_resolve)
-		*sys_flags = LES_FRAME_PENDING | (sure ? 0 : LES_FRAME_UNCERTAIN);
+		*sys_flags = LES_FRAME_PENDING |
+			     (kind == PATH_RELATIVE ? LES_FRAME_UNCERTAIN : 0) |
+			     (kind == PATH_ABSOLUTE ? LES_FRAME_ABSOLUTE : 0);
 	return dev;
 }
 

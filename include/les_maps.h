@@ -30,8 +30,9 @@ struct op_frame {
  * request the op made on an observed mount (FUSE, sunrpc, PtlRPC) gives it.
  */
 #define LES_FRAME_PENDING   1u
-#define LES_FRAME_UNCERTAIN 2u /* relative path, or another mount namespace or root */
+#define LES_FRAME_UNCERTAIN 2u /* a relative path: it may cross into a mount */
 #define LES_FRAME_FILTERED  4u /* a filter drops it: counted if it was on an observed mount */
+#define LES_FRAME_ABSOLUTE  8u /* an absolute path: sure only in the tool's own view */
 
 /* Per-thread stack of access ops in flight, for nesting and linkage (map thread_ops). */
 struct thread_ops {

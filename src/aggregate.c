@@ -342,14 +342,6 @@ static struct agg_group *find_group(struct les_aggregate *a, const struct les_ev
 	return new_group(a, slot, hash, (size_t)len, rt);
 }
 
-static int rpc_event_index(const char *name)
-{
-	for (unsigned int i = 0; name && i < LES_EV_MAX; i++)
-		if (strcmp(name, les_rpc_event_name(i)) == 0)
-			return (int)i;
-	return -1;
-}
-
 static void group_add(struct agg_group *g, const struct les_event *ev)
 {
 	int e;
@@ -360,7 +352,7 @@ static void group_add(struct agg_group *g, const struct les_event *ev)
 		g->errors[les_errno_class(ev->err)]++;
 	switch (g->rtype) {
 	case RT_RPC_EVENT:
-		e = rpc_event_index(ev->event);
+		e = les_rpc_event_index(ev->event);
 		if (e >= 0)
 			g->events[e]++;
 		return;

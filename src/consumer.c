@@ -331,16 +331,10 @@ int les_consumer_on_record(void *ctx, void *data, size_t size)
 
 static void put_kind_counts(struct jw *w, const struct les_consumer *c)
 {
-	static const char *const names[LES_REC_KIND_MAX] = {
-		[LES_REC_ACCESS] = "access",	   [LES_REC_RPC] = "rpc",
-		[LES_REC_RPC_EVENT] = "rpc_event", [LES_REC_PROC_EXEC] = "proc_exec",
-		[LES_REC_PROC_EXIT] = "proc_exit", [LES_REC_PROC_FORK] = "proc_fork",
-	};
-
 	jw_key(w, "records");
 	jw_obj_begin(w);
 	for (unsigned int k = 1; k < LES_REC_KIND_MAX; k++)
-		jw_kv_u64(w, names[k], c->by_kind[k]);
+		jw_kv_u64(w, les_rec_kind_name(k), c->by_kind[k]);
 	jw_obj_end(w);
 }
 

@@ -227,3 +227,22 @@ const char *les_probe_name(unsigned int probe)
 	};
 	return probe < LES_PROBE_MAX && names[probe] ? names[probe] : "unknown";
 }
+
+int les_rpc_event_index(const char *name)
+{
+	for (unsigned int i = 0; name && i < LES_EV_MAX; i++)
+		if (strcmp(name, les_rpc_event_name(i)) == 0)
+			return (int)i;
+	return -1;
+}
+
+const char *les_rec_kind_name(unsigned int kind)
+{
+	static const char *const names[LES_REC_KIND_MAX] = {
+		[LES_REC_ACCESS] = "access",	   [LES_REC_RPC] = "rpc",
+		[LES_REC_RPC_EVENT] = "rpc_event", [LES_REC_PROC_EXEC] = "proc_exec",
+		[LES_REC_PROC_EXIT] = "proc_exit", [LES_REC_PROC_FORK] = "proc_fork",
+	};
+
+	return kind < LES_REC_KIND_MAX ? names[kind] : NULL;
+}

@@ -38,6 +38,10 @@ const char *les_fuse_opcode_name(unsigned int opcode);
 const char *les_attach_method_name(unsigned int method);
 const char *les_rpc_proto_name(unsigned int proto);
 const char *les_rpc_event_name(unsigned int event);
+/* The event id of an rpc_event name, or -1. */
+int les_rpc_event_index(const char *name);
+/* "access", "rpc", ..., "proc_fork"; NULL for an unknown kind. */
+const char *les_rec_kind_name(unsigned int kind);
 const char *les_counter_name(unsigned int counter);
 const char *les_probe_name(unsigned int probe);
 

@@ -20,22 +20,22 @@
 #include "prom.h"
 
 #define KEY_MAX	  4096 /* a rendered label set */
-#define N_BUCKETS 20
+#define N_BUCKETS 12
 
 /*
- * The histogram bucket bounds lustre-ebpf-exporter uses, so dashboards
+ * The histogram bucket bounds lustre-ebpf-exporter uses since its commit
+ * e743798 ("compact latency histogram buckets", 2026-04-27), so dashboards
  * computing histogram_quantile() over its families keep working. The le
  * strings are written as Prometheus' Go client formats them.
+ * test/fixtures/exporter-e743798.txt holds them for the tests.
  */
 static const uint64_t bucket_ns[N_BUCKETS] = {
-	5000,	   10000,     25000,	  50000,      100000,	  250000,      500000,
-	1000000,   2500000,   5000000,	  10000000,   25000000,	  50000000,    100000000,
-	250000000, 500000000, 1000000000, 2500000000, 5000000000, 10000000000,
+	10000,	  50000,     250000,	1000000,    2500000,	10000000,
+	25000000, 100000000, 250000000, 1000000000, 2500000000, 10000000000,
 };
 static const char *const bucket_le[N_BUCKETS] = {
-	"5e-06", "1e-05",  "2.5e-05", "5e-05", "0.0001", "0.00025", "0.0005",
-	"0.001", "0.0025", "0.005",   "0.01",  "0.025",	 "0.05",    "0.1",
-	"0.25",	 "0.5",	   "1",	      "2.5",   "5",	 "10",
+	"1e-05", "5e-05", "0.00025", "0.001", "0.0025", "0.01",
+	"0.025", "0.1",	  "0.25",    "1",     "2.5",	"10",
 };
 
 enum series_kind {
@@ -338,14 +338,6 @@ static struct series *touch(struct les_prom *p, enum series_kind kind, size_t ke
 	return s;
 }
 
-static int rpc_event_index(const char *name)
-{
-	for (unsigned int i = 0; name && i < LES_EV_MAX; i++)
-		if (strcmp(name, les_rpc_event_name(i)) == 0)
-			return (int)i;
-	return -1;
-}
-
 /* The duration histogram of a record: keyed without process unless asked for. */
 static void add_hist(struct les_prom *p, const struct les_event *ev, enum series_kind kind,
 		     size_t counter_key_len)
@@ -396,7 +388,7 @@ static void add_rpc(struct les_prom *p, const struct les_event *ev)
 static void add_rpc_event(struct les_prom *p, const struct les_event *ev)
 {
 	size_t len = make_key(p, ev, SK_RPC_EVENT, true);
-	int e = rpc_event_index(ev->event);
+	int e = les_rpc_event_index(ev->event);
 	struct series *s;
 
 	if (e < 0)
@@ -661,11 +653,6 @@ static void render_rpc(struct les_prom *p, struct out *o)
 
 static void render_self(struct les_prom *p, struct out *o)
 {
-	static const char *const kinds[LES_REC_KIND_MAX] = {
-		[LES_REC_ACCESS] = "access",	   [LES_REC_RPC] = "rpc",
-		[LES_REC_RPC_EVENT] = "rpc_event", [LES_REC_PROC_EXEC] = "proc_exec",
-		[LES_REC_PROC_EXIT] = "proc_exit",
-	};
 	const struct self_stats *st = &p->self;
 
 	if (st->valid) {
@@ -679,12 +666,9 @@ static void render_self(struct les_prom *p, struct out *o)
 			st->inflight_lustre);
 		family_header(o, "lustre_ebpf_stream_records_total", "counter",
 			      "Records decoded from the ring buffer, by kind.");
-		for (unsigned int k = 1; k < LES_REC_KIND_MAX; k++) {
-			if (!kinds[k]) /* kinds this file has no name for */
-				continue;
+		for (unsigned int k = 1; k < LES_REC_KIND_MAX; k++)
 			out_fmt(o, "lustre_ebpf_stream_records_total{kind=\"%s\"} %" PRIu64 "\n",
-				kinds[k], st->by_kind[k]);
-		}
+				les_rec_kind_name(k), st->by_kind[k]);
 		family_header(o, "lustre_ebpf_stream_records_emitted_total", "counter",
 			      "Records handed to the output stages.");
 		out_fmt(o, "lustre_ebpf_stream_records_emitted_total %" PRIu64 "\n", st->emitted);

@@ -100,6 +100,34 @@ les_eq "fs_type label on the series" $NW \
 	"$(sample "$WORK/m1.txt" lustre_client_access_operations_total 'fs_type="fuse[^"]*".*op="write"')"
 les_true "self-metrics are served" grep -q '^lustre_ebpf_stream_records_total{kind="access"} [1-9]' "$WORK/m1.txt"
 les_true "in-flight gauge is served" grep -q '^lustre_client_inflight_requests{fs_type="fuse"} [0-9]' "$WORK/m1.txt"
+
+# Against lustre-ebpf-exporter as it is (test/fixtures/exporter-e743798.txt):
+# every family with its type and its labels in order after our fs_type, and
+# the histograms' buckets.
+FIX=$LES_SRC/test/fixtures/exporter-e743798.txt
+want_le=$(awk '$1 == "buckets" { for (i = 2; i <= NF; i++) print $i; print "+Inf" }' "$FIX")
+while read -r kw name type labels; do
+	[ "$kw" = family ] || continue
+	grep -qx "# TYPE $name $type" "$WORK/m1.txt" || les_fail "exporter family $name ($type) not served"
+	sfx=; [ "$type" = histogram ] && sfx=_count
+	# A FUSE workload has no request events: test/unit/test_prom.c has them.
+	if ! line=$(grep -m1 "^$name$sfx{" "$WORK/m1.txt"); then
+		les_pass "$name: declared; no sample in this workload"
+		continue
+	fi
+	got=$(sed 's/^[^{]*{//; s/}.*//' <<<"$line" | grep -o '[a-z_]*="' | tr -d '="' | paste -sd,)
+	les_eq "$name: labels as the exporter's (after fs_type)" "fs_type,$labels" "$got"
+	if [ "$type" = histogram ]; then
+		first=$(sed 's/{.*//; s/_count$//' <<<"$line")
+		key=$(sed 's/^[^{]*{//; s/}.*//' <<<"$line")
+		les_eq "$name: buckets as the exporter's" "$want_le" \
+			"$(grep -F "${first}_bucket{$key,le=" "$WORK/m1.txt" | sed 's/.*le="\([^"]*\)".*/\1/')"
+	fi
+done <"$FIX"
+while read -r kw name; do
+	[ "$kw" = missing ] || continue
+	les_true "$name: not served, as docs/aggregation.md says" bash -c "! grep -q '^# TYPE $name ' '$WORK/m1.txt'"
+done <"$FIX"
 les_eq "unknown path: 404" 404 \
 	"$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT1/nope")"
 

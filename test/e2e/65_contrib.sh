@@ -84,17 +84,29 @@ assert sc.get("readOnlyRootFilesystem") is True, "readOnlyRootFilesystem"
 caps = set(sc["capabilities"]["add"])
 for need in ("BPF", "PERFMON", "SYS_PTRACE", "DAC_READ_SEARCH"):
     assert need in caps, "capability " + need
-mounts = {m["mountPath"] for m in c["volumeMounts"]}
-for need in ("/sys/kernel/btf", "/sys/kernel/tracing"):
+mounts = {m["mountPath"]: m for m in c["volumeMounts"]}
+for need in ("/sys/kernel/btf", "/sys/kernel/tracing", "/sys/fs/cgroup"):
     assert need in mounts, "mount " + need
+assert not mounts["/sys/kernel/tracing"].get("readOnly"), "tracefs must be writable (kretprobes)"
 paths = {v["hostPath"]["path"] for v in spec["volumes"] if "hostPath" in v}
-for need in ("/sys/kernel/btf", "/sys/kernel/tracing", "/proc"):
+for need in ("/sys/kernel/btf", "/sys/kernel/tracing", "/sys/fs/cgroup"):
     assert need in paths, "hostPath " + need
+# Every volume is mounted (no host path handed in and never read).
+names = {m["name"] for m in c["volumeMounts"]}
+assert all(v["name"] in names for v in spec["volumes"]), "a volume no container mounts"
+ns = kinds["Namespace"]["metadata"].get("labels", {})
+assert ns.get("pod-security.kubernetes.io/enforce") == "privileged", "Pod Security label"
+conf = kinds["ConfigMap"]["data"]["lustre-ebpf-stream.conf"]
+assert "mountinfo = /proc/1/mountinfo" in conf, "the host's mount table"
 open(sys.argv[2], "w").write(kinds["ConfigMap"]["data"]["lustre-ebpf-stream.conf"])
 print("ok")
 PYEOF
-les_true "DaemonSet: hostPID, capabilities, BTF, tracefs, /proc, read-only root" \
+les_true "DaemonSet: hostPID, capabilities, BTF, writable tracefs, host cgroups, Pod Security label" \
 	$PY "$WORK/k8s.py" "$C/k8s/daemonset.yaml" "$WORK/k8s.conf"
+KV=/var/cache/lustre-ebpf-stream/venv/bin/kubernetes-validate
+[ -x "$KV" ] || les_fail "kubernetes-validate missing (scripts/install-deps)"
+les_true "kubernetes-validate --strict: every resource valid against the Kubernetes schemas" \
+	"$KV" --strict --quiet "$C/k8s/daemonset.yaml"
 les_true "the DaemonSet's config file reads back" "$LES_BIN" --config "$WORK/k8s.conf" --print-config
 
 # --- config example and logrotate ------------------------------------------------------

@@ -36,6 +36,20 @@ START_TEST(test_names)
 }
 END_TEST
 
+/* One name table per kind of thing, every entry named (they once drifted). */
+START_TEST(test_kind_and_event_names)
+{
+	for (unsigned int k = 1; k < LES_REC_KIND_MAX; k++)
+		ck_assert_ptr_nonnull(les_rec_kind_name(k));
+	ck_assert_str_eq(les_rec_kind_name(LES_REC_PROC_FORK), "proc_fork");
+	ck_assert_ptr_null(les_rec_kind_name(LES_REC_KIND_MAX));
+	for (unsigned int e = 0; e < LES_EV_MAX; e++)
+		ck_assert_int_eq(les_rpc_event_index(les_rpc_event_name(e)), (int)e);
+	ck_assert_int_eq(les_rpc_event_index("no_such_event"), -1);
+	ck_assert_int_eq(les_rpc_event_index(NULL), -1);
+}
+END_TEST
+
 START_TEST(test_op_round_trip)
 {
 	for (unsigned int op = 0; op < LES_OP_MAX; op++)
@@ -87,6 +101,7 @@ int main(void)
 
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_op_round_trip);
+	tcase_add_test(tc, test_kind_and_event_names);
 	tcase_add_test(tc, test_intents);
 	tcase_add_test(tc, test_errno_classes);
 	tcase_add_test(tc, test_fuse_opcodes);

@@ -170,7 +170,7 @@ START_TEST(test_render_families)
 	assert_has_line(text, "lustre_client_access_duration_seconds_bucket{fs_type=\"fuse\",fs="
 			      "\"les-testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op="
 			      "\"write\",uid=\"1000\",username=\"alice\",actor_type=\"user\","
-			      "slurm_job_id=\"42\",le=\"5e-06\"} 2");
+			      "slurm_job_id=\"42\",le=\"1e-05\"} 2");
 	assert_has_line(text, "lustre_client_access_duration_seconds_bucket{fs_type=\"fuse\",fs="
 			      "\"les-testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op="
 			      "\"write\",uid=\"1000\",username=\"alice\",actor_type=\"user\","

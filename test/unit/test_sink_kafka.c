@@ -20,6 +20,10 @@
 #define NS_PER_SEC   1000000000ULL
 #define API_PRODUCE  0 /* Kafka protocol ApiKey of ProduceRequest */
 #define HOST	     "node17"
+/* Every message says which program and record schema wrote it. */
+#define STR_(x)		#x
+#define STR(x)		STR_(x)
+#define VERSION_HEADERS "les_version=" LES_VERSION ",schema_version=" STR(LES_SCHEMA_VERSION)
 #define CONSUME_SECS 10
 
 static struct les_options opts;
@@ -311,7 +315,8 @@ START_TEST(test_delivers_lines_verbatim)
 		want[ev.line_len - 1] = '\0'; /* the value has no '\n' */
 		ck_assert_str_eq(got->value[i], want);
 		ck_assert_str_eq(got->key[i], i % 2 ? "job-42" : HOST);
-		ck_assert_str_eq(got->headers[i], "type=access,host=" HOST ",fs_type=lustre");
+		ck_assert_str_eq(got->headers[i], VERSION_HEADERS ",type=access,host=" HOST
+						  ",fs_type=lustre");
 	}
 	ck_assert_uint_eq(les_sink_kafka_close(k), 0);
 	free(got);
@@ -336,7 +341,7 @@ START_TEST(test_stats_line_headers_without_fs_type)
 	consume_all(mc, 1, got);
 	ck_assert_int_eq(got->n, 1);
 	ck_assert_str_eq(got->value[0], "{\"type\":\"stats\",\"final\":true}");
-	ck_assert_str_eq(got->headers[0], "type=stats,host=" HOST);
+	ck_assert_str_eq(got->headers[0], VERSION_HEADERS ",type=stats,host=" HOST);
 	ck_assert_str_eq(got->key[0], "");
 	ck_assert_uint_eq(les_sink_kafka_close(k), 0);
 	free(got);

@@ -267,7 +267,7 @@ rpc_plane=$(kernel_expect fuse_rpc)
 if [ "$rpc_plane" = none ]; then
 	cell fuse rpc tracepoint "none: no fuse_request_send/end"
 else
-	cell fuse rpc "$rpc_plane" "$([ "$failed" -eq 0 ] && echo verified || echo FAIL)"
+	cell fuse rpc tracepoint "$([ "$failed" -eq 0 ] && echo "verified" || echo FAIL)"
 fi
 check "kprobe_multi as test/vm/expect says ($(kernel_expect kprobe_multi))" \
 	test "$([ "$multi" = yes ] && echo yes || echo no)" = "$(kernel_expect kprobe_multi)"
