@@ -26,6 +26,7 @@
 #include "probes.h"
 #include "prom.h"
 #include "sdnotify.h"
+#include "top.h"
 #include "summary.h"
 #include "sink.h"
 #include "sink_kafka.h"
@@ -345,9 +346,100 @@ static int open_summary(struct les_consumer *c, const struct les_options *o)
 		if (!summary || les_consumer_add_event_sink(c, les_summary_event, summary))
 			return fail(LES_EXIT_RUNTIME, "cannot set up the summary");
 	}
-	if (tty && !records_on_tty)
+	if (tty && !records_on_tty && !o->top)
 		status.out = stderr;
 	return 0;
+}
+
+/* --top: the view, its screen (NULL: plain frames on stdout), frames shown. */
+static struct les_top *top;
+static struct les_top_view top_view;
+static bool top_screen;
+static uint32_t top_frames;
+
+static int open_top(struct les_consumer *c, const struct les_options *o)
+{
+	if (!o->top)
+		return 0;
+	top = les_top_new();
+	if (!top || les_consumer_add_event_sink(c, les_top_event, top))
+		return fail(LES_EXIT_RUNTIME, "cannot set up --top: out of memory");
+	top_screen = !o->top_batch && isatty(STDOUT_FILENO);
+	if (top_screen && les_top_screen_open())
+		return fail(LES_EXIT_RUNTIME, "cannot set up the --top screen (TERM=%s)",
+			    getenv("TERM") ? getenv("TERM") : "");
+	return 0;
+}
+
+static void top_header(struct les_consumer *c, struct les_tracer *t, struct les_top_header *h)
+{
+	struct les_kernel_stats ks;
+
+	memset(h, 0, sizeof(*h));
+	les_tracer_read_stats(t, &ks);
+	h->dropped = ks.counters[LES_CNT_RB_DROPPED] + les_consumer_dropped(c);
+	for (size_t i = 0; i < observed_mounts->n && h->n_mounts < LES_TOP_MOUNTS; i++) {
+		uint64_t n = 0;
+
+		for (size_t k = 0; k < ks.n_inflight; k++)
+			if (ks.inflight[k].dev == observed_mounts->m[i].dev)
+				n += ks.inflight[k].requests;
+		snprintf(h->mounts[h->n_mounts].mount, sizeof(h->mounts[0].mount), "%s",
+			 observed_mounts->m[i].mount_point);
+		h->mounts[h->n_mounts++].inflight = n;
+	}
+}
+
+/* Keys first (every pass: the screen answers at once), then a frame per interval. */
+static void tick_top(struct les_consumer *c, struct les_tracer *t, uint64_t now,
+		     const struct les_options *o)
+{
+	static char frame[64 * 1024];
+	static uint64_t next, last;
+	struct les_top_header h;
+	int key, width = 80, height = 0;
+	bool redraw = false;
+
+	if (!top)
+		return;
+	while (top_screen && (key = les_top_screen_key()) >= 0)
+		redraw |= les_top_key(&top_view, key);
+	if (top_view.ask_filter) {
+		char filter[LES_TOP_NAME_LEN];
+
+		les_top_screen_prompt("filter (job, user or op; empty: all): ", filter,
+				      sizeof(filter));
+		les_top_set_filter(top, filter);
+		top_view.ask_filter = false;
+	}
+	if (top_view.quit) {
+		c->stop = true;
+		return;
+	}
+	if (!last)
+		last = now;
+	if (now >= last + o->top_interval_ns) {
+		top_header(c, t, &h);
+		les_top_close_interval(top, (double)(now - last) / 1e9, &h);
+		last = now;
+		redraw = true;
+		top_frames++;
+	}
+	if (!redraw || !top_frames || now < next)
+		return;
+	if (top_screen)
+		les_top_screen_size(&width, &height);
+	les_top_render(top, top_view.group, top_view.sort, width, height, frame, sizeof(frame));
+	if (top_screen) {
+		les_top_screen_draw(frame);
+	} else {
+		/* Plain frames, as top -b prints them: a blank line between. */
+		fputs(frame, stdout);
+		fputc('\n', stdout);
+		fflush(stdout);
+	}
+	if (o->top_batch && top_frames >= o->top_batch)
+		c->stop = true;
 }
 
 static int run(struct les_consumer *c, struct les_tracer *t, const struct les_options *o)
@@ -380,6 +472,7 @@ static int run(struct les_consumer *c, struct les_tracer *t, const struct les_op
 			refresh_mounts(c, t, o, observed_mounts);
 		les_aggregate_tick(aggregator, les_fmt_epoch_ns(&c->fmt, now));
 		tick_prometheus(c, t, now);
+		tick_top(c, t, now, o);
 		if (o->duration_ns && now - start >= o->duration_ns)
 			break;
 		if (o->stats_interval_ns && now >= next_stats) {
@@ -598,6 +691,13 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret == 1 ? LES_EXIT_OK : ret;
 	verbosity = opts.verbose;
+	/* --top owns stdout: records go to -o FILE or nowhere, no status line. */
+	if (opts.top) {
+		if (!opts.output || strcmp(opts.output, "-") == 0)
+			opts.output = "/dev/null";
+		if (opts.summary == -1)
+			opts.summary = 0;
+	}
 	libbpf_set_print(libbpf_print);
 
 	if (opts.list_probes)
@@ -650,6 +750,7 @@ int main(int argc, char **argv)
 	}
 	ret = open_aggregation(consumer, &opts);
 	ret = ret ?: open_summary(consumer, &opts);
+	ret = ret ?: open_top(consumer, &opts);
 	if (ret)
 		goto cleanup;
 	/* After attach: a process that starts meanwhile sends an exec notice. */
@@ -665,6 +766,9 @@ int main(int argc, char **argv)
 	les_sd_notify("STOPPING=1");
 	print_summary(consumer, &tracer);
 cleanup:
+	if (top_screen)
+		les_top_screen_close();
+	les_top_free(top);
 	/* Exit status 1 when a line did not reach Kafka. */
 	if (les_sink_kafka_close(kafka) && ret == LES_EXIT_OK)
 		ret = LES_EXIT_RUNTIME;

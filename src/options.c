@@ -29,6 +29,7 @@ void les_options_defaults(struct les_options *o)
 	o->poll_ms = 10;
 	o->filter_uid = -1;
 	o->summary = -1;
+	o->top_interval_ns = 1000000000ULL;
 	o->attach = LES_ATTACH_MODE_AUTO;
 	o->kafka_key = LES_KAFKA_KEY_JOB_ID;
 	o->kafka_queue_bytes = 256ULL << 20;
@@ -182,6 +183,9 @@ enum {
 	OPT_CONFIG,
 	OPT_PRINT_CONFIG,
 	OPT_SUMMARY,
+	OPT_TOP,
+	OPT_INTERVAL,
+	OPT_BATCH,
 };
 
 static const struct option long_options[] = {
@@ -238,6 +242,9 @@ static const struct option long_options[] = {
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
 	{ "summary", optional_argument, NULL, OPT_SUMMARY },
+	{ "top", no_argument, NULL, OPT_TOP },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "batch", required_argument, NULL, OPT_BATCH },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -320,6 +327,13 @@ void les_usage(FILE *out)
 	      "                           (default false)\n"
 	      "      --series-ttl DUR     drop series not updated for DUR (default 10m;\n"
 	      "                           0: never)\n"
+	      "\n"
+	      "Live view:\n"
+	      "      --top                a screen of who is busy now, per job, user, process\n"
+	      "                           or mount (keys j u p m; sort o r w 5 9 x e; f filter;\n"
+	      "                           q quit); records still go to -o FILE if given\n"
+	      "      --interval DUR       one frame every DUR (default 1s)\n"
+	      "      --batch N            N plain frames on stdout, then exit (like top -b)\n"
 	      "\n"
 	      "Run time:\n"
 	      "  -d, --duration DUR       stop after DUR (e.g. 60s, 5m)\n"
@@ -625,6 +639,17 @@ static int parse_filter_opt(struct les_options *o, int opt, const char *arg)
 			return LES_EXIT_USAGE;
 		o->summary = on;
 		return 0;
+	case OPT_TOP:
+		o->top = true;
+		return 0;
+	case OPT_INTERVAL:
+		if (parse_duration_opt("--interval", arg, &o->top_interval_ns))
+			return LES_EXIT_USAGE;
+		if (o->top_interval_ns < 100000000ULL)
+			return usage_error("invalid --interval '%s': at least 100ms", arg);
+		return 0;
+	case OPT_BATCH:
+		return parse_u32_opt("--batch", arg, 1, 1000000, &o->top_batch);
 	}
 	return LES_EXIT_USAGE;
 }
@@ -739,6 +764,9 @@ static int parse_one(struct les_options *o, int opt, const char *arg)
 	case OPT_INTENT:
 	case OPT_JOB:
 	case OPT_SUMMARY:
+	case OPT_TOP:
+	case OPT_INTERVAL:
+	case OPT_BATCH:
 		return parse_filter_opt(o, opt, arg);
 	}
 	return LES_EXIT_USAGE;

@@ -62,6 +62,9 @@ struct les_options {
 	const char *config_path; /* the config file read, NULL if none */
 	bool print_config; /* --print-config: print the settings and exit */
 	int summary; /* --summary[=BOOL]; -1: when stderr is a terminal */
+	bool top; /* --top: the live view (src/top.h) */
+	uint64_t top_interval_ns; /* --interval: a frame every this long */
+	uint32_t top_batch; /* --batch N: N plain frames on stdout, then exit; 0: screen */
 	bool file_id;
 	enum les_attach_mode attach;
 	enum les_list_probes list_probes;

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The live top view's bookkeeping and frames (see top.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "histogram.h"
+#include "ops.h"
+#include "top.h"
+
+#define TABLE_SLOTS (2 * LES_TOP_GROUPS) /* open addressing, at most half full */
+
+struct top_row {
+	char name[LES_TOP_NAME_LEN];
+	uint64_t ops_meta, ops_data;
+	uint64_t bytes_read, bytes_write;
+	uint64_t errors;
+	uint64_t latency_ns, rpc_wait_ns; /* access ops: their time, and its waits */
+	uint32_t op_count[LES_OP_MAX];
+	struct les_hist latency;
+};
+
+/* One grouping's rows of an interval. */
+struct top_table {
+	uint32_t n;
+	int32_t slot[TABLE_SLOTS]; /* row index + 1; 0 empty */
+	struct top_row rows[LES_TOP_GROUPS + 1]; /* the last: "(other)" */
+};
+
+struct top_interval {
+	struct top_table by[LES_TOP_GROUP_MAX];
+	uint64_t requests, resends, expires;
+};
+
+struct les_top {
+	struct top_interval *open, *shown;
+	double shown_seconds;
+	struct les_top_header header;
+	char filter[LES_TOP_NAME_LEN];
+	char clock[16]; /* when the shown interval closed, HH:MM:SS */
+};
+
+static const char *const group_names[LES_TOP_GROUP_MAX] = { "job", "user", "process", "mount" };
+static const char *const sort_names[LES_TOP_SORT_MAX] = { "ops",  "read MB/s", "write MB/s", "p50",
+							  "p99",  "rpc wait",  "errors" };
+
+const char *les_top_group_name(enum les_top_group g)
+{
+	return g < LES_TOP_GROUP_MAX ? group_names[g] : "?";
+}
+
+const char *les_top_sort_name(enum les_top_sort s)
+{
+	return s < LES_TOP_SORT_MAX ? sort_names[s] : "?";
+}
+
+static void interval_reset(struct top_interval *iv)
+{
+	for (int g = 0; g < LES_TOP_GROUP_MAX; g++) {
+		iv->by[g].n = 0;
+		memset(iv->by[g].slot, 0, sizeof(iv->by[g].slot));
+	}
+	iv->requests = iv->resends = iv->expires = 0;
+}
+
+struct les_top *les_top_new(void)
+{
+	struct les_top *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->open = calloc(1, sizeof(*t->open));
+	t->shown = calloc(1, sizeof(*t->shown));
+	if (!t->open || !t->shown) {
+		les_top_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void les_top_free(struct les_top *t)
+{
+	if (!t)
+		return;
+	free(t->open);
+	free(t->shown);
+	free(t);
+}
+
+void les_top_set_filter(struct les_top *t, const char *filter)
+{
+	snprintf(t->filter, sizeof(t->filter), "%s", filter ? filter : "");
+}
+
+const char *les_top_filter(const struct les_top *t)
+{
+	return t->filter;
+}
+
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static struct top_row *new_row(struct top_table *tb, const char *name)
+{
+	struct top_row *r = &tb->rows[tb->n++];
+
+	memset(r, 0, sizeof(*r));
+	les_hist_reset(&r->latency);
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	return r;
+}
+
+/* The row of name, made on first sight; "(other)" when the table is full. */
+static struct top_row *find_row(struct top_table *tb, const char *name)
+{
+	uint32_t i = name_hash(name) & (TABLE_SLOTS - 1);
+
+	for (;; i = (i + 1) & (TABLE_SLOTS - 1)) {
+		int32_t s = tb->slot[i];
+
+		if (!s)
+			break;
+		if (strncmp(tb->rows[s - 1].name, name, LES_TOP_NAME_LEN - 1) == 0)
+			return &tb->rows[s - 1];
+	}
+	if (tb->n < LES_TOP_GROUPS) {
+		tb->slot[i] = (int32_t)tb->n + 1;
+		return new_row(tb, name);
+	}
+	/* The overflow row sits past the others; its slot is never hashed. */
+	if (strcmp(tb->rows[LES_TOP_GROUPS].name, "(other)") != 0) {
+		uint32_t n = tb->n;
+
+		tb->n = LES_TOP_GROUPS;
+		new_row(tb, "(other)");
+		tb->n = n;
+	}
+	return &tb->rows[LES_TOP_GROUPS];
+}
+
+/* The row's name under grouping g. */
+static const char *group_key(const struct les_event *ev, enum les_top_group g, char *buf,
+			     size_t len)
+{
+	switch (g) {
+	case LES_TOP_JOB:
+		return ev->job_id ? ev->job_id : "(no job)";
+	case LES_TOP_USER:
+		if (ev->username)
+			return ev->username;
+		snprintf(buf, len, "%u", ev->uid);
+		return buf;
+	case LES_TOP_PROCESS:
+		return ev->process ? ev->process : ev->comm ? ev->comm : "?";
+	default:
+		return ev->mount ? ev->mount : "(unobserved)";
+	}
+}
+
+static bool filtered_out(const struct les_top *t, const struct les_event *ev)
+{
+	const char *f = t->filter;
+
+	if (!f[0])
+		return false;
+	return !((ev->job_id && strcmp(ev->job_id, f) == 0) ||
+		 (ev->username && strcmp(ev->username, f) == 0) ||
+		 (ev->op && strcmp(ev->op, f) == 0));
+}
+
+static void row_add(struct top_row *r, const struct les_event *ev, int op)
+{
+	enum les_intent intent = op >= 0 ? les_op_intent((unsigned int)op) : LES_INTENT_MAX;
+
+	if (intent == LES_INTENT_DATA_READ || intent == LES_INTENT_DATA_WRITE)
+		r->ops_data++;
+	else
+		r->ops_meta++;
+	if (intent == LES_INTENT_DATA_READ)
+		r->bytes_read += ev->bytes;
+	else if (intent == LES_INTENT_DATA_WRITE)
+		r->bytes_write += ev->bytes;
+	if (ev->err)
+		r->errors++;
+	r->latency_ns += ev->latency_ns;
+	r->rpc_wait_ns += ev->rpc_wait_ns;
+	if (op >= 0 && op < LES_OP_MAX)
+		r->op_count[op]++;
+	les_hist_add(&r->latency, ev->latency_ns);
+}
+
+int les_top_event(void *ctx, const struct les_event *ev)
+{
+	struct les_top *t = ctx;
+	char buf[16];
+
+	if (filtered_out(t, ev))
+		return 0;
+	if (ev->kind == LES_REC_RPC) {
+		t->open->requests++;
+		return 0;
+	}
+	if (ev->kind == LES_REC_RPC_EVENT) {
+		if (ev->event && strcmp(ev->event, "resend") == 0)
+			t->open->resends++;
+		else if (ev->event && strcmp(ev->event, "expire") == 0)
+			t->open->expires++;
+		return 0;
+	}
+	if (ev->kind != LES_REC_ACCESS)
+		return 0;
+	for (int g = 0; g < LES_TOP_GROUP_MAX; g++)
+		row_add(find_row(&t->open->by[g], group_key(ev, (enum les_top_group)g, buf,
+							    sizeof(buf))),
+			ev, les_op_from_name(ev->op));
+	return 0;
+}
+
+void les_top_close_interval(struct les_top *t, double seconds, const struct les_top_header *h)
+{
+	struct top_interval *done = t->open;
+
+	t->open = t->shown;
+	t->shown = done;
+	t->shown_seconds = seconds > 0 ? seconds : 1;
+	interval_reset(t->open);
+	{
+		time_t now = time(NULL);
+		struct tm tm;
+
+		if (localtime_r(&now, &tm))
+			strftime(t->clock, sizeof(t->clock), "%H:%M:%S", &tm);
+	}
+	if (h)
+		t->header = *h;
+}
+
+/* The value a row is sorted by, per second where it is a rate. */
+static double sort_value(const struct top_row *r, enum les_top_sort s)
+{
+	switch (s) {
+	case LES_TOP_SORT_READ:
+		return (double)r->bytes_read;
+	case LES_TOP_SORT_WRITE:
+		return (double)r->bytes_write;
+	case LES_TOP_SORT_P50:
+		return (double)les_hist_percentile(&r->latency, 500);
+	case LES_TOP_SORT_P99:
+		return (double)les_hist_percentile(&r->latency, 990);
+	case LES_TOP_SORT_RPC:
+		return r->latency_ns ? (double)r->rpc_wait_ns / (double)r->latency_ns : 0;
+	case LES_TOP_SORT_ERR:
+		return (double)r->errors;
+	default:
+		return (double)(r->ops_meta + r->ops_data);
+	}
+}
+
+static enum les_top_sort sort_by;
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct top_row *ra = *(const struct top_row *const *)a;
+	const struct top_row *rb = *(const struct top_row *const *)b;
+	double va = sort_value(ra, sort_by), vb = sort_value(rb, sort_by);
+
+	if (va != vb)
+		return va < vb ? 1 : -1;
+	return strcmp(ra->name, rb->name);
+}
+
+/* "45us", "1.2ms", "3.40s": a latency in at most 6 columns. */
+static void fmt_latency(char *buf, size_t len, uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%lluns", (unsigned long long)ns);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.0fus", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.1fms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%.2fs", (double)ns / 1e9);
+}
+
+static const char *top_op(const struct top_row *r)
+{
+	unsigned int best = 0;
+
+	for (unsigned int op = 1; op < LES_OP_MAX; op++)
+		if (r->op_count[op] > r->op_count[best])
+			best = op;
+	return r->op_count[best] ? les_op_name(best) : "-";
+}
+
+struct frame {
+	char *buf;
+	size_t len, used;
+	int width, lines, height;
+};
+
+/* One line of at most width columns; false once the frame is full. */
+static bool put_line(struct frame *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static bool put_line(struct frame *f, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	if (f->height > 0 && f->lines >= f->height)
+		return false;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return false;
+	if (f->width > 0 && n > f->width)
+		line[f->width] = '\0';
+	n = snprintf(f->buf + f->used, f->len - f->used, "%s\n", line);
+	if (n < 0 || (size_t)n >= f->len - f->used)
+		return false;
+	f->used += (size_t)n;
+	f->lines++;
+	return true;
+}
+
+static void put_header(struct frame *f, const struct les_top *t, enum les_top_group group,
+		       enum les_top_sort sort, double secs)
+{
+	const struct top_interval *iv = t->shown;
+	char mounts[256] = "";
+	size_t m = 0;
+
+	put_line(f, "lustre-ebpf-stream --top  %s  by %s, sorted by %s%s%s  (%.1f s)", t->clock,
+		 les_top_group_name(group), les_top_sort_name(sort), t->filter[0] ? ", only " : "",
+		 t->filter, secs);
+	for (size_t i = 0; i < t->header.n_mounts && m < sizeof(mounts); i++)
+		m += (size_t)snprintf(mounts + m, sizeof(mounts) - m, "%s%s %llu", i ? ", " : "",
+				      t->header.mounts[i].mount,
+				      (unsigned long long)t->header.mounts[i].inflight);
+	put_line(f, "requests/s %.1f  resends %llu  expires %llu  dropped %llu  in flight: %s",
+		 (double)iv->requests / secs, (unsigned long long)iv->resends,
+		 (unsigned long long)iv->expires, (unsigned long long)t->header.dropped,
+		 t->header.n_mounts ? mounts : "-");
+	put_line(f, "keys: j u p m group  o r w 5 9 x e sort  f filter  q quit");
+	put_line(f, "%-14s %6s %6s %7s %7s %6s %6s %4s %5s %s", les_top_group_name(group),
+		 "META/s", "DATA/s", "RD MB/s", "WR MB/s", "P50", "P99", "RPC%", "ERR/s", "TOP OP");
+}
+
+size_t les_top_render(const struct les_top *t, enum les_top_group group, enum les_top_sort sort,
+		      int width, int height, char *buf, size_t len)
+{
+	const struct top_table *tb = &t->shown->by[group < LES_TOP_GROUP_MAX ? group : 0];
+	const struct top_row *rows[LES_TOP_GROUPS + 1];
+	struct frame f = { .buf = buf, .len = len, .width = width, .height = height };
+	double secs = t->shown_seconds > 0 ? t->shown_seconds : 1;
+	size_t n = 0;
+
+	if (!len)
+		return 0;
+	buf[0] = '\0';
+	put_header(&f, t, group, sort, secs);
+	for (uint32_t i = 0; i < tb->n; i++)
+		rows[n++] = &tb->rows[i];
+	if (!strcmp(tb->rows[LES_TOP_GROUPS].name, "(other)"))
+		rows[n++] = &tb->rows[LES_TOP_GROUPS];
+	sort_by = sort;
+	qsort(rows, n, sizeof(rows[0]), cmp_rows);
+	for (size_t i = 0; i < n; i++) {
+		const struct top_row *r = rows[i];
+		char p50[16], p99[16];
+		uint64_t ops = r->ops_meta + r->ops_data;
+
+		fmt_latency(p50, sizeof(p50), les_hist_percentile(&r->latency, 500));
+		fmt_latency(p99, sizeof(p99), les_hist_percentile(&r->latency, 990));
+		if (!put_line(&f, "%-14.14s %6.1f %6.1f %7.2f %7.2f %6s %6s %3.0f%% %5.1f %s", r->name,
+			      (double)r->ops_meta / secs, (double)r->ops_data / secs,
+			      (double)r->bytes_read / secs / 1e6,
+			      (double)r->bytes_write / secs / 1e6, ops ? p50 : "-", ops ? p99 : "-",
+			      r->latency_ns ? 100.0 * (double)r->rpc_wait_ns / (double)r->latency_ns
+					    : 0.0,
+			      (double)r->errors / secs, top_op(r)))
+			break;
+	}
+	return f.used;
+}
+
+bool les_top_key(struct les_top_view *v, int key)
+{
+	static const char group_keys[LES_TOP_GROUP_MAX] = { 'j', 'u', 'p', 'm' };
+	static const char sort_keys[LES_TOP_SORT_MAX] = { 'o', 'r', 'w', '5', '9', 'x', 'e' };
+
+	for (int g = 0; g < LES_TOP_GROUP_MAX; g++)
+		if (key == group_keys[g]) {
+			v->group = (enum les_top_group)g;
+			return true;
+		}
+	for (int s = 0; s < LES_TOP_SORT_MAX; s++)
+		if (key == sort_keys[s]) {
+			v->sort = (enum les_top_sort)s;
+			return true;
+		}
+	if (key == 'q') {
+		v->quit = true;
+		return true;
+	}
+	if (key == 'f') {
+		v->ask_filter = true;
+		return true;
+	}
+	return false;
+}

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The top view's sums, rows, sort, keys, filter and overflow row. */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+#include "les_record.h"
+#include "top.h"
+
+static struct les_event access_ev(const char *job, const char *user, const char *process,
+				  const char *op, uint64_t latency_ns, uint64_t bytes, int err)
+{
+	struct les_event ev = {
+		.kind = LES_REC_ACCESS, .type = "access", .mount = "/mnt/l", .op = op,
+		.latency_ns = latency_ns, .bytes = bytes, .err = err, .username = user,
+		.process = process, .comm = process, .job_id = job, .uid = 1000,
+	};
+
+	return ev;
+}
+
+/* The frame line of row name, or NULL. */
+static const char *row(const char *frame, const char *name, char *line, size_t len)
+{
+	for (const char *p = frame; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (n < len && strncmp(p, name, strlen(name)) == 0 && p[strlen(name)] == ' ') {
+			memcpy(line, p, n);
+			line[n] = '\0';
+			return line;
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+START_TEST(test_rows_by_job_and_process)
+{
+	struct les_top *t = les_top_new();
+	static char frame[16384];
+	char line[256];
+	struct les_event ev;
+
+	ck_assert_ptr_nonnull(t);
+	for (int i = 0; i < 10; i++) {
+		ev = access_ev("42", "alice", "dd", "write", 1000000, 4096, 0);
+		les_top_event(t, &ev);
+	}
+	for (int i = 0; i < 4; i++) {
+		ev = access_ev("43", "bob", "ls", "getattr", 2000, 0, i == 0 ? 5 : 0);
+		les_top_event(t, &ev);
+	}
+	les_top_close_interval(t, 2.0, NULL);
+	les_top_render(t, LES_TOP_JOB, LES_TOP_SORT_OPS, 80, 0, frame, sizeof(frame));
+	/* 10 writes of 4 KiB in 2 s: 5 data ops/s, 0.02 MB/s written, 1 ms. */
+	ck_assert_ptr_nonnull(row(frame, "42", line, sizeof(line)));
+	ck_assert_msg(strstr(line, "   0.0    5.0    0.00    0.02  1.0ms  1.0ms") != NULL, "%s", line);
+	ck_assert_msg(strstr(line, "write") != NULL, "%s", line);
+	/* 4 getattrs, one failed: 2 meta ops/s, 0.5 errors/s. */
+	ck_assert_ptr_nonnull(row(frame, "43", line, sizeof(line)));
+	ck_assert_msg(strstr(line, "   2.0    0.0") != NULL && strstr(line, "  0.5 getattr"), "%s",
+		      line);
+	/* Sorted by ops: job 42 (10) above 43 (4). */
+	ck_assert(strstr(frame, "\n43 ") && strstr(frame, "\n42 ") < strstr(frame, "\n43 "));
+	les_top_render(t, LES_TOP_PROCESS, LES_TOP_SORT_ERR, 80, 0, frame, sizeof(frame));
+	ck_assert(strstr(frame, "\ndd ") && strstr(frame, "\nls ") < strstr(frame, "\ndd "));
+	les_top_render(t, LES_TOP_USER, LES_TOP_SORT_OPS, 80, 0, frame, sizeof(frame));
+	ck_assert_ptr_nonnull(row(frame, "alice", line, sizeof(line)));
+	/* A new interval starts empty. */
+	les_top_close_interval(t, 1.0, NULL);
+	les_top_render(t, LES_TOP_JOB, LES_TOP_SORT_OPS, 80, 0, frame, sizeof(frame));
+	ck_assert_ptr_null(row(frame, "42", line, sizeof(line)));
+	les_top_free(t);
+}
+END_TEST
+
+START_TEST(test_filter_keys_and_overflow)
+{
+	struct les_top *t = les_top_new();
+	struct les_top_view v = { 0 };
+	static char frame[256 * 1024];
+	char line[256], name[32];
+	struct les_event ev;
+
+	les_top_set_filter(t, "42");
+	ev = access_ev("42", "alice", "dd", "read", 1000, 10, 0);
+	les_top_event(t, &ev);
+	ev = access_ev("43", "bob", "dd", "read", 1000, 10, 0);
+	les_top_event(t, &ev);
+	les_top_close_interval(t, 1.0, NULL);
+	les_top_render(t, LES_TOP_JOB, LES_TOP_SORT_OPS, 80, 0, frame, sizeof(frame));
+	ck_assert_ptr_nonnull(row(frame, "42", line, sizeof(line)));
+	ck_assert_ptr_null(row(frame, "43", line, sizeof(line)));
+	les_top_set_filter(t, "");
+
+	ck_assert(les_top_key(&v, 'p') && v.group == LES_TOP_PROCESS);
+	ck_assert(les_top_key(&v, '9') && v.sort == LES_TOP_SORT_P99);
+	ck_assert(les_top_key(&v, 'f') && v.ask_filter);
+	ck_assert(!les_top_key(&v, 'Z'));
+	ck_assert(les_top_key(&v, 'q') && v.quit);
+
+	/* More jobs than the table holds: the rest sum into "(other)". */
+	for (int i = 0; i < LES_TOP_GROUPS + 10; i++) {
+		snprintf(name, sizeof(name), "job%d", i);
+		ev = access_ev(name, "alice", "dd", "read", 1000, 10, 0);
+		les_top_event(t, &ev);
+	}
+	les_top_close_interval(t, 1.0, NULL);
+	les_top_render(t, LES_TOP_JOB, LES_TOP_SORT_OPS, 80, 0, frame, sizeof(frame));
+	ck_assert_ptr_nonnull(row(frame, "(other)", line, sizeof(line)));
+	ck_assert_msg(strstr(line, "  10.0 ") != NULL, "%s", line);
+	/* A height limit cuts rows, never the header. */
+	les_top_render(t, LES_TOP_JOB, LES_TOP_SORT_OPS, 80, 6, frame, sizeof(frame));
+	int lines = 0;
+	for (const char *p = frame; *p; p++)
+		lines += *p == '\n';
+	ck_assert_int_eq(lines, 6);
+	les_top_free(t);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("top");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_rows_by_job_and_process);
+	tcase_add_test(tc, test_filter_keys_and_overflow);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
