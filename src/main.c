@@ -26,6 +26,7 @@
 #include "probes.h"
 #include "prom.h"
 #include "sdnotify.h"
+#include "replay.h"
 #include "top.h"
 #include "summary.h"
 #include "sink.h"
@@ -420,7 +421,8 @@ static void tick_top(struct les_consumer *c, struct les_tracer *t, uint64_t now,
 		last = now;
 	if (now >= last + o->top_interval_ns) {
 		top_header(c, t, &h);
-		les_top_close_interval(top, (double)(now - last) / 1e9, &h);
+		les_top_close_interval(top, (double)(now - last) / 1e9,
+				       les_fmt_epoch_ns(&c->fmt, now), &h);
 		last = now;
 		redraw = true;
 		top_frames++;
@@ -691,6 +693,12 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret == 1 ? LES_EXIT_OK : ret;
 	verbosity = opts.verbose;
+	/* A capture replayed: no probes, no privileges needed. */
+	if (opts.input_path) {
+		if (!opts.top)
+			return fail(LES_EXIT_USAGE, "--input replays a capture in --top: add --top");
+		return les_replay_run(&opts) ? LES_EXIT_RUNTIME : LES_EXIT_OK;
+	}
 	/* --top owns stdout: records go to -o FILE or nowhere, no status line. */
 	if (opts.top) {
 		if (!opts.output || strcmp(opts.output, "-") == 0)

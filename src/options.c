@@ -186,6 +186,8 @@ enum {
 	OPT_TOP,
 	OPT_INTERVAL,
 	OPT_BATCH,
+	OPT_INPUT,
+	OPT_SPEED,
 };
 
 static const struct option long_options[] = {
@@ -245,6 +247,8 @@ static const struct option long_options[] = {
 	{ "top", no_argument, NULL, OPT_TOP },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "batch", required_argument, NULL, OPT_BATCH },
+	{ "input", required_argument, NULL, OPT_INPUT },
+	{ "speed", required_argument, NULL, OPT_SPEED },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -334,6 +338,9 @@ void les_usage(FILE *out)
 	      "                           q quit); records still go to -o FILE if given\n"
 	      "      --interval DUR       one frame every DUR (default 1s)\n"
 	      "      --batch N            N plain frames on stdout, then exit (like top -b)\n"
+	      "      --input FILE         --top over a capture (-o FILE, .gz too), at its pace;\n"
+	      "                           keys: space pause, n step, [ ] 10 frames, + - speed\n"
+	      "      --speed X            replay X times faster than recorded (default 1)\n"
 	      "\n"
 	      "Run time:\n"
 	      "  -d, --duration DUR       stop after DUR (e.g. 60s, 5m)\n"
@@ -650,6 +657,20 @@ static int parse_filter_opt(struct les_options *o, int opt, const char *arg)
 		return 0;
 	case OPT_BATCH:
 		return parse_u32_opt("--batch", arg, 1, 1000000, &o->top_batch);
+	case OPT_INPUT:
+		if (!*arg)
+			return usage_error("invalid --input '%s': empty", arg);
+		o->input_path = arg;
+		return 0;
+	case OPT_SPEED: {
+		char *end;
+
+		errno = 0;
+		o->replay_speed = strtod(arg, &end);
+		if (errno || end == arg || *end || !(o->replay_speed > 0 && o->replay_speed <= 1e6))
+			return usage_error("invalid --speed '%s': a number above 0", arg);
+		return 0;
+	}
 	}
 	return LES_EXIT_USAGE;
 }
@@ -767,6 +788,8 @@ static int parse_one(struct les_options *o, int opt, const char *arg)
 	case OPT_TOP:
 	case OPT_INTERVAL:
 	case OPT_BATCH:
+	case OPT_INPUT:
+	case OPT_SPEED:
 		return parse_filter_opt(o, opt, arg);
 	}
 	return LES_EXIT_USAGE;

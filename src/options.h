@@ -65,6 +65,8 @@ struct les_options {
 	bool top; /* --top: the live view (src/top.h) */
 	uint64_t top_interval_ns; /* --interval: a frame every this long */
 	uint32_t top_batch; /* --batch N: N plain frames on stdout, then exit; 0: screen */
+	const char *input_path; /* --input FILE: --top over a capture (src/replay.h) */
+	double replay_speed; /* --speed X: frames X times faster than recorded */
 	bool file_id;
 	enum les_attach_mode attach;
 	enum les_list_probes list_probes;

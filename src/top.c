@@ -223,7 +223,18 @@ int les_top_event(void *ctx, const struct les_event *ev)
 	return 0;
 }
 
-void les_top_close_interval(struct les_top *t, double seconds, const struct les_top_header *h)
+/* HH:MM:SS, local time, of an epoch time in ns. */
+static void set_clock(char *buf, size_t len, uint64_t epoch_ns)
+{
+	time_t secs = (time_t)(epoch_ns / 1000000000ULL);
+	struct tm tm;
+
+	if (!localtime_r(&secs, &tm) || !strftime(buf, len, "%H:%M:%S", &tm))
+		snprintf(buf, len, "?");
+}
+
+void les_top_close_interval(struct les_top *t, double seconds, uint64_t end_epoch_ns,
+			    const struct les_top_header *h)
 {
 	struct top_interval *done = t->open;
 
@@ -231,13 +242,7 @@ void les_top_close_interval(struct les_top *t, double seconds, const struct les_
 	t->shown = done;
 	t->shown_seconds = seconds > 0 ? seconds : 1;
 	interval_reset(t->open);
-	{
-		time_t now = time(NULL);
-		struct tm tm;
-
-		if (localtime_r(&now, &tm))
-			strftime(t->clock, sizeof(t->clock), "%H:%M:%S", &tm);
-	}
+	set_clock(t->clock, sizeof(t->clock), end_epoch_ns);
 	if (h)
 		t->header = *h;
 }

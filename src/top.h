@@ -72,8 +72,13 @@ int les_top_event(void *ctx, const struct les_event *ev);
 void les_top_set_filter(struct les_top *t, const char *filter);
 const char *les_top_filter(const struct les_top *t);
 
-/* Close the open interval of seconds length: its sums become the frame. */
-void les_top_close_interval(struct les_top *t, double seconds, const struct les_top_header *h);
+/*
+ * Close the open interval of seconds length, which ended at end_epoch_ns
+ * (the header's clock; a replay's is the capture's): its sums become the
+ * frame.
+ */
+void les_top_close_interval(struct les_top *t, double seconds, uint64_t end_epoch_ns,
+			    const struct les_top_header *h);
 
 /*
  * The frame of the last closed interval as text lines of at most width

@@ -6,7 +6,7 @@
 # interval; the frame after it, grouped by process and by job through
 # keys, shows the counts and bytes of the same run's per-op records (kept
 # with -o); a sort key puts the writer first; the filter key leaves only one
-# job; q ends it. --batch prints plain frames.
+# job; q ends it. --batch prints plain frames; --input replays the capture.
 
 . "$(dirname "$0")/lib.sh"
 les_init 67_top bindfs tmux python3
@@ -146,6 +146,56 @@ les_eq "sorted by write MB/s: the writer's job first" 601 \
 les_eq "every line fits 80 columns" "" "$(awk 'length > 80' "$WORK/by-process.txt")"
 les_true "filter 601: its row shown" grep -q '^601 ' "$WORK/filtered.txt"
 les_true "filter 601: no other job" bash -c "! grep -q '^602 ' '$WORK/filtered.txt'"
+
+# Replay: the same capture through --top --input, frames of 1 s at once
+# (--batch); summed over its frames, each job's row has the records' counts
+# and bytes, as the live rows did. A gzipped capture replays the same.
+"$LES_BIN" --top --input "$CAP" --interval 1s --batch 100000 >"$WORK/replay.txt" 2>"$WORK/replay.err"
+les_eq "--input: exit 0" 0 "$?"
+gzip -c "$CAP" >"$CAP.gz"
+"$LES_BIN" --top --input "$CAP.gz" --interval 1s --batch 100000 >"$WORK/replay-gz.txt"
+les_true "--input FILE.gz: the same frames" cmp -s "$WORK/replay.txt" "$WORK/replay-gz.txt"
+cat >"$WORK/sum.py" <<'PY'
+import json, re, sys
+text, cap = open(sys.argv[1]).read(), sys.argv[2]
+shown, frames = {}, 0
+for frame in text.split("lustre-ebpf-stream --top ")[1:]:
+    frames += 1
+    secs = float(re.search(r"\((\d+\.\d) s\)", frame).group(1))
+    for line in frame.splitlines()[4:]:
+        p = line.split()
+        if len(p) >= 9:
+            s = shown.setdefault(p[0], [0, 0, 0.0, 0.0])
+            s[0] += round(float(p[1]) * secs)
+            s[1] += round(float(p[2]) * secs)
+            s[2] += float(p[3]) * secs * 1e6
+            s[3] += float(p[4]) * secs * 1e6
+want = {}
+for l in open(cap):
+    r = json.loads(l)
+    if r.get("type") != "access":
+        continue
+    w = want.setdefault(r.get("job_id") or "(no job)", [0, 0, 0, 0])
+    w[1 if r["op"] in ("read", "write") else 0] += 1
+    w[2] += r.get("bytes", 0) if r["op"] == "read" else 0
+    w[3] += r.get("bytes", 0) if r["op"] == "write" else 0
+bad = []
+for job in ("601", "602"):
+    s, w = shown.get(job), want.get(job)
+    if not s or not w:
+        bad.append(f"job {job}: shown {s}, records {w}")
+        continue
+    if s[:2] != w[:2]:
+        bad.append(f"job {job}: ops shown {s[:2]}, records {w[:2]}")
+    for i in (2, 3):
+        if abs(s[i] - w[i]) > 5000 * frames:
+            bad.append(f"job {job}: bytes shown {s[i]:.0f}, records {w[i]}")
+print("; ".join(bad) if bad else f"ok, {frames} frames")
+sys.exit(1 if bad else 0)
+PY
+les_true "--input: per job, the frames' sums are the capture's records" \
+	python3 "$WORK/sum.py" "$WORK/replay.txt" "$CAP"
+les_true "--input needs --top" bash -c "! '$LES_BIN' --input '$CAP' 2>/dev/null"
 
 # --batch: N plain frames on stdout, then exit 0.
 "$LES_BIN" --top --batch 2 --interval 1s -m "$M" >"$WORK/batch.txt" 2>"$WORK/batch.err"

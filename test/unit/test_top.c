@@ -51,7 +51,7 @@ START_TEST(test_rows_by_job_and_process)
 		ev = access_ev("43", "bob", "ls", "getattr", 2000, 0, i == 0 ? 5 : 0);
 		les_top_event(t, &ev);
 	}
-	les_top_close_interval(t, 2.0, NULL);
+	les_top_close_interval(t, 2.0, 0, NULL);
 	les_top_render(t, LES_TOP_JOB, LES_TOP_SORT_OPS, 80, 0, frame, sizeof(frame));
 	/* 10 writes of 4 KiB in 2 s: 5 data ops/s, 0.02 MB/s written, 1 ms. */
 	ck_assert_ptr_nonnull(row(frame, "42", line, sizeof(line)));
@@ -68,7 +68,7 @@ START_TEST(test_rows_by_job_and_process)
 	les_top_render(t, LES_TOP_USER, LES_TOP_SORT_OPS, 80, 0, frame, sizeof(frame));
 	ck_assert_ptr_nonnull(row(frame, "alice", line, sizeof(line)));
 	/* A new interval starts empty. */
-	les_top_close_interval(t, 1.0, NULL);
+	les_top_close_interval(t, 1.0, 0, NULL);
 	les_top_render(t, LES_TOP_JOB, LES_TOP_SORT_OPS, 80, 0, frame, sizeof(frame));
 	ck_assert_ptr_null(row(frame, "42", line, sizeof(line)));
 	les_top_free(t);
@@ -88,7 +88,7 @@ START_TEST(test_filter_keys_and_overflow)
 	les_top_event(t, &ev);
 	ev = access_ev("43", "bob", "dd", "read", 1000, 10, 0);
 	les_top_event(t, &ev);
-	les_top_close_interval(t, 1.0, NULL);
+	les_top_close_interval(t, 1.0, 0, NULL);
 	les_top_render(t, LES_TOP_JOB, LES_TOP_SORT_OPS, 80, 0, frame, sizeof(frame));
 	ck_assert_ptr_nonnull(row(frame, "42", line, sizeof(line)));
 	ck_assert_ptr_null(row(frame, "43", line, sizeof(line)));
@@ -106,7 +106,7 @@ START_TEST(test_filter_keys_and_overflow)
 		ev = access_ev(name, "alice", "dd", "read", 1000, 10, 0);
 		les_top_event(t, &ev);
 	}
-	les_top_close_interval(t, 1.0, NULL);
+	les_top_close_interval(t, 1.0, 0, NULL);
 	les_top_render(t, LES_TOP_JOB, LES_TOP_SORT_OPS, 80, 0, frame, sizeof(frame));
 	ck_assert_ptr_nonnull(row(frame, "(other)", line, sizeof(line)));
 	ck_assert_msg(strstr(line, "  10.0 ") != NULL, "%s", line);
