@@ -261,6 +261,10 @@ static int on_rpc(struct les_consumer *c, const struct les_rec_rpc *r)
 	ev->bytes = r->bytes;
 	ev->err = r->err;
 	ev->errno_class = les_errno_class_name(les_errno_class(r->err));
+	if (r->proto == LES_PROTO_SUNRPC) {
+		ev->backlog_ns = r->backlog_ns;
+		ev->rtt_ns = r->rtt_ns;
+	}
 	event_worker(c, r->flags, r->worker_comm);
 	if (c->records_to_lines)
 		les_format_rpc(&c->jw, &c->fmt, m, r, enriched(c));

@@ -37,6 +37,7 @@ struct les_event {
 	const char *errno_class; /* NULL on success */
 	uint64_t rpc_count; /* access records: requests sent inside the op */
 	uint64_t rpc_wait_ns;
+	uint64_t backlog_ns, rtt_ns; /* sunrpc rpc records: queued, and on the wire */
 
 	/* who */
 	uint32_t pid, tid, uid, gid;

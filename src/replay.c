@@ -83,6 +83,8 @@ int les_replay_parse(const char *line, struct les_event *ev)
 	ev->errno_class = str_of(doc, "errno_class");
 	ev->rpc_count = u64_of(doc, "rpc_count");
 	ev->rpc_wait_ns = u64_of(doc, "rpc_wait_ns");
+	ev->backlog_ns = u64_of(doc, "backlog_ns");
+	ev->rtt_ns = u64_of(doc, "rtt_ns");
 	ev->pid = (uint32_t)u64_of(doc, "pid");
 	ev->uid = (uint32_t)u64_of(doc, "uid");
 	ev->comm = str_of(doc, "comm");

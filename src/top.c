@@ -31,6 +31,7 @@ struct top_table {
 struct top_interval {
 	struct top_table by[LES_TOP_GROUP_MAX];
 	uint64_t requests, resends, expires;
+	uint64_t sunrpc, backlog_ns, rtt_ns; /* sunrpc requests and their sums */
 };
 
 struct les_top {
@@ -62,6 +63,7 @@ static void interval_reset(struct top_interval *iv)
 		memset(iv->by[g].slot, 0, sizeof(iv->by[g].slot));
 	}
 	iv->requests = iv->resends = iv->expires = 0;
+	iv->sunrpc = iv->backlog_ns = iv->rtt_ns = 0;
 }
 
 struct les_top *les_top_new(void)
@@ -205,6 +207,11 @@ int les_top_event(void *ctx, const struct les_event *ev)
 		return 0;
 	if (ev->kind == LES_REC_RPC) {
 		t->open->requests++;
+		if (ev->proto && strcmp(ev->proto, "sunrpc") == 0) {
+			t->open->sunrpc++;
+			t->open->backlog_ns += ev->backlog_ns;
+			t->open->rtt_ns += ev->rtt_ns;
+		}
 		return 0;
 	}
 	if (ev->kind == LES_REC_RPC_EVENT) {
@@ -354,6 +361,14 @@ static void put_header(struct frame *f, const struct les_top *t, enum les_top_gr
 		 (double)iv->requests / secs, (unsigned long long)iv->resends,
 		 (unsigned long long)iv->expires, (unsigned long long)t->header.dropped,
 		 t->header.n_mounts ? mounts : "-");
+	if (iv->sunrpc) {
+		char backlog[16], rtt[16];
+
+		fmt_latency(backlog, sizeof(backlog), iv->backlog_ns / iv->sunrpc);
+		fmt_latency(rtt, sizeof(rtt), iv->rtt_ns / iv->sunrpc);
+		put_line(f, "sunrpc: %llu requests, mean backlog %s, mean rtt %s",
+			 (unsigned long long)iv->sunrpc, backlog, rtt);
+	}
 	put_line(f, "keys: j u p m group  o r w 5 9 x e sort  f filter  q quit");
 	put_line(f, "%-14s %6s %6s %7s %7s %6s %6s %4s %5s %s", les_top_group_name(group),
 		 "META/s", "DATA/s", "RD MB/s", "WR MB/s", "P50", "P99", "RPC%", "ERR/s", "TOP OP");

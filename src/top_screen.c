@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The top view's screen: ncurses from the distribution (see top.h). */
+#define _GNU_SOURCE /* memmem */
 #include <curses.h>
 #include <string.h>
 #include "top.h"
@@ -39,7 +40,7 @@ void les_top_screen_draw(const char *frame)
 
 		mvaddnstr(row, 0, p, n < width ? n : width);
 		/* The column header in reverse, as top draws it. */
-		if (row == 3)
+		if (n > 8 && memmem(p, (size_t)n, " META/s ", 8))
 			mvchgat(row, 0, width, A_REVERSE, 0, NULL);
 		if (!nl)
 			break;

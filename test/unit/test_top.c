@@ -51,8 +51,18 @@ START_TEST(test_rows_by_job_and_process)
 		ev = access_ev("43", "bob", "ls", "getattr", 2000, 0, i == 0 ? 5 : 0);
 		les_top_event(t, &ev);
 	}
+	/* Two sunrpc requests: the header gives their mean backlog and rtt. */
+	for (int i = 1; i <= 2; i++) {
+		struct les_event rpc = { .kind = LES_REC_RPC, .type = "rpc", .proto = "sunrpc",
+					 .op = "read", .backlog_ns = 1000 * i, .rtt_ns = 2000000 * i };
+
+		les_top_event(t, &rpc);
+	}
 	les_top_close_interval(t, 2.0, 0, NULL);
 	les_top_render(t, LES_TOP_JOB, LES_TOP_SORT_OPS, 80, 0, frame, sizeof(frame));
+	ck_assert_msg(strstr(frame, "requests/s 1.0 ") != NULL, "%s", frame);
+	ck_assert_msg(strstr(frame, "sunrpc: 2 requests, mean backlog 2us, mean rtt 3.0ms") != NULL,
+		      "%s", frame);
 	/* 10 writes of 4 KiB in 2 s: 5 data ops/s, 0.02 MB/s written, 1 ms. */
 	ck_assert_ptr_nonnull(row(frame, "42", line, sizeof(line)));
 	ck_assert_msg(strstr(line, "   0.0    5.0    0.00    0.02  1.0ms  1.0ms") != NULL, "%s", line);
