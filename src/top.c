@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "aggregate.h" /* les_key_hash */
 #include "histogram.h"
 #include "ops.h"
 #include "top.h"
@@ -100,15 +101,6 @@ const char *les_top_filter(const struct les_top *t)
 	return t->filter;
 }
 
-static uint32_t name_hash(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
 static struct top_row *new_row(struct top_table *tb, const char *name)
 {
 	struct top_row *r = &tb->rows[tb->n++];
@@ -122,7 +114,7 @@ static struct top_row *new_row(struct top_table *tb, const char *name)
 /* The row of name, made on first sight; "(other)" when the table is full. */
 static struct top_row *find_row(struct top_table *tb, const char *name)
 {
-	uint32_t i = name_hash(name) & (TABLE_SLOTS - 1);
+	uint32_t i = (uint32_t)les_key_hash(name, strlen(name), 0) & (TABLE_SLOTS - 1);
 
 	for (;; i = (i + 1) & (TABLE_SLOTS - 1)) {
 		int32_t s = tb->slot[i];
