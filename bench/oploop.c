@@ -7,6 +7,9 @@
  *	Time CHUNKS chunks of OPS_PER_CHUNK ops in the thread's CPU time (the
  *	machine is shared: wall time would count other tenants); print the
  *	median and the fastest chunk in ns per op:  ns_median=N ns_min=N
+ *   oploop OP FILE wall CHUNKS OPS_PER_CHUNK
+ *	The same in wall-clock time (CLOCK_MONOTONIC): what the traced process
+ *	waits, including the consumer preempting it on a shared CPU.
  *   oploop OP FILE rate SECONDS THREADS [TARGET_PER_S]
  *	THREADS threads, each with its own descriptor, for SECONDS; paced to
  *	TARGET_PER_S ops/s in total when given. Prints:  ops=N seconds=S per_s=R
@@ -97,7 +100,12 @@ static uint64_t cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static int run_cost(unsigned long chunks, unsigned long per_chunk)
+static uint64_t wall_ns(void)
+{
+	return now_ns();
+}
+
+static int run_cost(unsigned long chunks, unsigned long per_chunk, uint64_t (*clock_ns)(void))
 {
 	uint64_t *ns = calloc(chunks, sizeof(*ns));
 	int fd = open_file();
@@ -107,11 +115,11 @@ static int run_cost(unsigned long chunks, unsigned long per_chunk)
 	for (unsigned long i = 0; i < per_chunk / 10 + 1; i++) /* warm the cache */
 		one_op(fd);
 	for (unsigned long c = 0; c < chunks; c++) {
-		uint64_t t0 = cpu_ns();
+		uint64_t t0 = clock_ns();
 
 		for (unsigned long i = 0; i < per_chunk; i++)
 			one_op(fd);
-		ns[c] = cpu_ns() - t0;
+		ns[c] = clock_ns() - t0;
 	}
 	qsort(ns, chunks, sizeof(*ns), cmp_u64);
 	printf("ns_median=%.1f ns_min=%.1f\n", (double)ns[chunks / 2] / (double)per_chunk,
@@ -186,7 +194,7 @@ static int run_rate(double seconds, unsigned int threads, double target)
 int main(int argc, char **argv)
 {
 	if (argc < 6) {
-		fprintf(stderr, "usage: oploop OP FILE cost CHUNKS OPS\n"
+		fprintf(stderr, "usage: oploop OP FILE cost|wall CHUNKS OPS\n"
 				"       oploop OP FILE rate SECONDS THREADS [PER_S]\n"
 				"OP: pread, fstat, getppid, stat, relstat\n");
 		return 2;
@@ -215,7 +223,9 @@ int main(int argc, char **argv)
 		stat_path = strrchr(file, '/') + 1;
 	}
 	if (!strcmp(argv[3], "cost"))
-		return run_cost(strtoul(argv[4], NULL, 10), strtoul(argv[5], NULL, 10));
+		return run_cost(strtoul(argv[4], NULL, 10), strtoul(argv[5], NULL, 10), cpu_ns);
+	if (!strcmp(argv[3], "wall"))
+		return run_cost(strtoul(argv[4], NULL, 10), strtoul(argv[5], NULL, 10), wall_ns);
 	if (!strcmp(argv[3], "rate"))
 		return run_rate(strtod(argv[4], NULL), (unsigned int)strtoul(argv[5], NULL, 10),
 				argc > 6 ? strtod(argv[6], NULL) : 0);
