@@ -236,9 +236,15 @@ static __always_inline int access_enter(__s32 nr, __u32 op, __u32 dev, __u64 arg
 	if (!ops)
 		return 0;
 	depth = ops->depth;
-	/* A syscall frame still on top never exited: syscalls do not nest. */
+	/*
+	 * A syscall frame still on top never exited: syscalls do not nest.
+	 * Counted when it was on an observed mount; a pending frame may be
+	 * any process's syscall that entered while the tool attached its
+	 * sys_enter but not yet its sys_exit.
+	 */
 	if (depth && depth <= LES_MAX_DEPTH && ops->frame[(depth - 1) & (LES_MAX_DEPTH - 1)].key >= 0) {
-		count(LES_CNT_ENTRY_REPLACED);
+		if (ops->frame[(depth - 1) & (LES_MAX_DEPTH - 1)].dev)
+			count(LES_CNT_ENTRY_REPLACED);
 		depth--;
 	}
 	if (depth >= LES_MAX_DEPTH) {
@@ -493,30 +499,34 @@ static __always_inline int sys_exit_common(struct pt_regs *regs, long ret, bool 
 	return access_exit((__s32)id, ret, d, btf);
 }
 
+/*
+ * Exits first: programs attach in this order, so no syscall enters (and
+ * leaves a frame) while its exit is not yet traced.
+ */
 /* 5.11 and later: the task as a BTF pointer. */
-SEC("raw_tp/sys_enter")
-int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
-{
-	return sys_enter_common(regs, id, true);
-}
-
 SEC("raw_tp/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
 	return sys_exit_common(regs, ret, true);
 }
 
-/* 5.10 (no bpf_get_current_task_btf): the task by probe reads. */
 SEC("raw_tp/sys_enter")
-int BPF_PROG(sys_enter_nobtf, struct pt_regs *regs, long id)
+int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 {
-	return sys_enter_common(regs, id, false);
+	return sys_enter_common(regs, id, true);
 }
 
+/* 5.10 (no bpf_get_current_task_btf): the task by probe reads. */
 SEC("raw_tp/sys_exit")
 int BPF_PROG(sys_exit_nobtf, struct pt_regs *regs, long ret)
 {
 	return sys_exit_common(regs, ret, false);
+}
+
+SEC("raw_tp/sys_enter")
+int BPF_PROG(sys_enter_nobtf, struct pt_regs *regs, long id)
+{
+	return sys_enter_common(regs, id, false);
 }
 
 #endif /* LES_ACCESS_SYSCALL_BPF_H */
