@@ -396,7 +396,7 @@ static void tick_top(struct les_consumer *c, struct les_tracer *t, uint64_t now,
 		     const struct les_options *o)
 {
 	static char frame[64 * 1024];
-	static uint64_t next, last;
+	static uint64_t last;
 	struct les_top_header h;
 	int key, width = 80, height = 0;
 	bool redraw = false;
@@ -405,14 +405,7 @@ static void tick_top(struct les_consumer *c, struct les_tracer *t, uint64_t now,
 		return;
 	while (top_screen && (key = les_top_screen_key()) >= 0)
 		redraw |= les_top_key(&top_view, key);
-	if (top_view.ask_filter) {
-		char filter[LES_TOP_NAME_LEN];
-
-		les_top_screen_prompt("filter (job, user or op; empty: all): ", filter,
-				      sizeof(filter));
-		les_top_set_filter(top, filter);
-		top_view.ask_filter = false;
-	}
+	les_top_screen_ask_filter(&top_view, top);
 	if (top_view.quit) {
 		c->stop = true;
 		return;
@@ -427,7 +420,7 @@ static void tick_top(struct les_consumer *c, struct les_tracer *t, uint64_t now,
 		redraw = true;
 		top_frames++;
 	}
-	if (!redraw || !top_frames || now < next)
+	if (!redraw || !top_frames)
 		return;
 	if (top_screen)
 		les_top_screen_size(&width, &height);

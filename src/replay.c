@@ -172,14 +172,7 @@ static bool handle_keys(struct replay *r)
 			redraw |= les_top_key(&r->view, key);
 		}
 	}
-	if (r->view.ask_filter) {
-		char filter[LES_TOP_NAME_LEN];
-
-		les_top_screen_prompt("filter (job, user or op; empty: all): ", filter,
-				      sizeof(filter));
-		les_top_set_filter(r->top, filter);
-		r->view.ask_filter = false;
-	}
+	les_top_screen_ask_filter(&r->view, r->top);
 	return redraw;
 }
 

@@ -114,7 +114,7 @@ void les_top_screen_size(int *width, int *height);
 void les_top_screen_draw(const char *frame);
 /* A key pressed since the last call, or -1; never blocks. */
 int les_top_screen_key(void);
-/* Ask for a line on the last row (blocking, with echo); "" when cancelled. */
-void les_top_screen_prompt(const char *question, char *buf, size_t len);
+/* After the 'f' key (v->ask_filter): ask for the filter on the last row and set it. */
+void les_top_screen_ask_filter(struct les_top_view *v, struct les_top *t);
 
 #endif /* LES_TOP_H */

@@ -56,7 +56,7 @@ int les_top_screen_key(void)
 	return key == ERR ? -1 : key;
 }
 
-void les_top_screen_prompt(const char *question, char *buf, size_t len)
+static void prompt(const char *question, char *buf, size_t len)
 {
 	int width, height;
 
@@ -72,4 +72,15 @@ void les_top_screen_prompt(const char *question, char *buf, size_t len)
 	noecho();
 	curs_set(0);
 	nodelay(stdscr, TRUE);
+}
+
+void les_top_screen_ask_filter(struct les_top_view *v, struct les_top *t)
+{
+	char filter[LES_TOP_NAME_LEN];
+
+	if (!v->ask_filter)
+		return;
+	prompt("filter (job, user or op; empty: all): ", filter, sizeof(filter));
+	les_top_set_filter(t, filter);
+	v->ask_filter = false;
 }
