@@ -174,7 +174,7 @@ static double replay(record_fn fn, void *ctx, unsigned long n)
 struct jansson_ctx {
 	struct bench *b;
 	char line[LES_LINE_MAX];
-	struct les_enriched en;
+	const struct les_enriched *en;
 	char comm[LES_COMM_LEN + 1];
 };
 
@@ -199,7 +199,7 @@ static int jansson_on_record(void *vctx, void *data, size_t size)
 	m = les_observed_find(&j->b->observed, r->dev);
 	memcpy(j->comm, r->task.comm, LES_COMM_LEN);
 	j->comm[LES_COMM_LEN] = '\0';
-	les_enrich_task(j->b->enricher, &r->task, 0, &j->en);
+	j->en = les_enrich_task(j->b->enricher, &r->task, 0, r->ts_ns);
 	jw_format_rfc3339_ns(ts, sizeof(ts), les_fmt_epoch_ns(&c->fmt, r->ts_ns));
 	o = json_object();
 	put_str(o, "type", "access");
@@ -217,11 +217,11 @@ static int jansson_on_record(void *vctx, void *data, size_t size)
 	json_object_set_new(o, "uid", json_integer(r->task.uid));
 	json_object_set_new(o, "gid", json_integer(r->task.gid));
 	put_str(o, "comm", j->comm);
-	put_str(o, "process", j->en.process);
-	put_str(o, "username", j->en.username);
-	put_str(o, "actor_type", j->en.actor_type);
-	put_str(o, "job_id", j->en.job_id);
-	put_str(o, "job_source", j->en.job_source);
+	put_str(o, "process", j->en->process);
+	put_str(o, "username", j->en->username);
+	put_str(o, "actor_type", j->en->actor_type);
+	put_str(o, "job_id", j->en->job_id);
+	put_str(o, "job_source", j->en->job_source);
 	tags = json_object();
 	json_object_set_new(o, "tags", tags);
 	json_object_set_new(o, "latency_ns", json_integer((json_int_t)r->latency_ns));

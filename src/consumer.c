@@ -200,9 +200,9 @@ static const struct les_observed_mount *event_common(struct les_consumer *c, uin
 	ev->comm = c->comm;
 	ev->process = c->comm;
 	if (c->enricher) {
-		struct les_enriched *en = &c->enriched;
+		const struct les_enriched *en = les_enrich_task(c->enricher, t, flags, ts);
 
-		les_enrich_task(c->enricher, t, flags, en);
+		c->enriched = en;
 		ev->process = en->process;
 		ev->username = en->username;
 		ev->actor_type = en->actor_type;
@@ -224,7 +224,7 @@ static void event_worker(struct les_consumer *c, uint32_t flags, const char *com
 
 static const struct les_enriched *enriched(struct les_consumer *c)
 {
-	return c->enricher ? &c->enriched : NULL;
+	return c->enricher ? c->enriched : NULL;
 }
 
 static int on_access(struct les_consumer *c, const struct les_rec_access *r)
@@ -363,7 +363,7 @@ static void put_kernel_counters(struct jw *w, const struct les_kernel_stats *ks)
  */
 static void put_inflight(struct jw *w, struct les_consumer *c, const struct les_kernel_stats *ks)
 {
-	static const unsigned int protos[] = { LES_PROTO_FUSE, LES_PROTO_SUNRPC, LES_PROTO_PTLRPC };
+	static const unsigned int protos[] = {LES_PROTO_FUSE, LES_PROTO_SUNRPC, LES_PROTO_PTLRPC};
 	uint64_t total = 0;
 
 	for (size_t i = 0; i < sizeof(protos) / sizeof(protos[0]); i++)

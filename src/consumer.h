@@ -114,7 +114,7 @@ struct les_consumer {
 	char comm[LES_COMM_LEN + 1];
 	char worker_comm[LES_COMM_LEN + 1];
 	struct les_enricher *enricher; /* NULL: records carry no enrichment */
-	struct les_enriched enriched;
+	const struct les_enriched *enriched; /* of the record being handled */
 };
 
 void les_consumer_init(struct les_consumer *c, const struct les_options *opts,

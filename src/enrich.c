@@ -18,15 +18,16 @@
 #include "json.h"
 #include "lru.h"
 
-#define ATTRIB_BUCKETS	 4096
-#define ATTRIB_MAX	 65536
-#define ACTOR_CACHE	 512
-#define USER_QUEUE	 1024
-#define USER_TTL_NS	 (600ULL * 1000000000ULL)
-#define USER_NEG_TTL_NS	 (60ULL * 1000000000ULL)
-#define USER_WAIT_NS	 (5 * 1000000L) /* first record of a uid waits this long at most */
-#define ENV_READ_MAX	 (256 * 1024)
-#define LES_PF_KTHREAD	 0x00200000
+#define ATTRIB_BUCKETS	4096
+#define ATTRIB_MAX	65536
+#define ACTOR_CACHE	512
+#define USER_QUEUE	1024
+#define USER_TTL_NS	(600ULL * 1000000000ULL)
+#define USER_NEG_TTL_NS (60ULL * 1000000000ULL)
+#define USER_WAIT_NS	(5 * 1000000L) /* first record of a uid waits this long at most */
+#define ENV_READ_MAX	(256 * 1024)
+#define LES_PF_KTHREAD	0x00200000
+#define IDENT_SLOTS	1024 /* process identities kept encoded; a power of 2 */
 
 struct proc_entry {
 	const struct les_attrib *attrib;
@@ -50,6 +51,23 @@ struct actor_slot {
 	unsigned int flags;
 	uint8_t valid;
 	uint8_t type;
+};
+
+/*
+ * One process identity's enrichment, kept with what it was made from so
+ * that a record can tell in a few compares whether it still holds.
+ */
+struct ident_slot {
+	bool valid;
+	bool proc_unknown; /* each record counts as a proc miss, as on the slow path */
+	bool user_pending; /* each record counts as username_pending */
+	uint32_t pid, uid, gid, flags;
+	char comm[LES_COMM_LEN];
+	const struct les_attrib *attrib; /* interned: never freed while running */
+	uint32_t proc_flags;
+	uint64_t user_gen;   /* user names resolved when it was made */
+	uint64_t expires_ns; /* the user name's lookup is due again */
+	struct les_enriched en;
 };
 
 struct les_enricher {
@@ -77,6 +95,9 @@ struct les_enricher {
 	struct les_lru users;
 	uint32_t user_queue[USER_QUEUE];
 	unsigned int uq_head, uq_len;
+	uint64_t user_gen; /* names resolved so far; atomic, the resolver adds */
+
+	struct ident_slot *idents; /* IDENT_SLOTS, owned by the consumer thread */
 
 	struct les_enrich_stats stats;
 };
@@ -237,8 +258,8 @@ static bool cgroup_info_of_id(struct les_enricher *e, uint64_t id, struct les_cg
 	struct {
 		struct file_handle fh;
 		uint64_t id;
-	} h = { .fh = { .handle_bytes = sizeof(uint64_t), .handle_type = 0xfe /* FILEID_KERNFS */ },
-		.id = id };
+	} h = {.fh = {.handle_bytes = sizeof(uint64_t), .handle_type = 0xfe /* FILEID_KERNFS */},
+	       .id = id};
 	char link[64], path[4096];
 	ssize_t n;
 	int fd;
@@ -255,7 +276,8 @@ static bool cgroup_info_of_id(struct les_enricher *e, uint64_t id, struct les_cg
 	if (n <= (ssize_t)e->cgroup_root_len)
 		return false;
 	path[n] = '\0';
-	return les_cgroup_parse(path + e->cgroup_root_len, (size_t)n - e->cgroup_root_len, out) == 0;
+	return les_cgroup_parse(path + e->cgroup_root_len, (size_t)n - e->cgroup_root_len, out) ==
+	       0;
 }
 
 /* --- processes ---------------------------------------------------------- */
@@ -471,6 +493,7 @@ static void *user_resolver(void *arg)
 		u->has_name = res != NULL;
 		u->expires_ns = mono_ns() + (res ? USER_TTL_NS : USER_NEG_TTL_NS);
 		snprintf(u->name, sizeof(u->name), "%s", res ? res->pw_name : "");
+		__atomic_add_fetch(&e->user_gen, 1, __ATOMIC_RELEASE);
 		pthread_cond_broadcast(&e->user_done_cond);
 	}
 	pthread_mutex_unlock(&e->user_lock);
@@ -502,14 +525,19 @@ static void wait_resolved(struct les_enricher *e, uint32_t uid, struct user_entr
 	*u = les_lru_put(&e->users, uid, NULL);
 }
 
-/* Fill the username of out: from the cache, else null and a lookup queued. */
-static void user_lookup(struct les_enricher *e, uint32_t uid, struct les_enriched *out)
+/*
+ * Fill the username of out: from the cache, else null and a lookup queued.
+ * *expires_ns: when the name must be looked up again; *pending: not known yet.
+ */
+static void user_lookup(struct les_enricher *e, uint32_t uid, struct les_enriched *out,
+			uint64_t *expires_ns, bool *pending)
 {
-	static __thread char name[64];
 	struct user_entry *u;
 	bool created;
 
 	out->username = NULL;
+	*expires_ns = UINT64_MAX;
+	*pending = false;
 	if (e->cfg.no_user_lookup || !e->user_thread_running)
 		return;
 	pthread_mutex_lock(&e->user_lock);
@@ -522,12 +550,14 @@ static void user_lookup(struct les_enricher *e, uint32_t uid, struct les_enriche
 	if (u->state == USER_PENDING && !u->waited)
 		wait_resolved(e, uid, &u);
 	if (u->state == USER_RESOLVED) {
+		*expires_ns = u->expires_ns;
 		if (u->has_name) {
-			memcpy(name, u->name, sizeof(name));
-			out->username = name;
+			memcpy(out->username_buf, u->name, sizeof(out->username_buf));
+			out->username = out->username_buf;
 		}
 	} else {
 		e->stats.username_pending++;
+		*pending = true;
 	}
 	pthread_mutex_unlock(&e->user_lock);
 }
@@ -536,7 +566,8 @@ static void user_lookup(struct les_enricher *e, uint32_t uid, struct les_enriche
 
 static unsigned int actor_of(struct les_enricher *e, const char *comm, unsigned int flags)
 {
-	uint64_t h = hash_bytes(comm, strnlen(comm, LES_COMM_LEN)) ^ (flags * 0x9e3779b97f4a7c15ULL);
+	uint64_t h =
+		hash_bytes(comm, strnlen(comm, LES_COMM_LEN)) ^ (flags * 0x9e3779b97f4a7c15ULL);
 	struct actor_slot *s = &e->actor_cache[h % ACTOR_CACHE];
 
 	if (s->valid && s->flags == flags && strncmp(s->comm, comm, LES_COMM_LEN) == 0)
@@ -550,8 +581,8 @@ static unsigned int actor_of(struct les_enricher *e, const char *comm, unsigned 
 }
 
 /* "job_id":…,"job_source":… for a --jobid-name other than plain %j. */
-static void render_job(struct les_enricher *e, const struct les_task *t,
-		       const struct les_attrib *a, struct les_enriched *out)
+static void render_job(struct les_enricher *e, const struct les_task *t, const struct les_attrib *a,
+		       struct les_enriched *out)
 {
 	struct les_jobid_ctx ctx = {
 		.job_id = a->job_id,
@@ -582,14 +613,34 @@ static void render_job(struct les_enricher *e, const struct les_task *t,
 	out->job_id = out->job_buf[0] ? out->job_buf : NULL;
 }
 
-void les_enrich_task(struct les_enricher *e, const struct les_task *t, unsigned int flags,
-		     struct les_enriched *out)
+/* The members from "uid" to "actor_type", encoded once for the identity. */
+static void encode_ident(struct les_enriched *en, const struct les_task *t)
 {
-	struct proc_entry *p = les_lru_get(&e->procs, t->pid);
+	struct jw w;
+
+	jw_init(&w, en->ident_json, sizeof(en->ident_json));
+	jw_obj_begin(&w);
+	jw_kv_u64(&w, "uid", t->uid);
+	jw_kv_u64(&w, "gid", t->gid);
+	jw_kv_strz(&w, "comm", t->comm, sizeof(t->comm));
+	jw_kv_cstr(&w, "process", en->process);
+	jw_kv_cstr(&w, "username", en->username);
+	jw_kv_cstr(&w, "actor_type", en->actor_type);
+	jw_obj_end(&w);
+	en->ident_json_len = 0;
+	if (!w.overflow && w.len >= 2) {
+		memmove(en->ident_json, en->ident_json + 1, w.len - 2);
+		en->ident_json_len = w.len - 2;
+	}
+}
+
+/* Everything about the identity, from the caches: the path before the slots. */
+static void enrich_identity(struct les_enricher *e, const struct les_task *t, unsigned int flags,
+			    const struct proc_entry *p, struct ident_slot *s)
+{
+	struct les_enriched *out = &s->en;
 	const struct les_attrib *a = p ? p->attrib : &e->none;
 
-	if (!p)
-		e->stats.proc_misses++;
 	out->attrib = a;
 	out->job_json_len = 0;
 	out->job_id = a->job_id[0] ? a->job_id : NULL;
@@ -603,7 +654,62 @@ void les_enrich_task(struct les_enricher *e, const struct les_task *t, unsigned 
 	out->actor_type = les_actor_name(actor_of(e, t->comm, flags));
 	out->process = les_procname_apply(&e->procname, t->comm, strnlen(t->comm, LES_COMM_LEN),
 					  out->process_buf, sizeof(out->process_buf));
-	user_lookup(e, t->uid, out);
+	user_lookup(e, t->uid, out, &s->expires_ns, &s->user_pending);
+	encode_ident(out, t);
+}
+
+static uint64_t ident_hash(const struct les_task *t, unsigned int flags)
+{
+	uint64_t c[2];
+
+	memcpy(c, t->comm, sizeof(c));
+	return ((uint64_t)t->pid * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)t->uid << 32) ^ t->gid ^
+	       (c[0] * 0xff51afd7ed558ccdULL) ^ (c[1] * 0xc4ceb9fe1a85ec53ULL) ^ flags;
+}
+
+/* Whether slot s was made for this identity and nothing it was made from changed. */
+static bool ident_holds(struct les_enricher *e, const struct ident_slot *s,
+			const struct les_task *t, unsigned int flags, const struct proc_entry *p,
+			uint64_t ts_ns)
+{
+	return s->valid && s->pid == t->pid && s->uid == t->uid && s->gid == t->gid &&
+	       s->flags == flags && memcmp(s->comm, t->comm, LES_COMM_LEN) == 0 &&
+	       s->attrib == (p ? p->attrib : &e->none) && s->proc_flags == (p ? p->flags : 0) &&
+	       ts_ns < s->expires_ns &&
+	       s->user_gen == __atomic_load_n(&e->user_gen, __ATOMIC_ACQUIRE);
+}
+
+const struct les_enriched *les_enrich_task(struct les_enricher *e, const struct les_task *t,
+					   unsigned int flags, uint64_t ts_ns)
+{
+	/* Looked up on every record: it keeps a busy process the most recent. */
+	struct proc_entry *p = les_lru_get(&e->procs, t->pid);
+	uint64_t h = ident_hash(t, flags);
+	struct ident_slot *s = &e->idents[(h ^ (h >> 32)) & (IDENT_SLOTS - 1)];
+
+	if (!ident_holds(e, s, t, flags, p, ts_ns)) {
+		s->valid = false;
+		/* Read before the lookup: a name resolved meanwhile makes it stale. */
+		s->user_gen = __atomic_load_n(&e->user_gen, __ATOMIC_ACQUIRE);
+		enrich_identity(e, t, flags, p, s);
+		s->pid = t->pid;
+		s->uid = t->uid;
+		s->gid = t->gid;
+		s->flags = flags;
+		memcpy(s->comm, t->comm, LES_COMM_LEN);
+		s->attrib = s->en.attrib;
+		s->proc_flags = p ? p->flags : 0;
+		s->proc_unknown = !p;
+		s->valid = true;
+		if (!p)
+			e->stats.proc_misses++;
+		return &s->en;
+	}
+	if (s->proc_unknown)
+		e->stats.proc_misses++;
+	if (s->user_pending)
+		e->stats.username_pending++;
+	return &s->en;
 }
 
 void les_enrich_get_stats(struct les_enricher *e, struct les_enrich_stats *s)
@@ -634,7 +740,8 @@ static int configure(struct les_enricher *e, char *err, size_t errlen)
 	e->plain_jobid = strcmp(e->cfg.jobid_name, "%j") == 0;
 	les_procname_filter_init(&e->procname, e->cfg.strip_suffix);
 	for (size_t i = 0; i < e->cfg.n_process_allowlist; i++) {
-		ret = les_procname_allow_add(&e->procname, e->cfg.process_allowlist[i], err, errlen);
+		ret = les_procname_allow_add(&e->procname, e->cfg.process_allowlist[i], err,
+					     errlen);
 		if (ret)
 			return ret;
 	}
@@ -665,17 +772,20 @@ int les_enrich_new(struct les_enricher **out, const struct les_enrich_config *cf
 	ret = configure(e, err, errlen);
 	if (!ret && !render_attrib(e, &e->none, NULL, NULL))
 		ret = -EINVAL;
-	ret = ret ?: les_lru_init(&e->procs, cfg->proc_cache_size ?: 65536,
-				  sizeof(struct proc_entry));
-	ret = ret ?: les_lru_init(&e->users, cfg->user_cache_size ?: 4096,
-				  sizeof(struct user_entry));
+	ret = ret
+		      ?: les_lru_init(&e->procs, cfg->proc_cache_size ?: 65536,
+				      sizeof(struct proc_entry));
+	ret = ret
+		      ?: les_lru_init(&e->users, cfg->user_cache_size ?: 4096,
+				      sizeof(struct user_entry));
+	if (!ret && !(e->idents = calloc(IDENT_SLOTS, sizeof(*e->idents))))
+		ret = -ENOMEM;
 	if (ret) {
 		les_enrich_free(e);
 		return ret;
 	}
 	open_cgroup_root(e);
-	if (!cfg->no_user_lookup &&
-	    pthread_create(&e->user_thread, NULL, user_resolver, e) == 0)
+	if (!cfg->no_user_lookup && pthread_create(&e->user_thread, NULL, user_resolver, e) == 0)
 		e->user_thread_running = true;
 	*out = e;
 	return 0;
@@ -704,6 +814,7 @@ void les_enrich_free(struct les_enricher *e)
 		close(e->cgroup_root_fd);
 	les_lru_free(&e->procs);
 	les_lru_free(&e->users);
+	free(e->idents);
 	pthread_mutex_destroy(&e->user_lock);
 	pthread_cond_destroy(&e->user_cond);
 	pthread_cond_destroy(&e->user_done_cond);

@@ -28,14 +28,14 @@ struct les_enrich_config {
 	const char *env_tags[LES_ENRICH_NAMES_MAX];
 	size_t n_env_tags;
 	const char *jobid_name; /* Lustre jobid_name format; NULL: "%j" */
-	bool strip_suffix; /* --process-name-strip-suffix */
+	bool strip_suffix;	/* --process-name-strip-suffix */
 	const char *process_allowlist[LES_ENRICH_NAMES_MAX]; /* comma lists */
 	size_t n_process_allowlist;
 	const char *actor_rules[LES_ENRICH_NAMES_MAX];
 	size_t n_actor_rules;
 	uint32_t proc_cache_size; /* processes remembered (LRU) */
 	uint32_t user_cache_size; /* uids remembered (LRU) */
-	bool no_user_lookup; /* tests: never call NSS */
+	bool no_user_lookup;	  /* tests: never call NSS */
 };
 
 enum les_job_source {
@@ -61,17 +61,28 @@ struct les_attrib {
 	char json[LES_ATTRIB_JSON_MAX]; /* last: interned copies end at json_len */
 };
 
+#define LES_IDENT_JSON_MAX 512
+
 /* The enrichment of one record, valid until the next call. */
 struct les_enriched {
+	/*
+	 * The record members from "uid" to "actor_type", encoded once per
+	 * process identity: "uid":…,"gid":…,"comm":…,"process":…,
+	 * "username":…,"actor_type":…. Length 0 when they did not fit; the
+	 * formatter then writes them one by one.
+	 */
+	char ident_json[LES_IDENT_JSON_MAX];
+	size_t ident_json_len;
 	const char *process;
 	const char *actor_type;
-	const char *username; /* NULL: no name (or not resolved yet) */
+	const char *username;  /* NULL: no name (or not resolved yet) */
 	const char *user_json; /* "username":… */
 	size_t user_json_len;
 	const struct les_attrib *attrib; /* NULL: process unknown */
-	const char *job_id; /* NULL when none */
-	const char *job_source; /* NULL when none */
+	const char *job_id;		 /* NULL when none */
+	const char *job_source;		 /* NULL when none */
 	char process_buf[LES_COMM_LEN + 8];
+	char username_buf[64];
 	char job_buf[64]; /* --jobid-name output when not plain %j */
 	char job_json[192];
 	size_t job_json_len;
@@ -81,8 +92,8 @@ struct les_enrich_stats {
 	uint64_t procs_known; /* processes in the cache now */
 	uint64_t proc_misses; /* records of a process never seen */
 	uint64_t proc_evictions;
-	uint64_t attribs; /* distinct attributions interned */
-	uint64_t attrib_overflow; /* attributions not interned: table full */
+	uint64_t attribs;	   /* distinct attributions interned */
+	uint64_t attrib_overflow;  /* attributions not interned: table full */
 	uint64_t username_pending; /* records emitted before their uid resolved */
 	uint64_t nss_lookups;
 	uint64_t scanned; /* processes found by the start-up scan */
@@ -105,9 +116,18 @@ void les_enrich_fork(struct les_enricher *e, const struct les_rec_fork *r);
 /* Learn the processes that already run (reads /proc; call once after attach). */
 void les_enrich_scan(struct les_enricher *e, const char *proc_root);
 
-/* Per record: fill out for the task. flags: LES_ACTOR_F_FS_WORK etc. */
-void les_enrich_task(struct les_enricher *e, const struct les_task *t, unsigned int flags,
-		     struct les_enriched *out);
+/*
+ * Per record: the enrichment of the task at ts_ns (CLOCK_MONOTONIC, the
+ * record's own time; it says when a user name is due for a new lookup).
+ * flags: LES_ACTOR_F_FS_WORK etc. Valid until the next call.
+ *
+ * Everything in it is the same for every record of one process identity
+ * (pid, uid, gid, comm, flags), so it is kept, encoded, per identity and
+ * only checked per record: is the process's attribution the same, has a
+ * user name been resolved since, has the name's lookup expired.
+ */
+const struct les_enriched *les_enrich_task(struct les_enricher *e, const struct les_task *t,
+					   unsigned int flags, uint64_t ts_ns);
 
 void les_enrich_get_stats(struct les_enricher *e, struct les_enrich_stats *s);
 

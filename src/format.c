@@ -14,19 +14,64 @@ static int64_t clock_ns(clockid_t id)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* Members encoded by fill into m, without braces; empty when they do not fit. */
+static void encode_members(struct les_fmt_members *m,
+			   void (*fill)(struct jw *, unsigned int, unsigned int), unsigned int a,
+			   unsigned int b)
+{
+	char buf[LES_FMT_MEMBERS + 2];
+	struct jw w;
+
+	jw_init(&w, buf, sizeof(buf));
+	jw_obj_begin(&w);
+	fill(&w, a, b);
+	jw_obj_end(&w);
+	m->len = 0;
+	if (!w.overflow && w.len >= 2) {
+		memcpy(m->json, buf + 1, w.len - 2);
+		m->len = (uint8_t)(w.len - 2);
+	}
+}
+
+static void fill_access_op(struct jw *w, unsigned int op, unsigned int method)
+{
+	jw_lit_cstr(w, JW_LIT("op"), les_op_name(op));
+	jw_lit_cstr(w, JW_LIT("access_intent"), les_intent_name(les_op_intent(op)));
+	jw_lit_cstr(w, JW_LIT("method"), les_attach_method_name(method));
+}
+
+static void fill_errno(struct jw *w, unsigned int errno_value, unsigned int unused)
+{
+	int err = -(int)errno_value;
+
+	(void)unused;
+	jw_lit_i64(w, JW_LIT("errno"), err);
+	jw_lit_cstr(w, JW_LIT("errno_class"), les_errno_class_name(les_errno_class(err)));
+}
+
+static void encode_constant_members(struct les_fmt_ctx *fc)
+{
+	for (unsigned int op = 0; op < LES_OP_MAX; op++)
+		for (unsigned int m = 0; m < LES_ATTACH_MAX; m++)
+			encode_members(&fc->access_op[op][m], fill_access_op, op, m);
+	for (unsigned int e = 0; e <= LES_FMT_ERRNO_MAX; e++)
+		encode_members(&fc->errno_members[e], fill_errno, e, 0);
+}
+
 void les_fmt_ctx_init(struct les_fmt_ctx *fc, const char *host, bool file_id)
 {
 	struct jw w;
 
 	jw_init(&w, fc->host_json, sizeof(fc->host_json));
 	jw_obj_begin(&w);
-	jw_kv_cstr(&w, "host", host);
+	jw_lit_cstr(&w, JW_LIT("host"), host);
 	jw_obj_end(&w);
 	/* Strip the braces: a fragment for jw_raw inside each record. */
 	fc->host_json_len = w.overflow ? 0 : w.len - 2;
 	for (size_t i = 0; i < fc->host_json_len; i++)
 		fc->host_json[i] = fc->host_json[i + 1];
 	fc->file_id = file_id;
+	encode_constant_members(fc);
 	les_fmt_ctx_sync_clock(fc);
 }
 
@@ -51,35 +96,39 @@ static void put_common(struct jw *w, const struct les_fmt_ctx *fc, const char *t
 		       uint64_t ts_mono, const struct les_observed_mount *m)
 {
 	jw_obj_begin(w);
-	jw_kv_cstr(w, "type", type);
-	jw_kv_time(w, "ts", les_fmt_epoch_ns(fc, ts_mono));
+	jw_lit_cstr(w, JW_LIT("type"), type);
+	jw_lit_time(w, JW_LIT("ts"), les_fmt_epoch_ns(fc, ts_mono));
 	put_fragment(w, fc->host_json, fc->host_json_len);
 	if (m) {
 		put_fragment(w, m->json, m->json_len);
 	} else {
-		jw_kv_null(w, "fs_type");
-		jw_kv_null(w, "fs");
-		jw_kv_null(w, "mount");
+		jw_lit_null(w, JW_LIT("fs_type"));
+		jw_lit_null(w, JW_LIT("fs"));
+		jw_lit_null(w, JW_LIT("mount"));
 	}
 }
 
-static void put_task(struct jw *w, const struct les_task *t)
+/*
+ * Who the record belongs to: the kernel's task fields and, when enriched,
+ * the process, user, actor, job and tags. The members that are the same
+ * for every record of the process come encoded from the enricher.
+ */
+static void put_who(struct jw *w, const struct les_task *t, const struct les_enriched *en)
 {
-	jw_kv_u64(w, "pid", t->pid);
-	jw_kv_u64(w, "tid", t->tid);
-	jw_kv_u64(w, "uid", t->uid);
-	jw_kv_u64(w, "gid", t->gid);
-	jw_kv_strz(w, "comm", t->comm, sizeof(t->comm));
-}
-
-/* Who the record belongs to, beyond the kernel's task fields. */
-static void put_enrichment(struct jw *w, const struct les_enriched *en)
-{
-	if (!en)
-		return;
-	jw_kv_cstr(w, "process", en->process);
-	jw_kv_cstr(w, "username", en->username);
-	jw_kv_cstr(w, "actor_type", en->actor_type);
+	jw_lit_u64(w, JW_LIT("pid"), t->pid);
+	jw_lit_u64(w, JW_LIT("tid"), t->tid);
+	if (en && en->ident_json_len) {
+		jw_raw_members(w, en->ident_json, en->ident_json_len);
+	} else {
+		jw_lit_u64(w, JW_LIT("uid"), t->uid);
+		jw_lit_u64(w, JW_LIT("gid"), t->gid);
+		jw_lit_strz(w, JW_LIT("comm"), t->comm, sizeof(t->comm));
+		if (!en)
+			return;
+		jw_lit_cstr(w, JW_LIT("process"), en->process);
+		jw_lit_cstr(w, JW_LIT("username"), en->username);
+		jw_lit_cstr(w, JW_LIT("actor_type"), en->actor_type);
+	}
 	if (en->job_json_len)
 		jw_raw_members(w, en->job_json, en->job_json_len);
 	else
@@ -87,17 +136,21 @@ static void put_enrichment(struct jw *w, const struct les_enriched *en)
 	jw_raw_members(w, en->attrib->json, en->attrib->json_len);
 }
 
-static void put_errno(struct jw *w, int err)
+static void put_errno(struct jw *w, const struct les_fmt_ctx *fc, int err)
 {
-	jw_kv_i64(w, "errno", err);
-	jw_kv_cstr(w, "errno_class", les_errno_class_name(les_errno_class(err)));
+	if (err <= 0 && err >= -LES_FMT_ERRNO_MAX && fc->errno_members[-err].len) {
+		jw_raw_members(w, fc->errno_members[-err].json, fc->errno_members[-err].len);
+		return;
+	}
+	jw_lit_i64(w, JW_LIT("errno"), err);
+	jw_lit_cstr(w, JW_LIT("errno_class"), les_errno_class_name(les_errno_class(err)));
 }
 
 static void put_dev(struct jw *w, uint32_t kdev)
 {
 	char buf[24];
 	size_t n = 0;
-	unsigned int parts[2] = { kdev >> 20, kdev & 0xfffff };
+	unsigned int parts[2] = {kdev >> 20, kdev & 0xfffff};
 
 	/* "major:minor", as ls -l and /proc/self/mountinfo print it. */
 	for (int p = 0; p < 2; p++) {
@@ -114,7 +167,7 @@ static void put_dev(struct jw *w, uint32_t kdev)
 		if (p == 0)
 			buf[n++] = ':';
 	}
-	jw_kv_str(w, "dev", buf, n);
+	jw_lit_str(w, JW_LIT("dev"), buf, n);
 }
 
 void les_format_access(struct jw *w, const struct les_fmt_ctx *fc,
@@ -122,20 +175,21 @@ void les_format_access(struct jw *w, const struct les_fmt_ctx *fc,
 		       const struct les_enriched *en)
 {
 	put_common(w, fc, "access", r->ts_ns, m);
-	jw_kv_cstr(w, "op", les_op_name(r->op));
-	jw_kv_cstr(w, "access_intent", les_intent_name(les_op_intent(r->op)));
-	jw_kv_cstr(w, "method", les_attach_method_name(r->method));
-	jw_kv_u64(w, "op_id", r->op_id);
-	put_task(w, &r->task);
-	put_enrichment(w, en);
-	jw_kv_u64(w, "latency_ns", r->latency_ns);
-	jw_kv_u64(w, "bytes", r->bytes);
-	put_errno(w, r->err);
-	jw_kv_u64(w, "rpc_count", r->rpc_count);
-	jw_kv_u64(w, "rpc_wait_ns", r->rpc_wait_ns);
+	if (r->op < LES_OP_MAX && r->method < LES_ATTACH_MAX && fc->access_op[r->op][r->method].len)
+		jw_raw_members(w, fc->access_op[r->op][r->method].json,
+			       fc->access_op[r->op][r->method].len);
+	else
+		fill_access_op(w, r->op, r->method);
+	jw_lit_u64(w, JW_LIT("op_id"), r->op_id);
+	put_who(w, &r->task, en);
+	jw_lit_u64(w, JW_LIT("latency_ns"), r->latency_ns);
+	jw_lit_u64(w, JW_LIT("bytes"), r->bytes);
+	put_errno(w, fc, r->err);
+	jw_lit_u64(w, JW_LIT("rpc_count"), r->rpc_count);
+	jw_lit_u64(w, JW_LIT("rpc_wait_ns"), r->rpc_wait_ns);
 	if (fc->file_id) {
 		put_dev(w, r->dev);
-		jw_kv_u64(w, "ino", r->ino);
+		jw_lit_u64(w, JW_LIT("ino"), r->ino);
 	}
 	jw_obj_end(w);
 	jw_newline(w);
@@ -175,28 +229,28 @@ static void put_opcode(struct jw *w, unsigned int proto, unsigned int opcode, un
 
 	if (proto != LES_PROTO_FUSE && !(flags & LES_RPC_F_OPCODE))
 		return;
-	jw_kv_u64(w, "opcode", opcode);
+	jw_lit_u64(w, JW_LIT("opcode"), opcode);
 	if (proto != LES_PROTO_PTLRPC)
 		return;
 	name = les_ptlrpc_opcode_name(opcode);
 	if (name)
-		jw_kv_cstr(w, "opcode_name", name);
+		jw_lit_cstr(w, JW_LIT("opcode_name"), name);
 }
 
 static void put_req_id(struct jw *w, uint64_t req_id)
 {
 	if (req_id)
-		jw_kv_u64(w, "req_id", req_id);
+		jw_lit_u64(w, JW_LIT("req_id"), req_id);
 	else
-		jw_kv_null(w, "req_id");
+		jw_lit_null(w, JW_LIT("req_id"));
 }
 
 static void put_worker(struct jw *w, unsigned int flags, uint32_t pid, const char *comm)
 {
 	if (!(flags & LES_RPC_F_ASYNC))
 		return;
-	jw_kv_u64(w, "worker_pid", pid);
-	jw_kv_strz(w, "worker_comm", comm, LES_COMM_LEN);
+	jw_lit_u64(w, JW_LIT("worker_pid"), pid);
+	jw_lit_strz(w, JW_LIT("worker_comm"), comm, LES_COMM_LEN);
 }
 
 /* Who a request belongs to: the op it ran inside, the submitter, its worker. */
@@ -205,39 +259,37 @@ static void put_submitter(struct jw *w, uint64_t parent_op_id, const struct les_
 			  const char *worker_comm)
 {
 	if (parent_op_id)
-		jw_kv_u64(w, "parent_op_id", parent_op_id);
+		jw_lit_u64(w, JW_LIT("parent_op_id"), parent_op_id);
 	else
-		jw_kv_null(w, "parent_op_id");
-	put_task(w, t);
-	put_enrichment(w, en);
+		jw_lit_null(w, JW_LIT("parent_op_id"));
+	put_who(w, t, en);
 	put_worker(w, flags, worker_pid, worker_comm);
 }
 
-void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc,
-		    const struct les_observed_mount *m, const struct les_rec_rpc *r,
-		    const struct les_enriched *en)
+void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc, const struct les_observed_mount *m,
+		    const struct les_rec_rpc *r, const struct les_enriched *en)
 {
 	put_common(w, fc, "rpc", r->ts_ns, m);
-	jw_kv_cstr(w, "op", les_format_rpc_op(r));
-	jw_kv_cstr(w, "proto", les_rpc_proto_name(r->proto));
+	jw_lit_cstr(w, JW_LIT("op"), les_format_rpc_op(r));
+	jw_lit_cstr(w, JW_LIT("proto"), les_rpc_proto_name(r->proto));
 	put_opcode(w, r->proto, r->opcode, r->flags);
 	if (r->flags & LES_RPC_F_JOBID)
-		jw_kv_strz(w, "lustre_jobid", r->jobid, LES_JOBID_LEN);
+		jw_lit_strz(w, JW_LIT("lustre_jobid"), r->jobid, LES_JOBID_LEN);
 	if (les_rpc_op_function(r->rpc_op))
-		jw_kv_cstr(w, "function", les_rpc_op_function(r->rpc_op));
+		jw_lit_cstr(w, JW_LIT("function"), les_rpc_op_function(r->rpc_op));
 	if (r->proto == LES_PROTO_SUNRPC) {
-		jw_kv_cstr(w, "program", les_sunrpc_prog_name(r->prog));
-		jw_kv_u64(w, "version", r->vers);
+		jw_lit_cstr(w, JW_LIT("program"), les_sunrpc_prog_name(r->prog));
+		jw_lit_u64(w, JW_LIT("version"), r->vers);
 	}
 	put_req_id(w, r->req_id);
 	put_submitter(w, r->parent_op_id, &r->task, en, r->flags, r->worker_pid, r->worker_comm);
-	jw_kv_u64(w, "latency_ns", r->latency_ns);
-	jw_kv_u64(w, "bytes", r->bytes);
-	put_errno(w, r->err);
+	jw_lit_u64(w, JW_LIT("latency_ns"), r->latency_ns);
+	jw_lit_u64(w, JW_LIT("bytes"), r->bytes);
+	put_errno(w, fc, r->err);
 	if (r->proto == LES_PROTO_SUNRPC) {
-		jw_kv_u64(w, "backlog_ns", r->backlog_ns);
-		jw_kv_u64(w, "rtt_ns", r->rtt_ns);
-		jw_kv_u64(w, "execute_ns", r->execute_ns);
+		jw_lit_u64(w, JW_LIT("backlog_ns"), r->backlog_ns);
+		jw_lit_u64(w, JW_LIT("rtt_ns"), r->rtt_ns);
+		jw_lit_u64(w, JW_LIT("execute_ns"), r->execute_ns);
 	}
 	jw_obj_end(w);
 	jw_newline(w);
@@ -248,11 +300,11 @@ void les_format_rpc_event(struct jw *w, const struct les_fmt_ctx *fc,
 			  const struct les_enriched *en)
 {
 	put_common(w, fc, "rpc_event", r->ts_ns, m);
-	jw_kv_cstr(w, "event", les_rpc_event_name(r->event));
-	jw_kv_cstr(w, "proto", les_rpc_proto_name(r->proto));
+	jw_lit_cstr(w, JW_LIT("event"), les_rpc_event_name(r->event));
+	jw_lit_cstr(w, JW_LIT("proto"), les_rpc_proto_name(r->proto));
 	put_opcode(w, r->proto, r->opcode, r->flags);
 	if (r->proto == LES_PROTO_SUNRPC)
-		jw_kv_cstr(w, "procedure", rpc_name(r->name));
+		jw_lit_cstr(w, JW_LIT("procedure"), rpc_name(r->name));
 	put_req_id(w, r->req_id);
 	put_submitter(w, r->parent_op_id, &r->task, en, r->flags, r->worker_pid, r->worker_comm);
 	jw_obj_end(w);

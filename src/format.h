@@ -11,10 +11,23 @@
 #include "les_record.h"
 #include "observed.h"
 
+#define LES_FMT_ERRNO_MAX 255 /* errnos whose members are encoded in advance */
+#define LES_FMT_MEMBERS	  80
+
+/* A few record members, encoded once. */
+struct les_fmt_members {
+	uint8_t len;
+	char json[LES_FMT_MEMBERS];
+};
+
 /* What every record shares and the per-record path must not recompute. */
 struct les_fmt_ctx {
 	char host_json[300]; /* "host":"…" */
 	size_t host_json_len;
+	/* "op":…,"access_intent":…,"method":… per access op and method */
+	struct les_fmt_members access_op[LES_OP_MAX][LES_ATTACH_MAX];
+	/* "errno":-E,"errno_class":… per errno E up to LES_FMT_ERRNO_MAX */
+	struct les_fmt_members errno_members[LES_FMT_ERRNO_MAX + 1];
 	int64_t mono_to_epoch_ns; /* add to a BPF timestamp for wall-clock time */
 	bool file_id;
 };
@@ -31,9 +44,8 @@ const char *les_format_rpc_op(const struct les_rec_rpc *r);
 void les_format_access(struct jw *w, const struct les_fmt_ctx *fc,
 		       const struct les_observed_mount *m, const struct les_rec_access *r,
 		       const struct les_enriched *en);
-void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc,
-		    const struct les_observed_mount *m, const struct les_rec_rpc *r,
-		    const struct les_enriched *en);
+void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc, const struct les_observed_mount *m,
+		    const struct les_rec_rpc *r, const struct les_enriched *en);
 void les_format_rpc_event(struct jw *w, const struct les_fmt_ctx *fc,
 			  const struct les_observed_mount *m, const struct les_rec_rpc_event *r,
 			  const struct les_enriched *en);

@@ -5,6 +5,7 @@
  * integers are converted two digits at a time.
  */
 #include <math.h> /* isfinite() is a macro: no libm needed */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include "json.h"
@@ -32,8 +33,8 @@ static const char replacement_char[3] = { (char)0xef, (char)0xbf, (char)0xbd };
 /* How the string scanner treats a byte. */
 enum byte_class {
 	BYTE_PLAIN = 0, /* copied as is */
-	BYTE_ESCAPE, /* control character, '"' or '\\' */
-	BYTE_HIGH, /* 0x80..0xff: part of a UTF-8 sequence or invalid */
+	BYTE_ESCAPE,	/* control character, '"' or '\\' */
+	BYTE_HIGH,	/* 0x80..0xff: part of a UTF-8 sequence or invalid */
 };
 
 static const unsigned char byte_class[256] = {
@@ -57,10 +58,39 @@ static inline int jw_room(struct jw *w, size_t n)
 	return 1;
 }
 
+/*
+ * Copy n bytes; most pieces of a record are short (keys, numbers, names),
+ * and for those two fixed-size, possibly overlapping moves beat a call to
+ * memcpy with a length it must dispatch on.
+ */
+static inline void copy_bytes(char *dst, const void *src, size_t n)
+{
+	const char *s = src;
+	uint64_t a, b;
+	uint32_t c, d;
+
+	if (n >= 8 && n <= 16) {
+		memcpy(&a, s, 8);
+		memcpy(&b, s + n - 8, 8);
+		memcpy(dst, &a, 8);
+		memcpy(dst + n - 8, &b, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(&c, s, 4);
+		memcpy(&d, s + n - 4, 4);
+		memcpy(dst, &c, 4);
+		memcpy(dst + n - 4, &d, 4);
+	} else if (n < 4) {
+		for (size_t i = 0; i < n; i++)
+			dst[i] = s[i];
+	} else {
+		memcpy(dst, s, n);
+	}
+}
+
 static inline void jw_put(struct jw *w, const void *p, size_t n)
 {
 	if (jw_room(w, n)) {
-		memcpy(w->buf + w->len, p, n);
+		copy_bytes(w->buf + w->len, p, n);
 		w->len += n;
 	}
 }
@@ -192,7 +222,7 @@ static size_t utf8_valid_len(const unsigned char *p, size_t avail)
 
 static void put_escape(struct jw *w, unsigned char c)
 {
-	char esc[6] = { '\\', 'u', '0', '0' };
+	char esc[6] = {'\\', 'u', '0', '0'};
 
 	switch (c) {
 	case '"':
@@ -354,7 +384,7 @@ static void put_quoted(struct jw *w, const char *s, size_t n, char tail)
 	if (likely(verbatim_run((const unsigned char *)s, n) == n) && jw_room(w, total)) {
 		p = w->buf + w->len;
 		p[0] = '"';
-		memcpy(p + 1, s, n);
+		copy_bytes(p + 1, s, n);
 		p[n + 1] = '"';
 		if (tail)
 			p[n + 2] = tail;
@@ -404,12 +434,12 @@ void jw_strz(struct jw *w, const char *s, size_t max)
 #define U64_DEC_MAX 20 /* digits of UINT64_MAX */
 
 /* Writes the decimal digits of v so that they end at end; returns the start. */
-static char *u64_digits(char *end, uint64_t v)
+static char *u32_digits(char *end, uint32_t v)
 {
 	char *p = end;
 
 	while (v >= 100) {
-		unsigned pair = (unsigned)(v % 100);
+		unsigned pair = v % 100;
 
 		v /= 100;
 		p -= 2;
@@ -424,28 +454,94 @@ static char *u64_digits(char *end, uint64_t v)
 	return p;
 }
 
+/* Exactly 8 digits of v < 10^8, zero-padded, ending at end. */
+static void u32_8digits(char *end, uint32_t v)
+{
+	for (int i = 0; i < 4; i++) {
+		end -= 2;
+		memcpy(end, &digit_pairs[(v % 100) * 2], 2);
+		v /= 100;
+	}
+}
+
+/*
+ * Large values (ids, nanoseconds) are cut into 8-digit pieces first:
+ * 32-bit division by a constant is a few times cheaper than 64-bit.
+ */
+static char *u64_digits(char *end, uint64_t v)
+{
+	while (v > UINT32_MAX) {
+		u32_8digits(end, (uint32_t)(v % 100000000));
+		v /= 100000000;
+		end -= 8;
+	}
+	return u32_digits(end, (uint32_t)v);
+}
+
+/* Number of decimal digits of v (1 for 0). */
+static inline unsigned int dec_digits(uint64_t v)
+{
+	static const uint64_t pow10[20] = {
+		1ULL,
+		10ULL,
+		100ULL,
+		1000ULL,
+		10000ULL,
+		100000ULL,
+		1000000ULL,
+		10000000ULL,
+		100000000ULL,
+		1000000000ULL,
+		10000000000ULL,
+		100000000000ULL,
+		1000000000000ULL,
+		10000000000000ULL,
+		100000000000000ULL,
+		1000000000000000ULL,
+		10000000000000000ULL,
+		100000000000000000ULL,
+		1000000000000000000ULL,
+		10000000000000000000ULL,
+	};
+	/* log10(2) ~ 1233/4096: a guess from the bit length, off by at most one. */
+	unsigned int guess = ((64 - (unsigned int)__builtin_clzll(v | 1)) * 1233) >> 12;
+
+	if (!v)
+		return 1;
+	return guess + (v >= pow10[guess]);
+}
+
+/*
+ * The digits go straight into the output: writing them to a scratch
+ * array first and copying it would stall on the store-to-load forward.
+ */
+static void put_u64(struct jw *w, uint64_t v, bool negative)
+{
+	unsigned int n = dec_digits(v) + negative;
+	char *p;
+
+	if (!jw_room(w, n))
+		return;
+	p = w->buf + w->len;
+	if (negative)
+		p[0] = '-';
+	u64_digits(p + n, v);
+	w->len += n;
+}
+
 void jw_u64(struct jw *w, uint64_t v)
 {
-	char tmp[U64_DEC_MAX];
-	char *end = tmp + sizeof(tmp);
-	char *start = u64_digits(end, v);
-
 	jw_value_begin(w);
-	jw_put(w, start, (size_t)(end - start));
+	put_u64(w, v, false);
 }
 
 void jw_i64(struct jw *w, int64_t v)
 {
-	char tmp[U64_DEC_MAX + 1];
-	char *end = tmp + sizeof(tmp);
 	/* Negate in unsigned arithmetic so that INT64_MIN has a magnitude. */
 	uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-	char *start = u64_digits(end, mag);
 
-	if (v < 0)
-		*--start = '-';
 	jw_value_begin(w);
-	jw_put(w, start, (size_t)(end - start));
+	put_u64(w, mag, v < 0);
 }
 
 static const uint64_t pow10_u64[10] = {
@@ -554,9 +650,10 @@ static void civil_from_days(uint64_t days, unsigned *year, unsigned *month, unsi
 	uint64_t cycle = z / DAYS_PER_400Y;
 	unsigned day_of_cycle = (unsigned)(z % DAYS_PER_400Y);
 	/* Year within the cycle: the leap days of the previous years are taken out. */
-	unsigned year_of_cycle = (day_of_cycle - day_of_cycle / (DAYS_PER_4Y - 1) +
-				  day_of_cycle / DAYS_PER_100Y - day_of_cycle / (DAYS_PER_400Y - 1)) /
-				 365;
+	unsigned year_of_cycle =
+		(day_of_cycle - day_of_cycle / (DAYS_PER_4Y - 1) + day_of_cycle / DAYS_PER_100Y -
+		 day_of_cycle / (DAYS_PER_400Y - 1)) /
+		365;
 	unsigned day_of_year =
 		day_of_cycle - (365 * year_of_cycle + year_of_cycle / 4 - year_of_cycle / 100);
 	unsigned month_from_march = (5 * day_of_year + 2) / 153;
@@ -612,16 +709,44 @@ size_t jw_format_rfc3339_ns(char *out, size_t cap, uint64_t epoch_ns)
 
 /* --- key + value ------------------------------------------------------ */
 
-void jw_kv_time(struct jw *w, const char *k, uint64_t epoch_ns)
+/*
+ * Records come in time order, thousands per second: the date and time up
+ * to the second are formatted once per second and reused.
+ */
+static void format_rfc3339_ns_cached(char *p, uint64_t epoch_ns)
 {
-	jw_key(w, k);
+	static __thread uint64_t cached_sec = UINT64_MAX;
+	static __thread char cached[20]; /* "2026-11-30T01:02:03." */
+	uint64_t secs = epoch_ns / NSEC_PER_SEC;
+	unsigned nsec = (unsigned)(epoch_ns % NSEC_PER_SEC);
+
+	if (secs != cached_sec) {
+		format_rfc3339_ns(p, epoch_ns);
+		memcpy(cached, p, sizeof(cached));
+		cached_sec = secs;
+		return;
+	}
+	memcpy(p, cached, sizeof(cached));
+	p[20] = (char)('0' + nsec / 100000000);
+	u32_8digits(p + 29, nsec % 100000000);
+	p[29] = 'Z';
+}
+
+static void put_time(struct jw *w, uint64_t epoch_ns)
+{
 	jw_value_begin(w);
 	if (!jw_room(w, JW_RFC3339_NS_LEN + 2))
 		return;
 	w->buf[w->len] = '"';
-	format_rfc3339_ns(w->buf + w->len + 1, epoch_ns);
+	format_rfc3339_ns_cached(w->buf + w->len + 1, epoch_ns);
 	w->buf[w->len + 1 + JW_RFC3339_NS_LEN] = '"';
 	w->len += JW_RFC3339_NS_LEN + 2;
+}
+
+void jw_kv_time(struct jw *w, const char *k, uint64_t epoch_ns)
+{
+	jw_key(w, k);
+	put_time(w, epoch_ns);
 }
 
 void jw_kv_u64(struct jw *w, const char *k, uint64_t v)
@@ -676,4 +801,66 @@ void jw_kv_raw(struct jw *w, const char *k, const char *json, size_t n)
 {
 	jw_key(w, k);
 	jw_raw(w, json, n);
+}
+
+/* --- literal keys (the per-record path) -------------------------------- */
+
+void jw_lit_key(struct jw *w, const char *key_colon, size_t n)
+{
+	jw_value_begin(w);
+	jw_put(w, key_colon, n);
+	w->need_comma[w->depth] = 0;
+}
+
+/* The commonest member of a record, in one bounds check: ,"key":digits */
+void jw_lit_u64(struct jw *w, const char *key_colon, size_t n, uint64_t v)
+{
+	unsigned int digits = dec_digits(v);
+	unsigned int comma = w->need_comma[w->depth];
+	char *p;
+
+	if (!jw_room(w, comma + n + digits))
+		return;
+	p = w->buf + w->len;
+	*p = ',';
+	copy_bytes(p + comma, key_colon, n);
+	u64_digits(p + comma + n + digits, v);
+	w->len += comma + n + digits;
+	w->need_comma[w->depth] = 1;
+}
+
+void jw_lit_i64(struct jw *w, const char *key_colon, size_t n, int64_t v)
+{
+	jw_lit_key(w, key_colon, n);
+	jw_i64(w, v);
+}
+
+void jw_lit_str(struct jw *w, const char *key_colon, size_t n, const char *s, size_t len)
+{
+	jw_lit_key(w, key_colon, n);
+	jw_str(w, s, len);
+}
+
+void jw_lit_cstr(struct jw *w, const char *key_colon, size_t n, const char *s)
+{
+	jw_lit_key(w, key_colon, n);
+	jw_cstr(w, s);
+}
+
+void jw_lit_strz(struct jw *w, const char *key_colon, size_t n, const char *s, size_t max)
+{
+	jw_lit_key(w, key_colon, n);
+	jw_strz(w, s, max);
+}
+
+void jw_lit_null(struct jw *w, const char *key_colon, size_t n)
+{
+	jw_lit_key(w, key_colon, n);
+	jw_null(w);
+}
+
+void jw_lit_time(struct jw *w, const char *key_colon, size_t n, uint64_t epoch_ns)
+{
+	jw_lit_key(w, key_colon, n);
+	put_time(w, epoch_ns);
 }

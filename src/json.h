@@ -27,7 +27,7 @@ struct jw {
 	char *buf;
 	size_t cap;
 	size_t len;
-	int overflow; /* set when output did not fit; contents then invalid */
+	int overflow;	/* set when output did not fit; contents then invalid */
 	unsigned depth; /* nesting, for comma logic */
 	unsigned char need_comma[JW_MAX_DEPTH]; /* per depth */
 };
@@ -45,8 +45,8 @@ void jw_arr_end(struct jw *w);
 void jw_key(struct jw *w, const char *key);
 
 /* String values. */
-void jw_str(struct jw *w, const char *s, size_t n); /* arbitrary bytes */
-void jw_cstr(struct jw *w, const char *s); /* NUL-terminated; NULL -> null */
+void jw_str(struct jw *w, const char *s, size_t n);    /* arbitrary bytes */
+void jw_cstr(struct jw *w, const char *s);	       /* NUL-terminated; NULL -> null */
 void jw_strz(struct jw *w, const char *s, size_t max); /* up to NUL or max, e.g. comm[16] */
 
 /* Scalars. */
@@ -77,6 +77,23 @@ void jw_kv_double(struct jw *w, const char *k, double v, int decimals);
 void jw_kv_bool(struct jw *w, const char *k, int v);
 void jw_kv_null(struct jw *w, const char *k);
 void jw_kv_raw(struct jw *w, const char *k, const char *json, size_t n);
+
+/*
+ * Members whose key is a C string literal, the per-record path's: the key
+ * is pasted as "key": at compile time, so no key is measured or scanned
+ * per record. The literal must need no escaping (field names never do).
+ *
+ *	jw_lit_u64(w, JW_LIT("pid"), pid);
+ */
+#define JW_LIT(k) ("\"" k "\":"), (sizeof("\"" k "\":") - 1)
+void jw_lit_key(struct jw *w, const char *key_colon, size_t n);
+void jw_lit_u64(struct jw *w, const char *key_colon, size_t n, uint64_t v);
+void jw_lit_i64(struct jw *w, const char *key_colon, size_t n, int64_t v);
+void jw_lit_str(struct jw *w, const char *key_colon, size_t n, const char *s, size_t len);
+void jw_lit_cstr(struct jw *w, const char *key_colon, size_t n, const char *s);
+void jw_lit_strz(struct jw *w, const char *key_colon, size_t n, const char *s, size_t max);
+void jw_lit_null(struct jw *w, const char *key_colon, size_t n);
+void jw_lit_time(struct jw *w, const char *key_colon, size_t n, uint64_t epoch_ns);
 
 /*
  * RFC 3339 UTC time with nanoseconds, 2026-11-30T01:02:03.123456789Z, from

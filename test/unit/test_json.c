@@ -59,7 +59,7 @@ START_TEST(test_every_value_kind)
 {
 	struct jw w;
 	const char comm[16] = "commandname";
-	const char with_nul[5] = { 'a', 'b', '\0', 'c', 'd' };
+	const char with_nul[5] = {'a', 'b', '\0', 'c', 'd'};
 
 	jw_init(&w, out, sizeof(out));
 	jw_arr_begin(&w);
@@ -90,7 +90,7 @@ END_TEST
 START_TEST(test_key_value_helpers)
 {
 	struct jw w;
-	const char comm[4] = { 'b', 'a', 's', 'h' }; /* no NUL at all */
+	const char comm[4] = {'b', 'a', 's', 'h'}; /* no NUL at all */
 
 	jw_init(&w, out, sizeof(out));
 	jw_obj_begin(&w);
@@ -119,10 +119,12 @@ START_TEST(test_double)
 		int decimals;
 		const char *want;
 	} cases[] = {
-		{ 0.0, 0, "0" },	{ 0.0, 3, "0.000" },	  { 1.5, 1, "1.5" },
-		{ 2.5, 0, "3" },	{ -1.75, 1, "-1.8" },	  { -0.0001, 2, "0.00" },
-		{ 123.456, 2, "123.46" }, { 0.001, 3, "0.001" }, { 1e6, 0, "1000000" },
-		{ 42.0, 12, "42.000000000" }, { 7.0, -3, "7" }, { 1e300, 2, "1.0000000000000001e+300" },
+		{0.0, 0, "0"},		{0.0, 3, "0.000"},
+		{1.5, 1, "1.5"},	{2.5, 0, "3"},
+		{-1.75, 1, "-1.8"},	{-0.0001, 2, "0.00"},
+		{123.456, 2, "123.46"}, {0.001, 3, "0.001"},
+		{1e6, 0, "1000000"},	{42.0, 12, "42.000000000"},
+		{7.0, -3, "7"},		{1e300, 2, "1.0000000000000001e+300"},
 	};
 	struct jw w;
 	char want[64];
@@ -313,7 +315,9 @@ START_TEST(test_invalid_utf8)
 {
 	/* stray continuation bytes */
 	assert_str("\x80", 1, FFFD);
-	assert_str("a\xbf" "b", 3, "a" FFFD "b");
+	assert_str("a\xbf"
+		   "b",
+		   3, "a" FFFD "b");
 	assert_str("\x80\x81\x82", 3, FFFD FFFD FFFD);
 	/* overlong forms */
 	assert_str("\xc0\xaf", 2, FFFD FFFD);
@@ -334,7 +338,9 @@ START_TEST(test_invalid_utf8)
 	/* truncated sequences, at the end and before other bytes */
 	assert_str("\xc3", 1, FFFD);
 	assert_str("\xe2\x82", 2, FFFD FFFD);
-	assert_str("\xe2\x82" "A", 3, FFFD FFFD "A");
+	assert_str("\xe2\x82"
+		   "A",
+		   3, FFFD FFFD "A");
 	assert_str("\xf0\x9f\x98", 3, FFFD FFFD FFFD);
 	assert_str("\xf0\x9f\x98\"", 4, FFFD FFFD FFFD "\\\"");
 	assert_str("x\xe2\xe2\x82\xac", 5, "x" FFFD "\xe2\x82\xac");
@@ -447,7 +453,7 @@ static size_t put_utf8(unsigned char *p, uint32_t cp)
 /* A code point below a random limit, so that every UTF-8 length is common. */
 static uint32_t random_code_point(int valid_only)
 {
-	static const uint32_t limits[] = { 0x80, 0x800, 0x10000, 0x110000, 0x200000 };
+	static const uint32_t limits[] = {0x80, 0x800, 0x10000, 0x110000, 0x200000};
 	uint32_t cp;
 
 	do
@@ -517,8 +523,8 @@ START_TEST(test_every_byte_in_ascii_runs)
 				jw_init(&w, out, sizeof(out));
 				jw_str(&w, (const char *)s, len);
 				v = json_loadb(out, w.len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &err);
-				ck_assert_msg(v != NULL, "byte %#x at %zu of %zu: %s", byte, pos, len,
-					      err.text);
+				ck_assert_msg(v != NULL, "byte %#x at %zu of %zu: %s", byte, pos,
+					      len, err.text);
 				assert_decoded(v, "run", s, len, (int)byte);
 				json_decref(v);
 				if (byte >= 0x20 && byte < 0x80 && byte != '"' && byte != '\\')
@@ -623,9 +629,23 @@ static void assert_i64_jansson(int64_t v)
 START_TEST(test_integers)
 {
 	static const uint64_t edges[] = {
-		0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 65535, 4294967295ULL,
-		9999999999999999999ULL, 10000000000000000000ULL, (uint64_t)INT64_MAX,
-		(uint64_t)INT64_MAX + 1, UINT64_MAX,
+		0,
+		1,
+		9,
+		10,
+		11,
+		99,
+		100,
+		101,
+		999,
+		1000,
+		65535,
+		4294967295ULL,
+		9999999999999999999ULL,
+		10000000000000000000ULL,
+		(uint64_t)INT64_MAX,
+		(uint64_t)INT64_MAX + 1,
+		UINT64_MAX,
 	};
 
 	rng_init();
@@ -659,6 +679,11 @@ static void write_sample(struct jw *w)
 	jw_kv_i64(w, "err", -5);
 	jw_kv_str(w, "path", "/mnt/a \"b\"\n\xff\xe2\x82\xac", 15);
 	jw_kv_double(w, "ms", 12.345, 3);
+	jw_lit_u64(w, JW_LIT("op_id"), 18446744073709551615ULL);
+	jw_lit_i64(w, JW_LIT("errno"), -110);
+	jw_lit_time(w, JW_LIT("ts"), 1764464523000000001ULL);
+	jw_lit_strz(w, JW_LIT("comm"), "dd\"x", 16);
+	jw_lit_null(w, JW_LIT("job_id"));
 	jw_key(w, "list");
 	jw_arr_begin(w);
 	jw_bool(w, 1);
@@ -728,13 +753,13 @@ static void assert_time(uint64_t ns)
 	n = strftime(want, sizeof(want), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(want + n, sizeof(want) - n, ".%09uZ", (unsigned)(ns % 1000000000ULL));
 	ck_assert_uint_eq(jw_format_rfc3339_ns(got, sizeof(got), ns), JW_RFC3339_NS_LEN);
-	ck_assert_msg(!strcmp(got, want), "seed %#" PRIx64 ": %" PRIu64 " -> %s, want %s",
-		      rng_seed, ns, got, want);
+	ck_assert_msg(!strcmp(got, want), "seed %#" PRIx64 ": %" PRIu64 " -> %s, want %s", rng_seed,
+		      ns, got, want);
 }
 
 static uint64_t epoch_ns_of(int year, int month, int day, int sec_of_day)
 {
-	struct tm tm = { .tm_year = year - 1900, .tm_mon = month - 1, .tm_mday = day };
+	struct tm tm = {.tm_year = year - 1900, .tm_mon = month - 1, .tm_mday = day};
 
 	return ((uint64_t)timegm(&tm) + (uint64_t)sec_of_day) * 1000000000ULL;
 }
@@ -743,10 +768,10 @@ START_TEST(test_rfc3339)
 {
 	/* Leap days, the days around them, and years that are not leap. */
 	static const int days[][3] = {
-		{ 1970, 1, 1 },	 { 1972, 2, 29 }, { 1972, 3, 1 },  { 1999, 12, 31 },
-		{ 2000, 2, 28 }, { 2000, 2, 29 }, { 2000, 3, 1 },  { 2001, 2, 28 },
-		{ 2001, 3, 1 },	 { 2024, 2, 29 }, { 2024, 12, 31 }, { 2038, 1, 19 },
-		{ 2096, 2, 29 }, { 2100, 2, 28 }, { 2100, 3, 1 },  { 2100, 12, 31 },
+		{1970, 1, 1},  {1972, 2, 29}, {1972, 3, 1},   {1999, 12, 31},
+		{2000, 2, 28}, {2000, 2, 29}, {2000, 3, 1},   {2001, 2, 28},
+		{2001, 3, 1},  {2024, 2, 29}, {2024, 12, 31}, {2038, 1, 19},
+		{2096, 2, 29}, {2100, 2, 28}, {2100, 3, 1},   {2100, 12, 31},
 	};
 	char got[JW_RFC3339_NS_LEN + 1];
 
@@ -782,6 +807,123 @@ START_TEST(test_rfc3339_small_buffer)
 }
 END_TEST
 
+/* --- literal keys: the same bytes as the measured keys ----------------- */
+
+/* One object written both ways must come out byte for byte the same. */
+static void assert_lit_u64_same(uint64_t v, int64_t s)
+{
+	char a[256], b[256];
+	struct jw wa, wb;
+
+	jw_init(&wa, a, sizeof(a));
+	jw_init(&wb, b, sizeof(b));
+	jw_obj_begin(&wa);
+	jw_obj_begin(&wb);
+	jw_kv_u64(&wa, "first", v);
+	jw_lit_u64(&wb, JW_LIT("first"), v);
+	jw_kv_i64(&wa, "second", s);
+	jw_lit_i64(&wb, JW_LIT("second"), s);
+	jw_kv_u64(&wa, "third", v);
+	jw_lit_u64(&wb, JW_LIT("third"), v);
+	jw_obj_end(&wa);
+	jw_obj_end(&wb);
+	ck_assert(!wa.overflow && !wb.overflow);
+	ck_assert_msg(wa.len == wb.len && !memcmp(a, b, wa.len), "%" PRIu64 ": '%.*s' vs '%.*s'", v,
+		      (int)wa.len, a, (int)wb.len, b);
+}
+
+START_TEST(test_literal_keys)
+{
+	char got[64], want[64];
+	uint64_t p = 1;
+	struct jw w;
+
+	rng_init();
+	assert_lit_u64_same(0, 0);
+	assert_lit_u64_same(UINT64_MAX, INT64_MIN);
+	assert_lit_u64_same(UINT64_MAX - 1, INT64_MAX);
+	for (int k = 1; k < 20; k++, p *= 10) {
+		assert_lit_u64_same(p * 10 - 1, -(int64_t)(p * 10 - 1));
+		assert_lit_u64_same(p * 10, (int64_t)(p * 10));
+		assert_lit_u64_same(p * 10 + 1, -(int64_t)p);
+	}
+	for (int i = 0; i < 100000; i++) {
+		uint64_t v = rng_next() >> rng_below(64);
+
+		assert_lit_u64_same(v, (int64_t)rng_next() >> rng_below(64));
+	}
+	/* the digits themselves, against printf */
+	for (int i = 0; i < 10000; i++) {
+		uint64_t v = rng_next() >> rng_below(64);
+
+		jw_init(&w, got, sizeof(got));
+		jw_lit_u64(&w, JW_LIT("v"), v);
+		snprintf(want, sizeof(want), "\"v\":%" PRIu64, v);
+		ck_assert_msg(w.len == strlen(want) && !memcmp(got, want, w.len), "seed %#" PRIx64,
+			      rng_seed);
+	}
+	jw_init(&w, out, sizeof(out));
+	jw_obj_begin(&w);
+	jw_lit_cstr(&w, JW_LIT("a"), "x\"y");
+	jw_lit_cstr(&w, JW_LIT("b"), NULL);
+	jw_lit_str(&w, JW_LIT("c"), "abc", 2);
+	jw_lit_strz(&w, JW_LIT("d"), "0123456789abcdefXYZ", 16);
+	jw_lit_null(&w, JW_LIT("e"));
+	jw_lit_key(&w, JW_LIT("f"));
+	jw_u64(&w, 5);
+	jw_obj_end(&w);
+	assert_output(&w, "{\"a\":\"x\\\"y\",\"b\":null,\"c\":\"ab\","
+			  "\"d\":\"0123456789abcdef\",\"e\":null,\"f\":5}");
+}
+END_TEST
+
+/* Every length of a spliced fragment is copied exactly, nothing beyond it. */
+START_TEST(test_raw_every_length)
+{
+	char src[80], buf[128];
+	struct jw w;
+
+	for (size_t i = 0; i < sizeof(src); i++)
+		src[i] = (char)('A' + i % 26);
+	for (size_t n = 1; n < sizeof(src); n++) {
+		memset(buf, CANARY, sizeof(buf));
+		jw_init(&w, buf, n);
+		jw_raw_members(&w, src, n);
+		ck_assert(!w.overflow && w.len == n && !memcmp(buf, src, n));
+		ck_assert_int_eq((unsigned char)buf[n], CANARY);
+	}
+}
+END_TEST
+
+/*
+ * Timestamps reuse the formatted second: across second, day and year
+ * boundaries, and going backwards, each must equal the uncached form.
+ */
+START_TEST(test_rfc3339_cached)
+{
+	static const uint64_t starts[] = {1764464522999999990ULL, 1767225599999999995ULL,
+					  951868799999999990ULL, 0};
+	char want[JW_RFC3339_NS_LEN + 1], got[64];
+	struct jw w;
+
+	for (size_t s = 0; s < sizeof(starts) / sizeof(starts[0]); s++) {
+		for (uint64_t t = starts[s]; t < starts[s] + 20; t += 3) {
+			uint64_t ts[] = {t, t + 1000000000ULL, t - 999999999ULL, t};
+
+			for (size_t i = 0; i < 4; i++) {
+				jw_format_rfc3339_ns(want, sizeof(want), ts[i]);
+				jw_init(&w, got, sizeof(got));
+				jw_lit_time(&w, JW_LIT("ts"), ts[i]);
+				ck_assert_msg(w.len == 6 + JW_RFC3339_NS_LEN + 1 &&
+						      !memcmp(got + 6, want, JW_RFC3339_NS_LEN),
+					      "%" PRIu64 ": '%.*s' vs '%s'", ts[i], (int)w.len, got,
+					      want);
+			}
+		}
+	}
+}
+END_TEST
+
 static Suite *json_suite(void)
 {
 	Suite *s = suite_create("json");
@@ -791,6 +933,8 @@ static Suite *json_suite(void)
 	tcase_add_test(tc, test_every_value_kind);
 	tcase_add_test(tc, test_key_value_helpers);
 	tcase_add_test(tc, test_double);
+	tcase_add_test(tc, test_literal_keys);
+	tcase_add_test(tc, test_raw_every_length);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("structure");
@@ -828,6 +972,7 @@ static Suite *json_suite(void)
 	tc = tcase_create("time");
 	tcase_add_test(tc, test_rfc3339);
 	tcase_add_test(tc, test_rfc3339_small_buffer);
+	tcase_add_test(tc, test_rfc3339_cached);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Enrichment per record: what is kept per process identity must follow
+ * every change of what it was made from (an exec, another comm, a user
+ * name resolved or due again), and count misses as the uncached path did.
+ */
+#include <check.h>
+#include <jansson.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "enrich.h"
+
+static struct les_task task(uint32_t pid, uint32_t uid, const char *comm)
+{
+	struct les_task t = {.pid = pid, .tid = pid, .uid = uid, .gid = uid};
+
+	strncpy(t.comm, comm, sizeof(t.comm));
+	return t;
+}
+
+static void exec_with_env(struct les_enricher *e, uint32_t pid, const char *env, size_t len)
+{
+	static struct les_rec_proc r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = LES_REC_PROC_EXEC;
+	r.pid = pid;
+	r.ppid = 1;
+	memcpy(r.env, env, len);
+	r.env_len = (uint32_t)len;
+	strcpy(r.comm, "app");
+	les_enrich_exec(e, &r);
+}
+
+/* The encoded identity members, parsed back: their field s. */
+static const char *ident_field(const struct les_enriched *en, const char *k, json_t **doc)
+{
+	char buf[LES_IDENT_JSON_MAX + 2];
+	json_error_t err;
+
+	ck_assert_uint_gt(en->ident_json_len, 0);
+	buf[0] = '{';
+	memcpy(buf + 1, en->ident_json, en->ident_json_len);
+	buf[en->ident_json_len + 1] = '}';
+	*doc = json_loadb(buf, en->ident_json_len + 2, 0, &err);
+	ck_assert_msg(*doc, "'%.*s': %s", (int)en->ident_json_len, en->ident_json, err.text);
+	return json_string_value(json_object_get(*doc, k));
+}
+
+static struct les_enricher *new_enricher(bool user_lookup)
+{
+	static const char *job_env = "SLURM_JOB_ID";
+	struct les_enrich_config cfg = {
+		.job_env = {job_env},
+		.n_job_env = 1,
+		.no_user_lookup = !user_lookup,
+	};
+	struct les_enricher *e;
+	char err[256];
+
+	ck_assert_int_eq(les_enrich_new(&e, &cfg, "node1", err, sizeof(err)), 0);
+	return e;
+}
+
+START_TEST(test_exec_changes_attribution)
+{
+	struct les_enricher *e = new_enricher(false);
+	struct les_task t = task(4242, 1000, "app");
+	struct les_enrich_stats st;
+	const struct les_enriched *en;
+	json_t *doc;
+
+	en = les_enrich_task(e, &t, 0, 1000);
+	ck_assert_ptr_null(en->job_id);
+	en = les_enrich_task(e, &t, 0, 2000);
+	ck_assert_ptr_null(en->job_id);
+	les_enrich_get_stats(e, &st);
+	ck_assert_uint_eq(st.proc_misses, 2); /* every record of an unknown process */
+
+	exec_with_env(e, 4242, "SLURM_JOB_ID=42", sizeof("SLURM_JOB_ID=42"));
+	en = les_enrich_task(e, &t, 0, 3000);
+	ck_assert_str_eq(en->job_id, "42");
+	exec_with_env(e, 4242, "SLURM_JOB_ID=43", sizeof("SLURM_JOB_ID=43"));
+	en = les_enrich_task(e, &t, 0, 4000);
+	ck_assert_str_eq(en->job_id, "43");
+	les_enrich_get_stats(e, &st);
+	ck_assert_uint_eq(st.proc_misses, 2);
+
+	/* a thread renamed itself: its own process name, same job */
+	t = task(4242, 1000, "worker-7");
+	en = les_enrich_task(e, &t, 0, 5000);
+	ck_assert_str_eq(ident_field(en, "comm", &doc), "worker-7");
+	json_decref(doc);
+	ck_assert_str_eq(en->job_id, "43");
+	t = task(4242, 1000, "app");
+	en = les_enrich_task(e, &t, 0, 6000);
+	ck_assert_str_eq(ident_field(en, "comm", &doc), "app");
+	ck_assert_int_eq(json_integer_value(json_object_get(doc, "uid")), 1000);
+	ck_assert(json_is_null(json_object_get(doc, "username")));
+	json_decref(doc);
+
+	/* another uid in the same process (setuid) */
+	t = task(4242, 0, "app");
+	en = les_enrich_task(e, &t, 0, 7000);
+	ident_field(en, "comm", &doc);
+	ck_assert_int_eq(json_integer_value(json_object_get(doc, "uid")), 0);
+	json_decref(doc);
+	les_enrich_free(e);
+}
+END_TEST
+
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* A name resolved after the first records replaces their null. */
+START_TEST(test_user_name_follows_resolution)
+{
+	struct les_enricher *e = new_enricher(true);
+	struct les_task t = task(77, 0, "app");
+	const struct les_enriched *en = NULL;
+	struct les_enrich_stats st;
+	uint64_t lookups;
+
+	for (int i = 0; i < 4000; i++) {
+		en = les_enrich_task(e, &t, 0, mono_now());
+		if (en->username)
+			break;
+		usleep(1000);
+	}
+	ck_assert_ptr_nonnull(en->username);
+	ck_assert_str_eq(en->username, "root");
+	les_enrich_get_stats(e, &st);
+	lookups = st.nss_lookups;
+	ck_assert_uint_ge(lookups, 1);
+
+	/*
+	 * A record past the name's expiry takes the full path again (the
+	 * lookup itself is due by the clock, not by the record): same name.
+	 */
+	en = les_enrich_task(e, &t, 0, mono_now() + 601ULL * 1000000000ULL);
+	ck_assert_str_eq(en->username, "root");
+	les_enrich_get_stats(e, &st);
+	ck_assert_uint_eq(st.nss_lookups, lookups);
+	les_enrich_free(e);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("enrich");
+	TCase *tc = tcase_create("identity");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_exec_changes_attribution);
+	tcase_add_test(tc, test_user_name_follows_resolution);
+	tcase_set_timeout(tc, 30);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
