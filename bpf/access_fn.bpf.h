@@ -262,8 +262,8 @@ static __always_inline __s32 fn_lookup_errno(const struct op_frame *frame, __u64
 	return 0;
 }
 
-static __always_inline void fn_emit(const struct op_frame *frame, __u32 op, __u8 method,
-				    __u64 bytes, __s32 err, __u64 now)
+static __always_inline void fn_emit(const struct thread_ops *ops, const struct op_frame *frame,
+				    __u32 op, __u8 method, __u64 bytes, __s32 err, __u64 now)
 {
 	struct les_rec_access *rec;
 	__u64 latency = now - frame->start_ns;
@@ -290,7 +290,7 @@ static __always_inline void fn_emit(const struct op_frame *frame, __u32 op, __u8
 	rec->rpc_count = frame->rpc_count;
 	rec->err = err;
 	rec->_pad = 0;
-	fill_current_task(&rec->task);
+	fill_op_task(&rec->task, bpf_get_current_pid_tgid(), ops);
 	submit(rec);
 }
 
@@ -371,7 +371,7 @@ static __always_inline int fn_exit(__u32 slot, __u64 ret, __u8 method, bool obse
 		if (op == FN_OP_SILENT)
 			return 0;
 	}
-	fn_emit(frame, op, method, bytes, err, now);
+	fn_emit(ops, frame, op, method, bytes, err, now);
 	return 0;
 }
 

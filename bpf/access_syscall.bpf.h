@@ -344,8 +344,8 @@ static __always_inline bool unresolvable(const struct op_frame *frame, __s64 ret
 static __always_inline int access_exit(__s32 nr, __s64 ret, const struct les_syscall_desc *d,
 				       bool btf)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct thread_ops *ops = thread_ops_get(tid);
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct thread_ops *ops = thread_ops_get((__u32)pid_tgid);
 	struct op_frame *frame = current_frame(ops);
 	struct les_rec_access *rec;
 	__u64 now, latency;
@@ -395,7 +395,7 @@ static __always_inline int access_exit(__s32 nr, __s64 ret, const struct les_sys
 	rec->rpc_count = frame->rpc_count;
 	rec->err = ret < 0 && ret > -4096 ? (__s32)-ret : 0;
 	rec->_pad = 0;
-	fill_current_task(&rec->task);
+	fill_op_task(&rec->task, pid_tgid, ops);
 	submit(rec);
 	return 0;
 }

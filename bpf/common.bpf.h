@@ -128,6 +128,23 @@ static __always_inline void fill_current_task(struct les_task *t)
 	bpf_get_current_comm(t->comm, sizeof(t->comm));
 }
 
+/*
+ * The task of an access record at its exit: the comm was taken when the op
+ * entered (or, for a pending frame, when its exit placed it), so it is not
+ * read again; pid_tgid is what the exit already asked for.
+ */
+static __always_inline void fill_op_task(struct les_task *t, __u64 pid_tgid,
+					 const struct thread_ops *ops)
+{
+	__u64 uid_gid = bpf_get_current_uid_gid();
+
+	t->pid = pid_tgid >> 32;
+	t->tid = (__u32)pid_tgid;
+	t->uid = (__u32)uid_gid;
+	t->gid = uid_gid >> 32;
+	__builtin_memcpy(t->comm, ops->comm, LES_COMM_LEN);
+}
+
 /* comm as bpf_get_current_comm leaves it: NUL-padded to LES_COMM_LEN. */
 static __always_inline bool comm_filtered_out(const char *comm)
 {
