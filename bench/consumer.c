@@ -290,6 +290,7 @@ static double aggregate_direct(unsigned long n)
 		ev.ts_epoch_ns = 1700000000000000000ULL + i * 1000ULL;
 		ev.uid = 1000 + g / 4;
 		ev.op = ops[g % 4];
+		ev.access_op = (unsigned int)les_op_from_name(ev.op);
 		ev.access_intent = intents[g % 4];
 		ev.latency_ns = 1000 + (i * 7919) % 5000000;
 		ev.bytes = 4096;

@@ -344,22 +344,19 @@ static struct agg_group *find_group(struct les_aggregate *a, const struct les_ev
 
 static void group_add(struct agg_group *g, const struct les_event *ev)
 {
-	int e;
-
 	g->count++;
 	g->bytes += ev->bytes;
 	if (ev->err)
 		g->errors[les_errno_class(ev->err)]++;
 	switch (g->rtype) {
 	case RT_RPC_EVENT:
-		e = les_rpc_event_index(ev->event);
-		if (e >= 0)
-			g->events[e]++;
+		if (ev->event_id < LES_EV_MAX)
+			g->events[ev->event_id]++;
 		return;
 	case RT_ACCESS:
 		g->rpc_wait_ns += ev->rpc_wait_ns;
 		g->rpc_count += ev->rpc_count;
-		if (ev->op && strcmp(ev->op, "read") == 0) {
+		if (ev->access_op == LES_OP_READ) {
 			g->reads++;
 			if (!ev->err && !ev->rpc_count)
 				g->cache_served++;

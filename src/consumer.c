@@ -172,8 +172,43 @@ static const struct les_observed_mount *mount_of(struct les_consumer *c, uint32_
 	return m;
 }
 
-/* Fill the event fields every record kind shares. */
-/* Returns the record's mount, looked up once for the event and the line. */
+/*
+ * Where and who: the mount's names, the task's ids and comm (copied into
+ * comm_buf, LES_COMM_LEN + 1) and, when enriching, the task's enrichment.
+ */
+static void fill_where_who(struct les_consumer *c, struct les_event *ev,
+			   const struct les_observed_mount *m, uint64_t ts,
+			   const struct les_task *t, unsigned int flags, char *comm_buf)
+{
+	if (m) {
+		ev->fs_type = m->fs_type;
+		ev->fs = m->fs_name;
+		ev->mount = m->mount_point;
+	}
+	ev->pid = t->pid;
+	ev->tid = t->tid;
+	ev->uid = t->uid;
+	ev->gid = t->gid;
+	memcpy(comm_buf, t->comm, LES_COMM_LEN);
+	comm_buf[LES_COMM_LEN] = '\0';
+	ev->comm = comm_buf;
+	ev->process = comm_buf;
+	if (c->enricher) {
+		const struct les_enriched *en = les_enrich_task(c->enricher, t, flags, ts);
+
+		c->enriched = en;
+		ev->process = en->process;
+		ev->username = en->username;
+		ev->actor_type = en->actor_type;
+		ev->job_id = en->job_id;
+		ev->job_source = en->job_id ? en->job_source : NULL;
+	}
+}
+
+/*
+ * Fill the event fields every record kind shares. Returns the record's
+ * mount, looked up once for the event and the line.
+ */
 static const struct les_observed_mount *event_common(struct les_consumer *c, uint32_t kind,
 						     const char *type, uint64_t ts, uint32_t dev,
 						     const struct les_task *t, unsigned int flags)
@@ -186,30 +221,17 @@ static const struct les_observed_mount *event_common(struct les_consumer *c, uin
 	ev->type = type;
 	ev->ts_epoch_ns = les_fmt_epoch_ns(&c->fmt, ts);
 	ev->host = c->host;
-	if (m) {
-		ev->fs_type = m->fs_type;
-		ev->fs = m->fs_name;
-		ev->mount = m->mount_point;
-	}
-	ev->pid = t->pid;
-	ev->tid = t->tid;
-	ev->uid = t->uid;
-	ev->gid = t->gid;
-	memcpy(c->comm, t->comm, sizeof(t->comm));
-	c->comm[sizeof(t->comm)] = '\0';
-	ev->comm = c->comm;
-	ev->process = c->comm;
-	if (c->enricher) {
-		const struct les_enriched *en = les_enrich_task(c->enricher, t, flags, ts);
-
-		c->enriched = en;
-		ev->process = en->process;
-		ev->username = en->username;
-		ev->actor_type = en->actor_type;
-		ev->job_id = en->job_id;
-		ev->job_source = en->job_id ? en->job_source : NULL;
-	}
+	fill_where_who(c, ev, m, ts, t, flags, c->comm);
 	return m;
+}
+
+void les_consumer_describe(struct les_consumer *c, struct les_event *ev, uint64_t now_ns,
+			   uint32_t dev, const struct les_task *t, unsigned int flags)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->host = c->host;
+	fill_where_who(c, ev, les_observed_find(c->observed, dev), now_ns, t, flags,
+		       c->describe_comm);
 }
 
 /* The thread that did the work for the submitter, when it is another one. */
@@ -234,6 +256,7 @@ static int on_access(struct les_consumer *c, const struct les_rec_access *r)
 		event_common(c, LES_REC_ACCESS, "access", r->ts_ns, r->dev, &r->task, 0);
 
 	ev->op = les_op_name(r->op);
+	ev->access_op = r->op;
 	ev->access_intent = les_intent_name(les_op_intent(r->op));
 	ev->op_id = r->op_id;
 	ev->latency_ns = r->latency_ns;
@@ -256,6 +279,8 @@ static int on_rpc(struct les_consumer *c, const struct les_rec_rpc *r)
 
 	ev->op = les_format_rpc_op(r);
 	ev->proto = les_rpc_proto_name(r->proto);
+	ev->proto_id = r->proto;
+	ev->rpc_op = r->rpc_op;
 	ev->parent_op_id = r->parent_op_id;
 	ev->latency_ns = r->latency_ns;
 	ev->bytes = r->bytes;
@@ -279,8 +304,10 @@ static int on_rpc_event(struct les_consumer *c, const struct les_rec_rpc_event *
 			     r->flags & LES_RPC_F_ASYNC ? LES_ACTOR_F_FS_WORK : 0);
 
 	ev->event = les_rpc_event_name(r->event);
+	ev->event_id = r->event;
 	ev->op = ev->event;
 	ev->proto = les_rpc_proto_name(r->proto);
+	ev->proto_id = r->proto;
 	ev->parent_op_id = r->parent_op_id;
 	event_worker(c, r->flags, r->worker_comm);
 	if (c->records_to_lines)

@@ -45,6 +45,16 @@ struct les_stats_hook {
 /* Kernel-side numbers for the stats record, read by the tracer. */
 #define LES_INFLIGHT_GROUPS 32
 
+#define LES_INFLIGHT_TASKS 1024
+
+/* One request in flight: its protocol, mount and submitter. */
+struct les_inflight_task {
+	uint32_t dev; /* 0: mount unknown */
+	uint16_t proto; /* enum les_rpc_proto */
+	uint16_t async; /* sent by a worker on the submitter's behalf */
+	struct les_task task;
+};
+
 /* Requests of one protocol in flight on one mount (dev 0: mount unknown). */
 struct les_inflight_group {
 	uint32_t dev;
@@ -83,6 +93,9 @@ struct les_kernel_stats {
 	uint64_t inflight_by_proto[LES_PROTO_MAX]; /* requests in flight now */
 	struct les_inflight_group inflight[LES_INFLIGHT_GROUPS]; /* by mount, nonzero only */
 	size_t n_inflight;
+	/* each request in flight, for per-user gauges; n_tasks_over: beyond the array */
+	struct les_inflight_task tasks[LES_INFLIGHT_TASKS];
+	size_t n_tasks, n_tasks_over;
 };
 
 struct les_consumer {
@@ -115,6 +128,7 @@ struct les_consumer {
 	char worker_comm[LES_COMM_LEN + 1];
 	struct les_enricher *enricher; /* NULL: records carry no enrichment */
 	const struct les_enriched *enriched; /* of the record being handled */
+	char describe_comm[LES_COMM_LEN + 1]; /* les_consumer_describe's */
 };
 
 void les_consumer_init(struct les_consumer *c, const struct les_options *opts,
@@ -130,6 +144,14 @@ int les_consumer_add_stats_hook(struct les_consumer *c, les_stats_fn fn, void *c
  * every line sink. For stages that make lines of their own (windows).
  */
 int les_consumer_output(struct les_consumer *c, const struct les_event *ev);
+
+/*
+ * The where and who fields of ev (mount, ids, comm, enrichment) for a task
+ * that is not in a record: a request in flight, read from the kernel's
+ * maps. ev is valid until the next record or call. flags: LES_ACTOR_F_*.
+ */
+void les_consumer_describe(struct les_consumer *c, struct les_event *ev, uint64_t now_ns,
+			   uint32_t dev, const struct les_task *t, unsigned int flags);
 
 /* ring_buffer_sample_fn: 0 to go on, negative to stop the poll. */
 int les_consumer_on_record(void *ctx, void *data, size_t size);

@@ -29,6 +29,11 @@ struct les_event {
 	const char *access_intent; /* access records only, else NULL */
 	const char *event; /* rpc_event records only, else NULL */
 	const char *proto; /* rpc and rpc_event records: "fuse", "sunrpc", ... */
+	/* the same as enums, for the stages that count by them */
+	unsigned int access_op; /* access records: enum les_access_op */
+	unsigned int proto_id; /* rpc and rpc_event records: enum les_rpc_proto */
+	unsigned int rpc_op; /* rpc records: enum les_rpc_op */
+	unsigned int event_id; /* rpc_event records: enum les_rpc_event */
 	uint64_t op_id; /* access records */
 	uint64_t parent_op_id; /* rpc records, 0 if none */
 	uint64_t latency_ns;

@@ -228,6 +228,14 @@ const char *les_probe_name(unsigned int probe)
 	return probe < LES_PROBE_MAX && names[probe] ? names[probe] : "unknown";
 }
 
+int les_rpc_proto_index(const char *name)
+{
+	for (unsigned int i = 0; name && i < LES_PROTO_MAX; i++)
+		if (strcmp(name, les_rpc_proto_name(i)) == 0)
+			return (int)i;
+	return -1;
+}
+
 int les_rpc_event_index(const char *name)
 {
 	for (unsigned int i = 0; name && i < LES_EV_MAX; i++)

@@ -44,6 +44,8 @@ enum series_kind {
 	SK_RPC,		/* rpc wait operations */
 	SK_RPC_HIST,	/* rpc wait duration histogram */
 	SK_RPC_EVENT,	/* rpc errors by event */
+	SK_INFLIGHT,	/* requests in flight now, by submitter */
+	SK_PTLRPC,	/* PtlRPC requests started and completed, by submitter */
 	SK_MAX,
 };
 
@@ -66,6 +68,14 @@ struct series {
 		} hist;
 		uint64_t rpc_ops;
 		uint64_t events[LES_EV_MAX];
+		struct {
+			uint64_t count; /* valid when gen is the store's inflight_gen */
+			uint64_t gen;
+		} inflight;
+		struct {
+			uint64_t started; /* completed + in flight, never decreasing */
+			uint64_t completed;
+		} ptlrpc;
 	} v;
 	uint32_t key_len;
 	char key[]; /* rendered labels: fs_type="fuse",fs="...",... */
@@ -80,9 +90,6 @@ struct self_stats {
 	uint64_t dropped_decode;
 	uint64_t dropped_format;
 	uint64_t dropped_output;
-	uint64_t inflight_fuse;
-	uint64_t inflight_nfs; /* sunrpc */
-	uint64_t inflight_lustre; /* PtlRPC */
 };
 
 struct les_prom {
@@ -96,6 +103,8 @@ struct les_prom {
 	uint64_t expired;
 	uint64_t dropped; /* updates lost: series cap, key too long, no memory */
 	struct self_stats self;
+	uint64_t inflight_gen; /* in-flight counts read so far */
+	uint64_t inflight_unlabeled; /* in flight beyond what the tracer listed */
 	struct MHD_Daemon *httpd;
 	uint16_t port;
 	char key[KEY_MAX]; /* scratch for the consumer thread */
@@ -233,7 +242,7 @@ static size_t make_key(struct les_prom *p, const struct les_event *ev, enum seri
 	kb_label(&k, "mount", ev->mount);
 	if (kind == SK_ACCESS || kind == SK_ACCESS_HIST)
 		kb_label(&k, "access_intent", ev->access_intent);
-	if (kind != SK_RPC_EVENT)
+	if (kind == SK_ACCESS || kind == SK_ACCESS_HIST || kind == SK_RPC || kind == SK_RPC_HIST)
 		kb_label(&k, "op", ev->op);
 	if (p->cfg.uid_labels) {
 		kb_label(&k, "uid", u32_decimal(ev->uid, uid));
@@ -364,12 +373,31 @@ static void add_access(struct les_prom *p, const struct les_event *ev)
 	if (s) {
 		s->v.access.ops++;
 		s->v.access.bytes += ev->bytes;
-		s->data_op = ev->op && (!strcmp(ev->op, "read") || !strcmp(ev->op, "write"));
+		s->data_op = ev->access_op == LES_OP_READ || ev->access_op == LES_OP_WRITE;
 		if (ev->err)
 			s->v.access.errors[les_errno_class(ev->err)]++;
 	}
 	pthread_mutex_unlock(&p->lock);
 	add_hist(p, ev, SK_ACCESS_HIST, len);
+}
+
+/*
+ * A PtlRPC request's record: it completed. started is completed plus what
+ * is in flight, so it moves here too, and never backwards.
+ */
+static void add_ptlrpc_completed(struct les_prom *p, const struct les_event *ev)
+{
+	size_t len = make_key(p, ev, SK_PTLRPC, true);
+	struct series *s;
+
+	pthread_mutex_lock(&p->lock);
+	s = touch(p, SK_PTLRPC, len);
+	if (s) {
+		s->v.ptlrpc.completed++;
+		if (s->v.ptlrpc.started < s->v.ptlrpc.completed)
+			s->v.ptlrpc.started = s->v.ptlrpc.completed;
+	}
+	pthread_mutex_unlock(&p->lock);
 }
 
 static void add_rpc(struct les_prom *p, const struct les_event *ev)
@@ -383,15 +411,17 @@ static void add_rpc(struct les_prom *p, const struct les_event *ev)
 		s->v.rpc_ops++;
 	pthread_mutex_unlock(&p->lock);
 	add_hist(p, ev, SK_RPC_HIST, len);
+	if (ev->proto_id == LES_PROTO_PTLRPC && ev->rpc_op == LES_RPC_OP_REQUEST)
+		add_ptlrpc_completed(p, ev);
 }
 
 static void add_rpc_event(struct les_prom *p, const struct les_event *ev)
 {
 	size_t len = make_key(p, ev, SK_RPC_EVENT, true);
-	int e = les_rpc_event_index(ev->event);
+	unsigned int e = ev->event_id;
 	struct series *s;
 
-	if (e < 0)
+	if (e >= LES_EV_MAX)
 		return;
 	pthread_mutex_lock(&p->lock);
 	s = touch(p, SK_RPC_EVENT, len);
@@ -444,7 +474,67 @@ void les_prom_tick(struct les_prom *p, uint64_t now_ns)
 	pthread_mutex_unlock(&p->lock);
 }
 
-void les_prom_update_stats(struct les_prom *p, const struct les_consumer *c,
+/* What a request's mount does not say: the layer it was seen in. */
+static const char *proto_fs_type(unsigned int proto)
+{
+	switch (proto) {
+	case LES_PROTO_FUSE:
+		return "fuse";
+	case LES_PROTO_SUNRPC:
+		return "nfs";
+	case LES_PROTO_PTLRPC:
+		return "lustre";
+	}
+	return NULL;
+}
+
+/* The label set of a request in flight, in p->key; 0 when it does not fit. */
+static size_t inflight_key(struct les_prom *p, struct les_consumer *c,
+			   const struct les_inflight_task *it, uint64_t now_ns)
+{
+	struct les_event ev;
+
+	les_consumer_describe(c, &ev, now_ns, it->dev, &it->task,
+			      it->async ? LES_ACTOR_F_FS_WORK : 0);
+	if (!ev.fs_type)
+		ev.fs_type = proto_fs_type(it->proto);
+	return make_key(p, &ev, SK_INFLIGHT, true);
+}
+
+/*
+ * The in-flight gauge, by submitter, from the requests the tracer listed;
+ * a PtlRPC submitter's started counter rises to its completed plus those.
+ */
+static void update_inflight(struct les_prom *p, struct les_consumer *c,
+			    const struct les_kernel_stats *ks)
+{
+	uint64_t now = mono_ns();
+
+	pthread_mutex_lock(&p->lock);
+	p->inflight_gen++;
+	p->inflight_unlabeled = ks->n_tasks_over;
+	for (size_t i = 0; i < ks->n_tasks && i < LES_INFLIGHT_TASKS; i++) {
+		size_t len = inflight_key(p, c, &ks->tasks[i], now);
+		struct series *s = touch(p, SK_INFLIGHT, len), *ptl;
+
+		if (!s)
+			continue;
+		if (s->v.inflight.gen != p->inflight_gen) {
+			s->v.inflight.gen = p->inflight_gen;
+			s->v.inflight.count = 0;
+		}
+		s->v.inflight.count++;
+		if (ks->tasks[i].proto != LES_PROTO_PTLRPC)
+			continue;
+		/* The same labels: only the kind differs. */
+		ptl = touch(p, SK_PTLRPC, len);
+		if (ptl && ptl->v.ptlrpc.started < ptl->v.ptlrpc.completed + s->v.inflight.count)
+			ptl->v.ptlrpc.started = ptl->v.ptlrpc.completed + s->v.inflight.count;
+	}
+	pthread_mutex_unlock(&p->lock);
+}
+
+void les_prom_update_stats(struct les_prom *p, struct les_consumer *c,
 			   const struct les_kernel_stats *ks)
 {
 	struct self_stats st = {.valid = true};
@@ -457,12 +547,10 @@ void les_prom_update_stats(struct les_prom *p, const struct les_consumer *c,
 	st.dropped_decode = c->decode_errors;
 	st.dropped_format = c->format_errors;
 	st.dropped_output = c->file ? c->file->dropped : 0;
-	st.inflight_fuse = ks->inflight_fuse;
-	st.inflight_nfs = ks->inflight_by_proto[LES_PROTO_SUNRPC];
-	st.inflight_lustre = ks->inflight_by_proto[LES_PROTO_PTLRPC];
 	pthread_mutex_lock(&p->lock);
 	p->self = st;
 	pthread_mutex_unlock(&p->lock);
+	update_inflight(p, c, ks);
 }
 
 size_t les_prom_series(const struct les_prom *p)
@@ -651,19 +739,38 @@ static void render_rpc(struct les_prom *p, struct out *o)
 		}
 }
 
+/* Requests in flight by submitter, and PtlRPC's started and completed. */
+static void render_requests(struct les_prom *p, struct out *o)
+{
+	const struct series *s;
+
+	family_header(o, "lustre_client_inflight_requests", "gauge",
+		      "Requests in flight now (FUSE, sunrpc, PtlRPC), by submitter.");
+	for (struct series_iter it = {0}; (s = series_next(p, &it, SK_INFLIGHT));)
+		sample(o, "lustre_client_inflight_requests", s, NULL,
+		       s->v.inflight.gen == p->inflight_gen ? s->v.inflight.count : 0);
+	family_header(o, "lustre_client_ptlrpc_requests_started_total", "counter",
+		      "PtlRPC requests sent: completed plus in flight.");
+	for (struct series_iter it = {0}; (s = series_next(p, &it, SK_PTLRPC));)
+		sample(o, "lustre_client_ptlrpc_requests_started_total", s, NULL,
+		       s->v.ptlrpc.started);
+	family_header(o, "lustre_client_ptlrpc_requests_completed_total", "counter",
+		      "PtlRPC requests completed (replied, or freed after their send).");
+	for (struct series_iter it = {0}; (s = series_next(p, &it, SK_PTLRPC));)
+		sample(o, "lustre_client_ptlrpc_requests_completed_total", s, NULL,
+		       s->v.ptlrpc.completed);
+}
+
 static void render_self(struct les_prom *p, struct out *o)
 {
 	const struct self_stats *st = &p->self;
 
 	if (st->valid) {
-		family_header(o, "lustre_client_inflight_requests", "gauge",
-			      "Requests in flight now (node-wide, per request layer).");
-		out_fmt(o, "lustre_client_inflight_requests{fs_type=\"fuse\"} %" PRIu64 "\n",
-			st->inflight_fuse);
-		out_fmt(o, "lustre_client_inflight_requests{fs_type=\"nfs\"} %" PRIu64 "\n",
-			st->inflight_nfs);
-		out_fmt(o, "lustre_client_inflight_requests{fs_type=\"lustre\"} %" PRIu64 "\n",
-			st->inflight_lustre);
+		family_header(o, "lustre_ebpf_stream_inflight_unlabeled", "gauge",
+			      "Requests in flight left out of lustre_client_inflight_requests "
+			      "(more than the tracer lists at once).");
+		out_fmt(o, "lustre_ebpf_stream_inflight_unlabeled %" PRIu64 "\n",
+			p->inflight_unlabeled);
 		family_header(o, "lustre_ebpf_stream_records_total", "counter",
 			      "Records decoded from the ring buffer, by kind.");
 		for (unsigned int k = 1; k < LES_REC_KIND_MAX; k++)
@@ -704,6 +811,7 @@ char *les_prom_render(struct les_prom *p, size_t *len)
 	render_histograms(p, &o, SK_ACCESS_HIST, "lustre_client_access_duration_seconds",
 			  "Latency of file operations, in seconds.");
 	render_rpc(p, &o);
+	render_requests(p, &o);
 	render_self(p, &o);
 	pthread_mutex_unlock(&p->lock);
 	if (o.oom || !o.buf) {

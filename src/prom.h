@@ -66,7 +66,7 @@ int les_prom_add(void *ctx, const struct les_event *ev);
 void les_prom_tick(struct les_prom *p, uint64_t now_ns);
 
 /* Self-metrics and the in-flight gauge, from the consumer's and the kernel's counters. */
-void les_prom_update_stats(struct les_prom *p, const struct les_consumer *c,
+void les_prom_update_stats(struct les_prom *p, struct les_consumer *c,
 			   const struct les_kernel_stats *ks);
 
 /* The exposition text; malloc'd, *len bytes, NUL-terminated. NULL on ENOMEM. */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "les_record.h"
+#include "ops.h"
 #include "options.h"
 #include "replay.h"
 #include "top.h"
@@ -75,6 +76,11 @@ int les_replay_parse(const char *line, struct les_event *ev)
 	ev->ts_epoch_ns = parse_ts(str_of(doc, "ts"));
 	ev->op = str_of(doc, "op");
 	ev->event = str_of(doc, "event");
+	ev->proto = str_of(doc, "proto");
+	/* The enums the stages count by, from the names the lines carry. */
+	ev->access_op = ev->op ? (unsigned int)les_op_from_name(ev->op) : LES_OP_MAX;
+	ev->event_id = (unsigned int)les_rpc_event_index(ev->event);
+	ev->proto_id = (unsigned int)les_rpc_proto_index(ev->proto);
 	ev->mount = str_of(doc, "mount");
 	ev->fs_type = str_of(doc, "fs_type");
 	ev->latency_ns = u64_of(doc, "latency_ns");

@@ -199,7 +199,7 @@ int les_top_event(void *ctx, const struct les_event *ev)
 		return 0;
 	if (ev->kind == LES_REC_RPC) {
 		t->open->requests++;
-		if (ev->proto && strcmp(ev->proto, "sunrpc") == 0) {
+		if (ev->proto_id == LES_PROTO_SUNRPC) {
 			t->open->sunrpc++;
 			t->open->backlog_ns += ev->backlog_ns;
 			t->open->rtt_ns += ev->rtt_ns;
@@ -207,9 +207,9 @@ int les_top_event(void *ctx, const struct les_event *ev)
 		return 0;
 	}
 	if (ev->kind == LES_REC_RPC_EVENT) {
-		if (ev->event && strcmp(ev->event, "resend") == 0)
+		if (ev->event_id == LES_EV_RESEND)
 			t->open->resends++;
-		else if (ev->event && strcmp(ev->event, "expire") == 0)
+		else if (ev->event_id == LES_EV_EXPIRE)
 			t->open->expires++;
 		return 0;
 	}

@@ -742,12 +742,23 @@ int les_tracer_poll(struct les_tracer *t, int timeout_ms)
 	return ring_buffer__consume(t->rb);
 }
 
-/* One more request of proto in flight on dev. */
-static void inflight_add(struct les_kernel_stats *ks, enum les_rpc_proto proto, __u32 dev)
+/* One more request of proto in flight on dev, submitted by task. */
+static void inflight_add(struct les_kernel_stats *ks, enum les_rpc_proto proto, __u32 dev,
+			 const struct les_task *task, bool async)
 {
 	size_t i;
 
 	ks->inflight_by_proto[proto]++;
+	if (ks->n_tasks < LES_INFLIGHT_TASKS) {
+		struct les_inflight_task *it = &ks->tasks[ks->n_tasks++];
+
+		it->dev = dev;
+		it->proto = (uint16_t)proto;
+		it->async = async;
+		it->task = *task;
+	} else {
+		ks->n_tasks_over++;
+	}
 	for (i = 0; i < ks->n_inflight; i++) {
 		if (ks->inflight[i].proto == proto && ks->inflight[i].dev == dev) {
 			ks->inflight[i].requests++;
@@ -778,12 +789,13 @@ static void read_rpc_inflight(struct les_tracer *t, struct les_kernel_stats *ks)
 	for (void *prev = NULL; bpf_map_get_next_key(ptl_fd, prev, &next) == 0; prev = &key) {
 		key = next;
 		if (bpf_map_lookup_elem(ptl_fd, &key, &req) == 0 && req.sent_ns && !req.replied_ns)
-			inflight_add(ks, LES_PROTO_PTLRPC, req.dev);
+			inflight_add(ks, LES_PROTO_PTLRPC, req.dev, &req.task,
+				     req.flags & LES_RPC_F_ASYNC);
 	}
 	for (void *prev = NULL; bpf_map_get_next_key(sun_fd, prev, &next) == 0; prev = &key) {
 		key = next;
 		if (bpf_map_lookup_elem(sun_fd, &key, &task) == 0 && task.inflight)
-			inflight_add(ks, LES_PROTO_SUNRPC, task.dev);
+			inflight_add(ks, LES_PROTO_SUNRPC, task.dev, &task.task, false);
 	}
 }
 
@@ -793,6 +805,7 @@ void les_tracer_read_stats(struct les_tracer *t, struct les_kernel_stats *ks)
 	int fd = bpf_map__fd(t->skel->maps.counters);
 	int inflight_fd = bpf_map__fd(t->skel->maps.fuse_inflight);
 	struct fuse_inflight_key key, next;
+	struct fuse_inflight req;
 	__u64 *percpu;
 	__u64 n = 0;
 
@@ -807,7 +820,9 @@ void les_tracer_read_stats(struct les_tracer *t, struct les_kernel_stats *ks)
 	free(percpu);
 	for (void *prev = NULL; bpf_map_get_next_key(inflight_fd, prev, &next) == 0; prev = &key) {
 		key = next;
-		inflight_add(ks, LES_PROTO_FUSE, key.dev);
+		if (bpf_map_lookup_elem(inflight_fd, &key, &req))
+			continue; /* ended meanwhile */
+		inflight_add(ks, LES_PROTO_FUSE, key.dev, &req.task, req.flags & LES_RPC_F_ASYNC);
 		n++;
 	}
 	ks->inflight_fuse = n;

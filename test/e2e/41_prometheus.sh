@@ -19,6 +19,10 @@ NW=7
 K=4096
 les_testfs "$M" --direct-io
 chmod 1777 "$M"
+# Every write on this one waits 4 s in the daemon: a request held in flight.
+S=$WORK/slow
+les_testfs "$S" --direct-io --latency-ms=4000 --latency-ops=write
+chmod 1777 "$S"
 NOBODY=$(id -u nobody)
 PROM_PID=
 
@@ -36,7 +40,7 @@ free_port() {
 	/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-les_start "$WORK/p1.jsonl" --mount "$M" --uid "$NOBODY" --stats-interval 0 \
+les_start "$WORK/p1.jsonl" --mount "$M" --mount "$S" --uid "$NOBODY" --stats-interval 0 \
 	--prometheus 127.0.0.1:0
 P1=$LES_PID
 PORT1=$(port_of "$WORK/p1.jsonl")
@@ -99,7 +103,7 @@ les_eq "FUSE write requests: rpc_wait_operations_total" $NW \
 les_eq "fs_type label on the series" $NW \
 	"$(sample "$WORK/m1.txt" lustre_client_access_operations_total 'fs_type="fuse[^"]*".*op="write"')"
 les_true "self-metrics are served" grep -q '^lustre_ebpf_stream_records_total{kind="access"} [1-9]' "$WORK/m1.txt"
-les_true "in-flight gauge is served" grep -q '^lustre_client_inflight_requests{fs_type="fuse"} [0-9]' "$WORK/m1.txt"
+les_true "in-flight gauge is declared" grep -q '^# TYPE lustre_client_inflight_requests gauge' "$WORK/m1.txt"
 
 # Against lustre-ebpf-exporter as it is (test/fixtures/exporter-e743798.txt):
 # every family with its type and its labels in order after our fs_type, and
@@ -178,6 +182,28 @@ les_eq "PromQL: the target is up" 1 \
 	"$(curl -sf -G "http://127.0.0.1:$PPORT/api/v1/query" --data-urlencode 'query=up' |
 		jq -r '.data.result[0].value[1]')"
 stop_prometheus
+
+# A write held 4 s by the daemon: in flight, with its submitter's labels.
+cp "$(command -v dd)" "$WORK/bin/held"
+env SLURM_JOB_ID=301 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	"$WORK/bin/held" if=/dev/zero of="$S/x" bs=$K count=1 status=none &
+HELD=$!
+HELD_LABELS="fs=\"les-testfs\",mount=\"$S\",uid=\"$NOBODY\",username=\"nobody\",process=\"held\",actor_type=\"batch_job\",slurm_job_id=\"301\"}"
+inflight=none
+for i in $(seq 1 30); do
+	sleep 0.2
+	scrape "$PORT1" /metrics "$WORK/m3.txt"
+	inflight=$(grep -F "$HELD_LABELS" "$WORK/m3.txt" | grep '^lustre_client_inflight_requests{fs_type="fuse' | awk '{ print $NF }')
+	[ "$inflight" = 1 ] && break
+done
+les_eq "in-flight gauge: the held write, by its submitter's labels" 1 "$inflight"
+wait "$HELD" || les_fail "the held write failed"
+sleep 1.2 # the next once-a-second read of the kernel's maps
+scrape "$PORT1" /metrics "$WORK/m4.txt"
+les_eq "in-flight gauge: 0 once the write is answered" 0 \
+	"$(grep -F "$HELD_LABELS" "$WORK/m4.txt" | grep '^lustre_client_inflight_requests{' | awk '{ print $NF }')"
+les_eq "the held write then counts as a write request" 1 \
+	"$(sample "$WORK/m4.txt" lustre_client_rpc_wait_operations_total "mount=\"${S//\//\\/}\".*op=\"write\"")"
 
 LES_PID=$P1
 les_stop

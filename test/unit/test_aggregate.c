@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ops.h"
 #include "aggregate.h"
 #include "histogram.h"
 
@@ -70,6 +71,7 @@ static struct les_event access_ev(uint64_t ts, const char *op, const char *job, 
 		.fs = "les-testfs",
 		.mount = "/mnt/t",
 		.op = op,
+		.access_op = (unsigned int)les_op_from_name(op),
 		.access_intent = strcmp(op, "read") ? "data_write" : "data_read",
 		.latency_ns = lat,
 		.uid = 1000,
@@ -316,9 +318,11 @@ START_TEST(test_group_keys)
 	rpc_ev.type = "rpc_event";
 	rpc_ev.job_id = "";
 	rpc_ev.event = "resend";
+	rpc_ev.event_id = LES_EV_RESEND;
 	rpc_ev.op = "resend";
 	add(a, &rpc_ev);
 	rpc_ev.event = rpc_ev.op = "expire";
+	rpc_ev.event_id = LES_EV_EXPIRE;
 	add(a, &rpc_ev); /* RPC events group without op: same group */
 	les_aggregate_flush(a, T0 + 5 * NS);
 	ck_assert_uint_eq(n_lines, 4);

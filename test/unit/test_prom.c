@@ -13,7 +13,15 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "ops.h"
+#include "consumer.h"
+#include "enrich.h"
+#include "mounts.h"
+#include "observed.h"
+#include "ops.h"
+#include "options.h"
 #include "prom.h"
+#include "sink.h"
 
 #define NS 1000000000ULL
 
@@ -41,6 +49,7 @@ static struct les_event access_ev(const char *op, const char *process, uint64_t 
 		.fs = "les-testfs",
 		.mount = "/mnt/t",
 		.op = op,
+		.access_op = (unsigned int)les_op_from_name(op),
 		.access_intent = "data_write",
 		.latency_ns = lat,
 		.bytes = 4096,
@@ -74,6 +83,136 @@ static char *render(struct les_prom *p)
 	ck_assert_uint_eq(strlen(text), len);
 	return text;
 }
+
+/* --- requests: in flight by submitter, PtlRPC started and completed ------- */
+
+#define KDEV ((1u << 20) | 77)
+
+struct rig {
+	struct les_options opts;
+	struct les_observed observed;
+	struct les_sink_file out;
+	struct les_enricher *enricher;
+	struct les_consumer consumer;
+};
+
+/* A consumer on a Lustre mount, a process of job 42, the prom store as its sink. */
+static void rig_open(struct rig *r, struct les_prom *p)
+{
+	static const char mountinfo[] =
+		"36 25 1:77 / /mnt/lustre rw,relatime shared:1 - lustre 10.0.0.1@o2ib:/scratch rw\n";
+	static struct les_rec_proc exec;
+	char path[] = "/tmp/les-test-mountinfo.XXXXXX", err[256];
+	struct les_mount_table table;
+	int fd = mkstemp(path);
+
+	memset(r, 0, sizeof(*r));
+	les_options_defaults(&r->opts);
+	r->opts.enrich.no_user_lookup = true;
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, mountinfo, sizeof(mountinfo) - 1), sizeof(mountinfo) - 1);
+	close(fd);
+	ck_assert_int_eq(les_mount_table_load(&table, path), 0);
+	unlink(path);
+	ck_assert_int_eq(les_observed_select(&r->observed, &table, NULL, 0, err, sizeof(err)), 0);
+	les_mount_table_free(&table);
+	ck_assert_int_eq(les_sink_file_open(&r->out, "/dev/null"), 0);
+	ck_assert_int_eq(les_enrich_new(&r->enricher, &r->opts.enrich, "n1", err, sizeof(err)), 0);
+	memset(&exec, 0, sizeof(exec));
+	exec.kind = LES_REC_PROC_EXEC;
+	exec.pid = 500;
+	exec.ppid = 1;
+	memcpy(exec.env, "SLURM_JOB_ID=42", sizeof("SLURM_JOB_ID=42"));
+	exec.env_len = sizeof("SLURM_JOB_ID=42");
+	les_enrich_exec(r->enricher, &exec);
+	les_consumer_init(&r->consumer, &r->opts, &r->observed, &r->out, "n1");
+	r->consumer.enricher = r->enricher;
+	ck_assert_int_eq(les_consumer_add_event_sink(&r->consumer, les_prom_add, p), 0);
+}
+
+static void rig_close(struct rig *r)
+{
+	les_sink_file_close(&r->out);
+	les_enrich_free(r->enricher);
+	les_observed_free(&r->observed);
+}
+
+static struct les_task submitter(void)
+{
+	struct les_task t = { .pid = 500, .tid = 501, .uid = 1000, .gid = 1000 };
+
+	memcpy(t.comm, "ior", 4);
+	return t;
+}
+
+/* A PtlRPC request's record, as the kernel sends it when the request completes. */
+static void complete_request(struct rig *r)
+{
+	struct les_rec_rpc rec = {
+		.kind = LES_REC_RPC,
+		.proto = LES_PROTO_PTLRPC,
+		.rpc_op = LES_RPC_OP_REQUEST,
+		.ts_ns = 1000,
+		.latency_ns = 2000000,
+		.dev = KDEV,
+		.task = submitter(),
+	};
+
+	ck_assert_int_eq(les_consumer_on_record(&r->consumer, &rec, sizeof(rec)), 0);
+}
+
+#define WHO                                                                                   \
+	"{fs_type=\"lustre\",fs=\"scratch\",mount=\"/mnt/lustre\",uid=\"1000\",username=\"\"," \
+	"process=\"ior\",actor_type=\"batch_job\",slurm_job_id=\"42\"}"
+
+START_TEST(test_requests_in_flight)
+{
+	struct les_prom *p = make(true, false, 0);
+	static struct les_kernel_stats ks;
+	struct les_task t = submitter();
+	struct rig r;
+	char *text;
+
+	rig_open(&r, p);
+	complete_request(&r);
+	/* two PtlRPC requests of the job in flight, one FUSE request of unknown mount */
+	memset(&ks, 0, sizeof(ks));
+	ks.tasks[0] = (struct les_inflight_task){ .dev = KDEV, .proto = LES_PROTO_PTLRPC, .task = t };
+	ks.tasks[1] = ks.tasks[0];
+	ks.tasks[2] = (struct les_inflight_task){ .dev = 0, .proto = LES_PROTO_FUSE, .task = t };
+	ks.n_tasks = 3;
+	les_prom_update_stats(p, &r.consumer, &ks);
+	text = render(p);
+	assert_has_line(text, "lustre_client_ptlrpc_requests_completed_total" WHO " 1");
+	assert_has_line(text, "lustre_client_ptlrpc_requests_started_total" WHO " 3");
+	assert_has_line(text, "lustre_client_inflight_requests" WHO " 2");
+	assert_has_line(text, "lustre_client_inflight_requests{fs_type=\"fuse\",fs=\"\",mount=\"\","
+			      "uid=\"1000\",username=\"\",process=\"ior\",actor_type=\"batch_job\","
+			      "slurm_job_id=\"42\"} 1");
+	free(text);
+
+	/* both complete: the gauge falls to 0, started never goes back */
+	complete_request(&r);
+	complete_request(&r);
+	ks.n_tasks = 0;
+	ks.n_tasks_over = 5;
+	les_prom_update_stats(p, &r.consumer, &ks);
+	text = render(p);
+	assert_has_line(text, "lustre_client_ptlrpc_requests_completed_total" WHO " 3");
+	assert_has_line(text, "lustre_client_ptlrpc_requests_started_total" WHO " 3");
+	assert_has_line(text, "lustre_client_inflight_requests" WHO " 0");
+	assert_has_line(text, "lustre_ebpf_stream_inflight_unlabeled 5");
+	free(text);
+
+	/* a record's completion before the next read: started follows at once */
+	complete_request(&r);
+	text = render(p);
+	assert_has_line(text, "lustre_client_ptlrpc_requests_started_total" WHO " 4");
+	free(text);
+	rig_close(&r);
+	les_prom_free(p);
+}
+END_TEST
 
 START_TEST(test_escape_label)
 {
@@ -139,6 +278,7 @@ START_TEST(test_render_families)
 				   .type = "rpc_event",
 				   .fs_type = "nfs",
 				   .event = "resend",
+				   .event_id = LES_EV_RESEND,
 				   .op = "resend"};
 	char *text;
 
@@ -349,6 +489,7 @@ static Suite *prom_suite(void)
 	tcase_add_test(tc, test_escape_label);
 	tcase_add_test(tc, test_parse_listen);
 	tcase_add_test(tc, test_render_families);
+	tcase_add_test(tc, test_requests_in_flight);
 	tcase_add_test(tc, test_cardinality_flags);
 	suite_add_tcase(s, tc);
 

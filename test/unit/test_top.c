@@ -3,6 +3,7 @@
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
+#include "ops.h"
 #include "les_record.h"
 #include "top.h"
 
@@ -10,7 +11,7 @@ static struct les_event access_ev(const char *job, const char *user, const char 
 				  const char *op, uint64_t latency_ns, uint64_t bytes, int err)
 {
 	struct les_event ev = {
-		.kind = LES_REC_ACCESS, .type = "access", .mount = "/mnt/l", .op = op,
+		.kind = LES_REC_ACCESS, .type = "access", .mount = "/mnt/l", .op = op, .access_op = (unsigned int)les_op_from_name(op),
 		.latency_ns = latency_ns, .bytes = bytes, .err = err, .username = user,
 		.process = process, .comm = process, .job_id = job, .uid = 1000,
 	};
@@ -53,7 +54,7 @@ START_TEST(test_rows_by_job_and_process)
 	}
 	/* Two sunrpc requests: the header gives their mean backlog and rtt. */
 	for (int i = 1; i <= 2; i++) {
-		struct les_event rpc = { .kind = LES_REC_RPC, .type = "rpc", .proto = "sunrpc",
+		struct les_event rpc = { .kind = LES_REC_RPC, .type = "rpc", .proto = "sunrpc", .proto_id = LES_PROTO_SUNRPC,
 					 .op = "read", .backlog_ns = 1000 * i, .rtt_ns = 2000000 * i };
 
 		les_top_event(t, &rpc);
