@@ -89,7 +89,11 @@ struct fuse_end_tp_ctx {
 #if defined(__TARGET_ARCH_x86)
 #define SYSCALL_NR(regs) BPF_CORE_READ((regs), orig_ax)
 #elif defined(__TARGET_ARCH_arm64)
-#define SYSCALL_NR(regs) BPF_CORE_READ((struct pt_regs___arm64 *)(regs), syscallno)
+/*
+ * In arm64's own pt_regs (its vmlinux.h), as orig_ax is in x86's; libbpf's
+ * pt_regs___arm64 flavour has only orig_x0.
+ */
+#define SYSCALL_NR(regs) BPF_CORE_READ((regs), syscallno)
 #else
 #error "SYSCALL_NR: add this architecture"
 #endif

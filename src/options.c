@@ -445,6 +445,28 @@ static int parse_attach(const char *arg, enum les_attach_mode *out)
 	return usage_error("invalid --attach '%s': expected auto, fentry, kprobe or syscall", arg);
 }
 
+/*
+ * An output this binary was configured without (-DLES_WITH_KAFKA=OFF,
+ * -DLES_WITH_PROMETHEUS=OFF): asking for it is a usage error, said in one
+ * line that names the option and the missing output.
+ */
+static int not_built_in(int opt, const char *output, const char *cmake_option)
+{
+	const char *name = NULL;
+
+	for (const struct option *lo = long_options; lo->name && !name; lo++)
+		if (lo->val == opt)
+			name = lo->name;
+	err_begin();
+	if (name)
+		fprintf(stderr, "--%s: ", name);
+	else
+		fprintf(stderr, "-%c: ", opt);
+	fprintf(stderr, "the %s is not built into this binary (configured with %s=OFF)\n", output,
+		cmake_option);
+	return LES_EXIT_USAGE;
+}
+
 static int parse_kafka_key(const char *arg, enum les_kafka_key *out)
 {
 	static const char *const names[] = {
@@ -484,6 +506,8 @@ static int parse_kafka_opt(struct les_options *o, int opt, const char *arg)
 {
 	uint64_t v;
 
+	if (!LES_HAVE_KAFKA)
+		return not_built_in(opt, "Kafka output", "LES_WITH_KAFKA");
 	switch (opt) {
 	case OPT_KAFKA_BROKERS:
 		o->kafka_brokers = arg;
@@ -551,6 +575,8 @@ static int parse_aggregate_opt(struct les_options *o, int opt, const char *arg)
 		o->records = true;
 		return 0;
 	case OPT_PROMETHEUS:
+		if (!LES_HAVE_PROMETHEUS)
+			return not_built_in(opt, "Prometheus endpoint", "LES_WITH_PROMETHEUS");
 		if (les_prom_parse_listen(arg, host, sizeof(host), &port))
 			return usage_error("invalid --prometheus '%s': expected [HOST]:PORT", arg);
 		o->prom_listen = arg;

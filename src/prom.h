@@ -19,6 +19,16 @@
 #include <stdint.h>
 #include "event.h"
 
+/*
+ * 0 in a binary configured with -DLES_WITH_PROMETHEUS=OFF: the options
+ * refuse --prometheus, and src/not_built.c stands in for this module.
+ */
+#ifdef LES_WITHOUT_PROMETHEUS
+#define LES_HAVE_PROMETHEUS 0
+#else
+#define LES_HAVE_PROMETHEUS 1
+#endif
+
 #define LES_PROM_PATH_DEFAULT	"/metrics"
 #define LES_PROM_TTL_DEFAULT_NS (600ULL * 1000000000ULL) /* 10m */
 #define LES_PROM_MAX_SERIES	200000 /* beyond this, new series are dropped, counted */

@@ -23,10 +23,19 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include <librdkafka/rdkafka.h>
 #include "event.h"
 #include "json.h"
 #include "options.h"
+
+/*
+ * 0 in a binary configured with -DLES_WITH_KAFKA=OFF: the options refuse
+ * every Kafka setting, and src/not_built.c stands in for this module.
+ */
+#ifdef LES_WITHOUT_KAFKA
+#define LES_HAVE_KAFKA 0
+#else
+#define LES_HAVE_KAFKA 1
+#include <librdkafka/rdkafka.h>
 
 /* Distinct error codes counted one by one; rarer ones are added to "other". */
 #define LES_KAFKA_ERR_SLOTS 8
@@ -35,6 +44,7 @@ struct les_kafka_err_count {
 	rd_kafka_resp_err_t err;
 	uint64_t n;
 };
+#endif
 
 struct les_kafka_counters {
 	uint64_t produced; /* accepted into librdkafka's queue */
@@ -86,8 +96,10 @@ void les_sink_kafka_counters(const struct les_sink_kafka *k, struct les_kafka_co
  */
 uint64_t les_sink_kafka_close(struct les_sink_kafka *k);
 
+#if LES_HAVE_KAFKA
 /* The librdkafka handle, for tests that drive the mock cluster. */
 rd_kafka_t *les_sink_kafka_handle(struct les_sink_kafka *k);
+#endif
 
 #define LES_KAFKA_KEY_BUF 16 /* holds a decimal uid */
 

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The optional outputs' entry points in a binary configured without them
+ * (-DLES_WITH_KAFKA=OFF, -DLES_WITH_PROMETHEUS=OFF), so that main wires the
+ * stages the same way in every build. They are never reached with the
+ * output asked for: the options refuse its settings first (src/options.c,
+ * not_built_in), so each behaves as the real module does when its output
+ * is not configured. Empty when both outputs are built.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include "prom.h"
+#include "sink_kafka.h"
+
+#if !LES_HAVE_KAFKA
+int les_sink_kafka_check(const struct les_options *o, char *err, size_t err_size)
+{
+	(void)o, (void)err, (void)err_size;
+	return 0;
+}
+
+int les_sink_kafka_open(struct les_sink_kafka **out, const struct les_options *o, char *err,
+			size_t err_size)
+{
+	(void)o, (void)err, (void)err_size;
+	*out = NULL;
+	return 0;
+}
+
+int les_sink_kafka_line(void *ctx, const struct les_event *ev)
+{
+	(void)ctx, (void)ev;
+	return 0;
+}
+
+void les_sink_kafka_poll(struct les_sink_kafka *k)
+{
+	(void)k;
+}
+
+uint64_t les_sink_kafka_flush(struct les_sink_kafka *k, uint64_t timeout_ns)
+{
+	(void)k, (void)timeout_ns;
+	return 0;
+}
+
+void les_sink_kafka_stats(void *ctx, struct jw *w)
+{
+	(void)ctx, (void)w;
+}
+
+uint64_t les_sink_kafka_close(struct les_sink_kafka *k)
+{
+	(void)k;
+	return 0;
+}
+
+void les_kafka_properties_show(FILE *out)
+{
+	(void)out;
+}
+#endif /* !LES_HAVE_KAFKA */
+
+#if !LES_HAVE_PROMETHEUS
+int les_prom_parse_listen(const char *s, char *host, size_t host_cap, uint16_t *port)
+{
+	(void)s, (void)host, (void)host_cap, (void)port;
+	return -EINVAL;
+}
+
+int les_prom_attach(struct les_prom **out, struct les_consumer *c, const struct les_options *o,
+		    char *err, size_t errlen)
+{
+	(void)c, (void)o;
+	*out = NULL;
+	snprintf(err, errlen, "the Prometheus endpoint is not built into this binary");
+	return -ENOTSUP;
+}
+
+uint16_t les_prom_port(const struct les_prom *p)
+{
+	(void)p;
+	return 0;
+}
+
+void les_prom_tick(struct les_prom *p, uint64_t now_ns)
+{
+	(void)p, (void)now_ns;
+}
+
+void les_prom_update_stats(struct les_prom *p, const struct les_consumer *c,
+			   const struct les_kernel_stats *ks)
+{
+	(void)p, (void)c, (void)ks;
+}
+
+void les_prom_free(struct les_prom *p)
+{
+	(void)p;
+}
+#endif /* !LES_HAVE_PROMETHEUS */
