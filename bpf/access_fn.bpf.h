@@ -23,6 +23,8 @@
 #ifndef LES_ACCESS_FN_BPF_H
 #define LES_ACCESS_FN_BPF_H
 
+#include "common.bpf.h"
+
 #define FN_ENOENT    2
 #define FN_ECHILD    10
 #define FN_MAX_ERRNO 4095
@@ -45,26 +47,6 @@
 #define FN_DESC_LEN 128
 const volatile struct les_fn_desc fn_desc[FN_DESC_LEN] = {};
 #define FN_DESC(slot) (fn_desc[(slot) & (FN_DESC_LEN - 1)])
-
-/*
- * Observed superblock dev -> bitmap of the ops (1 << enum les_access_op)
- * that function probes report on that mount, for the syscall fallback to
- * skip (see fn_covers_op).
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, LES_MAX_MOUNTS);
-	__type(key, __u32);
-	__type(value, __u32);
-} fn_covered SEC(".maps");
-
-/* Whether function probes already report op on the mount of dev. */
-static __always_inline bool fn_covers_op(__u32 dev, __u32 op)
-{
-	__u32 *ops = bpf_map_lookup_elem(&fn_covered, &dev);
-
-	return ops && op < 32 && (*ops & (1u << op));
-}
 
 static __always_inline __s32 fn_key(__u32 slot)
 {
@@ -385,19 +367,6 @@ static __always_inline int fn_exit(__u32 slot, __u64 ret, __u8 method, bool obse
  * The verifier still checks a wrapper per program, with that program's
  * constant slot.
  */
-
-/*
- * Argument i of a tracing program's context, as a plain number: read
- * through the helper so that the verifier never sees a typed kernel pointer
- * (ORed, compared or negated later) whatever the function's prototype.
- */
-static __always_inline __u64 fn_ctx_arg(__u64 *ctx, __u32 i)
-{
-	__u64 val = 0;
-
-	bpf_probe_read_kernel(&val, sizeof(val), &ctx[i & 15]);
-	return val;
-}
 
 static __noinline int fn_fentry(__u64 *ctx, __u32 slot)
 {

@@ -21,6 +21,8 @@
 #ifndef LES_ACCESS_SYSCALL_BPF_H
 #define LES_ACCESS_SYSCALL_BPF_H
 
+#include "common.bpf.h"
+
 #define LES_AT_FDCWD	   -100
 #define LES_AT_REMOVEDIR   0x200
 #define LES_O_CREAT	   0100

@@ -3,7 +3,13 @@
 #ifndef LES_COMMON_BPF_H
 #define LES_COMMON_BPF_H
 
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "les_record.h"
 #include "les_maps.h"
+#include "compat.h"
 
 /* --- settings, written by userspace between open and load --------------- */
 
@@ -282,34 +288,36 @@ static __always_inline struct op_frame *current_frame(struct thread_ops *ops)
 }
 
 /*
- * Every field of an rpc record, zeroed or set: reserve() does not clear, and
- * a field left out would carry ring garbage to users. Callers set the rest.
+ * Observed superblock dev -> bitmap of the ops (1 << enum les_access_op)
+ * that function probes report on that mount, for the syscall fallback to
+ * skip (see fn_covers_op).
  */
-static __always_inline void rpc_rec_init(struct les_rec_rpc *rec, __u16 proto, __u16 rpc_op,
-					 __u64 now, __u64 latency)
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LES_MAX_MOUNTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} fn_covered SEC(".maps");
+
+/* Whether function probes already report op on the mount of dev. */
+static __always_inline bool fn_covers_op(__u32 dev, __u32 op)
 {
-	rec->kind = LES_REC_RPC;
-	rec->proto = proto;
-	rec->opcode = 0;
-	rec->ts_ns = now;
-	rec->latency_ns = latency;
-	rec->bytes = 0;
-	rec->parent_op_id = 0;
-	rec->req_id = 0;
-	rec->backlog_ns = 0;
-	rec->rtt_ns = 0;
-	rec->execute_ns = 0;
-	rec->cgroup_id = 0;
-	rec->dev = 0;
-	rec->err = 0;
-	rec->worker_pid = 0;
-	rec->flags = 0;
-	rec->prog = 0;
-	rec->vers = 0;
-	rec->rpc_op = rpc_op;
-	__builtin_memset(rec->worker_comm, 0, LES_COMM_LEN);
-	__builtin_memset(rec->name, 0, LES_RPC_NAME_LEN);
-	__builtin_memset(rec->jobid, 0, LES_JOBID_LEN);
+	__u32 *ops = bpf_map_lookup_elem(&fn_covered, &dev);
+
+	return ops && op < 32 && (*ops & (1u << op));
+}
+
+/*
+ * Argument i of a tracing program's context, as a plain number: read
+ * through the helper so that the verifier never sees a typed kernel pointer
+ * (ORed, compared or negated later) whatever the function's prototype.
+ */
+static __always_inline __u64 fn_ctx_arg(__u64 *ctx, __u32 i)
+{
+	__u64 val = 0;
+
+	bpf_probe_read_kernel(&val, sizeof(val), &ctx[i & 15]);
+	return val;
 }
 
 #endif /* LES_COMMON_BPF_H */

@@ -10,6 +10,9 @@
 #ifndef LES_COMPAT_H
 #define LES_COMPAT_H
 
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
 /*
  * include/linux/fs.h: a file that ->atomic_open (or the VFS for ->create)
  * created carries FMODE_CREATED in f_mode; the flag has had this value
@@ -97,5 +100,39 @@ struct fuse_end_tp_ctx {
 #else
 #error "SYSCALL_NR: add this architecture"
 #endif
+
+/* net/sunrpc (include/linux/sunrpc/sched.h, clnt.h, xprt.h). */
+struct rpc_procinfo___les {
+	__u32 p_proc;
+	const char *p_name;
+} __attribute__((preserve_access_index));
+
+struct rpc_message___les {
+	const struct rpc_procinfo___les *rpc_proc;
+} __attribute__((preserve_access_index));
+
+struct rpc_clnt___les {
+	__u32 cl_prog;
+	__u32 cl_vers;
+} __attribute__((preserve_access_index));
+
+struct rpc_task___les;
+
+struct rpc_rqst___les {
+	__u32 rq_xid; /* __be32 */
+	struct rpc_task___les *rq_task;
+} __attribute__((preserve_access_index));
+
+struct rpc_task___les {
+	int tk_status;
+	struct rpc_message___les tk_msg;
+	struct rpc_clnt___les *tk_client;
+	struct rpc_rqst___les *tk_rqstp;
+} __attribute__((preserve_access_index));
+
+/* Lustre's ptlrpc (lustre/include/lustre_net.h): only the request message. */
+struct ptlrpc_request___les {
+	void *rq_reqmsg;
+} __attribute__((preserve_access_index));
 
 #endif /* LES_COMPAT_H */

@@ -8,6 +8,8 @@
 #ifndef LES_PROC_BPF_H
 #define LES_PROC_BPF_H
 
+#include "common.bpf.h"
+
 #define LES_PF_KTHREAD 0x00200000 /* include/linux/sched.h */
 
 /* Notices are not records: their drops are counted apart. */

@@ -12,6 +12,8 @@
 #ifndef LES_RPC_FUSE_BPF_H
 #define LES_RPC_FUSE_BPF_H
 
+#include "rpc_common.bpf.h"
+
 #define FUSE_READ_OPCODE	15
 #define FUSE_WRITE_OPCODE	16
 #define FUSE_READDIR_OPCODE	28

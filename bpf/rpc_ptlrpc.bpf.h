@@ -49,6 +49,8 @@
 #ifndef LES_RPC_PTLRPC_BPF_H
 #define LES_RPC_PTLRPC_BPF_H
 
+#include "rpc_common.bpf.h"
+
 /* Wire constants, lustre/include/uapi/linux/lustre/lustre_idl.h. */
 #define PTL_MSG_MAGIC_V2	0x0BD00BD3
 #define PTL_RPC_MSG_REQUEST	4711
@@ -74,17 +76,6 @@ const volatile bool ptlrpc_brw_probed = false;
  */
 const volatile __s32 ptlrpc_reqmsg_off = -1;
 
-/*
- * Per protocol: keep requests whose mount is unknown (no access op in
- * flight on the submitter). Userspace sets it when a mount of that
- * protocol's filesystem is observed, so that a Lustre client's pings do not
- * show up when only FUSE mounts are watched.
- */
-bool rpc_unattributed[LES_PROTO_MAX] = {};
-
-struct ptlrpc_request___les {
-	void *rq_reqmsg;
-} __attribute__((preserve_access_index));
 
 /* Value types in les_maps.h. */
 struct {
@@ -222,19 +213,6 @@ static __always_inline void ptl_learn_jobid(struct ptlrpc_req *v, __u64 req)
 static __always_inline struct op_frame *ptl_current_frame(void)
 {
 	return current_frame(thread_ops_get((__u32)bpf_get_current_pid_tgid()));
-}
-
-/* Make the current thread the worker of v when it is not the submitter. */
-static __always_inline void rpc_set_worker(__u32 submitter_tid, __u32 *flags, __u32 *worker_pid,
-					   char *worker_comm)
-{
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-
-	if (tid == submitter_tid || (*flags & LES_RPC_F_ASYNC))
-		return;
-	*flags |= LES_RPC_F_ASYNC;
-	*worker_pid = tid;
-	bpf_get_current_comm(worker_comm, LES_COMM_LEN);
 }
 
 /*

@@ -30,34 +30,7 @@
 #define LES_RPC_SUNRPC_BPF_H
 
 #include <bpf/bpf_endian.h>
-
-struct rpc_procinfo___les {
-	__u32 p_proc;
-	const char *p_name;
-} __attribute__((preserve_access_index));
-
-struct rpc_message___les {
-	const struct rpc_procinfo___les *rpc_proc;
-} __attribute__((preserve_access_index));
-
-struct rpc_clnt___les {
-	__u32 cl_prog;
-	__u32 cl_vers;
-} __attribute__((preserve_access_index));
-
-struct rpc_task___les;
-
-struct rpc_rqst___les {
-	__u32 rq_xid; /* __be32 */
-	struct rpc_task___les *rq_task;
-} __attribute__((preserve_access_index));
-
-struct rpc_task___les {
-	int tk_status;
-	struct rpc_message___les tk_msg;
-	struct rpc_clnt___les *tk_client;
-	struct rpc_rqst___les *tk_rqstp;
-} __attribute__((preserve_access_index));
+#include "rpc_common.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
