@@ -4,17 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include "clock.h"
 #include "consumer.h"
 #include "filter.h"
 #include "ops.h"
-
-static uint64_t mono_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 void les_consumer_init(struct les_consumer *c, const struct les_options *opts,
 		       const struct les_observed *observed, struct les_sink_file *file,
@@ -26,7 +19,7 @@ void les_consumer_init(struct les_consumer *c, const struct les_options *opts,
 	c->file = file;
 	les_fmt_ctx_init(&c->fmt, host, opts->file_id);
 	jw_init(&c->jw, c->line, sizeof(c->line));
-	c->start_mono_ns = mono_now_ns();
+	c->start_mono_ns = les_mono_ns();
 	c->records_to_lines = true;
 	snprintf(c->host, sizeof(c->host), "%s", host);
 }
@@ -437,7 +430,7 @@ void les_refusals_json(struct jw *w, const struct les_refusals *refused)
 int les_consumer_emit_stats(struct les_consumer *c, const struct les_kernel_stats *ks, bool final)
 {
 	struct jw *w = &c->jw;
-	uint64_t now = mono_now_ns();
+	uint64_t now = les_mono_ns();
 
 	les_fmt_ctx_sync_clock(&c->fmt);
 	jw_reset(w);
@@ -495,7 +488,7 @@ int les_consumer_emit_notice(struct les_consumer *c, const char *what,
 	jw_reset(w);
 	jw_obj_begin(w);
 	jw_kv_cstr(w, "type", "notice");
-	jw_kv_time(w, "ts", les_fmt_epoch_ns(&c->fmt, mono_now_ns()));
+	jw_kv_time(w, "ts", les_fmt_epoch_ns(&c->fmt, les_mono_ns()));
 	jw_raw_members(w, c->fmt.host_json, c->fmt.host_json_len);
 	jw_kv_cstr(w, "notice", what);
 	jw_raw_members(w, m->json, m->json_len);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
 #include "cgroup.h"
 #include "enrich.h"
 #include "jobid.h"
@@ -101,14 +102,6 @@ struct les_enricher {
 
 	struct les_enrich_stats stats;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static uint64_t hash_bytes(const void *p, size_t n)
 {
@@ -458,7 +451,7 @@ static void user_prefetch(struct les_enricher *e, uint32_t uid)
 		return;
 	pthread_mutex_lock(&e->user_lock);
 	u = les_lru_put(&e->users, uid, &created);
-	if (created || (u->state == USER_RESOLVED && u->expires_ns < mono_ns())) {
+	if (created || (u->state == USER_RESOLVED && u->expires_ns < les_mono_ns())) {
 		u->state = USER_PENDING;
 		user_enqueue(e, uid);
 	}
@@ -491,7 +484,7 @@ static void *user_resolver(void *arg)
 		u = les_lru_put(&e->users, uid, NULL);
 		u->state = USER_RESOLVED;
 		u->has_name = res != NULL;
-		u->expires_ns = mono_ns() + (res ? USER_TTL_NS : USER_NEG_TTL_NS);
+		u->expires_ns = les_mono_ns() + (res ? USER_TTL_NS : USER_NEG_TTL_NS);
 		snprintf(u->name, sizeof(u->name), "%s", res ? res->pw_name : "");
 		__atomic_add_fetch(&e->user_gen, 1, __ATOMIC_RELEASE);
 		pthread_cond_broadcast(&e->user_done_cond);
@@ -542,7 +535,7 @@ static void user_lookup(struct les_enricher *e, uint32_t uid, struct les_enriche
 		return;
 	pthread_mutex_lock(&e->user_lock);
 	u = les_lru_put(&e->users, uid, &created);
-	if (created || (u->state == USER_RESOLVED && u->expires_ns < mono_ns())) {
+	if (created || (u->state == USER_RESOLVED && u->expires_ns < les_mono_ns())) {
 		u->state = USER_PENDING;
 		u->waited = 0;
 		user_enqueue(e, uid);

@@ -2,17 +2,10 @@
 /* Records to JSON Lines. Field names are part of the tool's interface. */
 #include <string.h>
 #include <time.h>
+#include "clock.h"
 #include "format.h"
 #include "ops.h"
 #include "rpcprobes.h"
-
-static int64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 /* Members encoded by fill into m, without braces; empty when they do not fit. */
 static void encode_members(struct les_fmt_members *m,
@@ -77,7 +70,7 @@ void les_fmt_ctx_init(struct les_fmt_ctx *fc, const char *host, bool file_id)
 
 void les_fmt_ctx_sync_clock(struct les_fmt_ctx *fc)
 {
-	fc->mono_to_epoch_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+	fc->mono_to_epoch_ns = (int64_t)les_clock_ns(CLOCK_REALTIME) - (int64_t)les_clock_ns(CLOCK_MONOTONIC);
 }
 
 uint64_t les_fmt_epoch_ns(const struct les_fmt_ctx *fc, uint64_t mono_ns)

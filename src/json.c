@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include "clock.h"
 #include "json.h"
 
 #define likely(x)   __builtin_expect(!!(x), 1)
@@ -630,7 +631,6 @@ void jw_raw_members(struct jw *w, const char *members, size_t n)
 
 /* --- time ------------------------------------------------------------- */
 
-#define NSEC_PER_SEC 1000000000ULL
 #define SEC_PER_DAY  86400U
 
 /* Days in a 400-year Gregorian cycle, a 4-year cycle, and from 0000-03-01 to 1970-01-01. */
@@ -671,8 +671,8 @@ static inline void put_pair(char *p, unsigned v)
 /* Exactly JW_RFC3339_NS_LEN bytes, no NUL. */
 static void format_rfc3339_ns(char *p, uint64_t epoch_ns)
 {
-	uint64_t secs = epoch_ns / NSEC_PER_SEC;
-	unsigned nsec = (unsigned)(epoch_ns % NSEC_PER_SEC);
+	uint64_t secs = epoch_ns / LES_NS_PER_SEC;
+	unsigned nsec = (unsigned)(epoch_ns % LES_NS_PER_SEC);
 	unsigned sec_of_day = (unsigned)(secs % SEC_PER_DAY);
 	unsigned year, month, day;
 
@@ -717,8 +717,8 @@ static void format_rfc3339_ns_cached(char *p, uint64_t epoch_ns)
 {
 	static __thread uint64_t cached_sec = UINT64_MAX;
 	static __thread char cached[20]; /* "2026-11-30T01:02:03." */
-	uint64_t secs = epoch_ns / NSEC_PER_SEC;
-	unsigned nsec = (unsigned)(epoch_ns % NSEC_PER_SEC);
+	uint64_t secs = epoch_ns / LES_NS_PER_SEC;
+	unsigned nsec = (unsigned)(epoch_ns % LES_NS_PER_SEC);
 
 	if (secs != cached_sec) {
 		format_rfc3339_ns(p, epoch_ns);

@@ -15,6 +15,7 @@
 #include <linux/capability.h>
 #include <sys/syscall.h>
 #include <bpf/libbpf.h>
+#include "clock.h"
 #include "aggregate.h"
 #include "consumer.h"
 #include "enrich.h"
@@ -115,14 +116,6 @@ static int preflight(void)
 	return 0;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static int select_mounts(const struct les_options *o, struct les_observed *obs)
 {
 	struct les_mount_table table;
@@ -221,7 +214,7 @@ static void warn_output_drops(const struct les_consumer *c, const struct les_opt
 		f->path ? f->path : "stdout", strerror(f->last_errno), f->dropped,
 		f->records_dropped);
 	reported = f->dropped;
-	next = now + (o->stats_interval_ns ? o->stats_interval_ns : 10000000000ULL);
+	next = now + (o->stats_interval_ns ? o->stats_interval_ns : 10 * LES_NS_PER_SEC);
 }
 
 static struct les_mountwatch mountwatch = { .fd = -1 };
@@ -282,7 +275,7 @@ static void tick_prometheus(struct les_consumer *c, struct les_tracer *t, uint64
 	les_tracer_read_stats(t, &ks);
 	les_prom_update_stats(prom, c, &ks);
 	les_prom_tick(prom, now);
-	next = now + 1000000000ULL;
+	next = now + LES_NS_PER_SEC;
 }
 
 /* SIGHUP: close and reopen the output file (the old one was rotated away). */
@@ -313,7 +306,7 @@ static void tick_status(struct les_consumer *c, struct les_tracer *t, uint64_t n
 	les_tracer_read_stats(t, &ks);
 	les_status_update(&status, now, now - start, o->duration_ns, c->emitted,
 			  ks.counters[LES_CNT_RB_DROPPED] + les_consumer_dropped(c));
-	next = now + 1000000000ULL;
+	next = now + LES_NS_PER_SEC;
 }
 
 /* Summary on stderr when the run ends, with the final stats record's numbers. */
@@ -326,7 +319,7 @@ static void print_summary(struct les_consumer *c, struct les_tracer *t)
 	if (!summary)
 		return;
 	les_tracer_read_stats(t, &ks);
-	tot.elapsed_ns = mono_ns() - c->start_mono_ns;
+	tot.elapsed_ns = les_mono_ns() - c->start_mono_ns;
 	tot.emitted = c->emitted;
 	tot.dropped = ks.counters[LES_CNT_RB_DROPPED] + les_consumer_dropped(c);
 	tot.filtered = ks.counters[LES_CNT_FILTERED] + c->filtered_userspace;
@@ -439,7 +432,7 @@ static void tick_top(struct les_consumer *c, struct les_tracer *t, uint64_t now,
 
 static int run(struct les_consumer *c, struct les_tracer *t, const struct les_options *o)
 {
-	uint64_t start = mono_ns(), next_stats = start + o->stats_interval_ns;
+	uint64_t start = les_mono_ns(), next_stats = start + o->stats_interval_ns;
 	int err = 0;
 
 	while (!exiting && !c->stop) {
@@ -460,7 +453,7 @@ static int run(struct les_consumer *c, struct les_tracer *t, const struct les_op
 		les_sink_file_flush(c->file);
 		reopen_if_asked(c, o);
 		les_sink_kafka_poll(kafka);
-		now = mono_ns();
+		now = les_mono_ns();
 		tick_status(c, t, now, start, o);
 		warn_output_drops(c, o, now);
 		if (les_mountwatch_changed(&mountwatch))
@@ -486,7 +479,7 @@ static int run(struct les_consumer *c, struct les_tracer *t, const struct les_op
 	c->draining = true;
 	les_tracer_poll(t, 0);
 	/* The last window is cut short: it goes out marked partial. */
-	les_aggregate_flush(aggregator, les_fmt_epoch_ns(&c->fmt, mono_ns()));
+	les_aggregate_flush(aggregator, les_fmt_epoch_ns(&c->fmt, les_mono_ns()));
 	/* The final stats record tells what Kafka could not take: flush first. */
 	les_sink_kafka_flush(kafka, o->kafka_flush_timeout_ns);
 	emit_stats(c, t, true);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "clock.h"
 #include "options.h"
 #include "config.h"
 #include "filter.h"
@@ -15,15 +16,14 @@
 #include "aggregate.h"
 #include "prom.h"
 
-#define NS_PER_SEC 1000000000ULL
 
 void les_options_defaults(struct les_options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->ringbuf_bytes = 16ULL << 20;
 	o->wakeup_bytes = 1ULL << 20;
-	o->stats_interval_ns = 10 * NS_PER_SEC;
-	o->stale_timeout_ns = 300 * NS_PER_SEC;
+	o->stats_interval_ns = 10 * LES_NS_PER_SEC;
+	o->stale_timeout_ns = 300 * LES_NS_PER_SEC;
 	o->inflight_max = 16384;
 	o->threads_max = 16384;
 	o->poll_ms = 10;
@@ -33,7 +33,7 @@ void les_options_defaults(struct les_options *o)
 	o->attach = LES_ATTACH_MODE_AUTO;
 	o->kafka_key = LES_KAFKA_KEY_JOB_ID;
 	o->kafka_queue_bytes = 256ULL << 20;
-	o->kafka_flush_timeout_ns = 10 * NS_PER_SEC;
+	o->kafka_flush_timeout_ns = 10 * LES_NS_PER_SEC;
 	o->group_by = LES_GROUP_BY_DEFAULT;
 	o->max_groups = LES_AGG_MAX_GROUPS_DEFAULT;
 	o->prom_path = LES_PROM_PATH_DEFAULT;

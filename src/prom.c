@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <microhttpd.h>
+#include "clock.h"
 #include "aggregate.h"
 #include "consumer.h"
 #include "ops.h"
@@ -256,14 +257,6 @@ static size_t make_key(struct les_prom *p, const struct les_event *ev, enum seri
 }
 
 /* --- the store ----------------------------------------------------------- */
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* Double the chains when the table is full; on ENOMEM the chains just get longer. */
 static void maybe_grow(struct les_prom *p)
@@ -508,7 +501,7 @@ static size_t inflight_key(struct les_prom *p, struct les_consumer *c,
 static void update_inflight(struct les_prom *p, struct les_consumer *c,
 			    const struct les_kernel_stats *ks)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = les_mono_ns();
 
 	pthread_mutex_lock(&p->lock);
 	p->inflight_gen++;
@@ -934,7 +927,7 @@ struct les_prom *les_prom_new(const struct les_prom_config *cfg)
 		return NULL;
 	}
 	pthread_mutex_init(&p->lock, NULL);
-	p->now_ns = mono_ns();
+	p->now_ns = les_mono_ns();
 	return p;
 }
 

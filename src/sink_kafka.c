@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "clock.h"
 #include "sink_kafka.h"
 
 #define NS_PER_MS  1000000ULL
-#define NS_PER_SEC 1000000000ULL
 
 /* A librdkafka error that repeats is logged (with -v) once per interval. */
-#define ERR_LOG_INTERVAL_NS (10 * NS_PER_SEC)
+#define ERR_LOG_INTERVAL_NS (10 * LES_NS_PER_SEC)
 /*
  * A delivered message holds its place in the local queue (and its memory)
  * until its report is served, so a burst of lines polls now and then, not
@@ -20,7 +20,7 @@
  */
 #define POLL_EVERY_PRODUCED 32
 /* The final stats line gets at least this long to leave, whatever the budget. */
-#define CLOSE_FLUSH_MIN_NS NS_PER_SEC
+#define CLOSE_FLUSH_MIN_NS LES_NS_PER_SEC
 /*
  * librdkafka bounds its queue in messages as well as in KiB. Lines are
  * longer than this, so the message bound is derived from it to let the
@@ -50,14 +50,6 @@ struct les_sink_kafka {
 	uint64_t flush_timeout_ns;
 	uint64_t flush_deadline_ns; /* 0 until the first flush */
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
-}
 
 /* --- configuration ---------------------------------------------------------- */
 
@@ -211,7 +203,7 @@ static void on_error(rd_kafka_t *rk, int code, const char *reason, void *opaque)
 {
 	struct les_sink_kafka *k = opaque;
 	rd_kafka_resp_err_t err = (rd_kafka_resp_err_t)code;
-	uint64_t now = mono_ns();
+	uint64_t now = les_mono_ns();
 	struct err_log *l;
 	char why[512];
 
@@ -473,7 +465,7 @@ void les_sink_kafka_stats(void *ctx, struct jw *w)
 /* rd_kafka_flush until deadline (monotonic ns); serves the reports too. */
 static void flush_until(struct les_sink_kafka *k, uint64_t deadline)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = les_mono_ns();
 	uint64_t left_ms = deadline > now ? (deadline - now + NS_PER_MS - 1) / NS_PER_MS : 0;
 
 	rd_kafka_flush(k->rk, left_ms > INT32_MAX ? INT32_MAX : (int)left_ms);
@@ -487,7 +479,7 @@ uint64_t les_sink_kafka_flush(struct les_sink_kafka *k, uint64_t timeout_ns)
 	if (!k)
 		return 0;
 	if (!k->flush_deadline_ns)
-		k->flush_deadline_ns = mono_ns() + timeout_ns;
+		k->flush_deadline_ns = les_mono_ns() + timeout_ns;
 	flush_until(k, k->flush_deadline_ns);
 	les_sink_kafka_counters(k, &c);
 	return c.pending;
@@ -516,7 +508,7 @@ uint64_t les_sink_kafka_close(struct les_sink_kafka *k)
 
 	if (!k)
 		return 0;
-	now = mono_ns();
+	now = les_mono_ns();
 	deadline = k->flush_deadline_ns ? k->flush_deadline_ns : now + k->flush_timeout_ns;
 	if (deadline < now + CLOSE_FLUSH_MIN_NS)
 		deadline = now + CLOSE_FLUSH_MIN_NS;

@@ -2,9 +2,9 @@
 /* End-of-capture summary and the live status line. */
 #include <stdlib.h>
 #include <string.h>
+#include "clock.h"
 #include "summary.h"
 
-#define NS_PER_SEC 1000000000ULL
 
 enum sum_type { ST_ACCESS = 0, ST_RPC, ST_RPC_EVENT, ST_MAX };
 
@@ -253,7 +253,7 @@ void les_summary_print(const struct les_summary *s, const struct les_summary_tot
 /* "1h02m03s", "2m05s", "12.3s" */
 static int fmt_dur(char *buf, size_t len, uint64_t ns)
 {
-	uint64_t s = ns / NS_PER_SEC;
+	uint64_t s = ns / LES_NS_PER_SEC;
 
 	if (s >= 3600)
 		return snprintf(buf, len, "%lluh%02llum%02llus", (unsigned long long)(s / 3600),

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "clock.h"
 #include "les_record.h" /* before the skeleton: its .rodata uses les_fn_desc */
 #include "les.skel.h"
 #include "les_maps.h"
@@ -42,14 +43,6 @@ static struct fn_state {
 	size_t n_mounts;
 	int verbose;
 } fn_state;
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 int les_tracer_open(struct les_tracer *t)
 {
@@ -634,13 +627,13 @@ static int attach_fn_multi(struct les_tracer *t)
 
 static uint64_t elapsed_us(uint64_t since_ns)
 {
-	return (mono_ns() - since_ns) / 1000;
+	return (les_mono_ns() - since_ns) / 1000;
 }
 
 static int attach_fn(struct les_tracer *t, int verbose)
 {
 	size_t n_fentry = 0, n_kprobe = 0;
-	uint64_t start = mono_ns();
+	uint64_t start = les_mono_ns();
 	int err;
 
 	for (size_t slot = 0; slot < fn_state.n_slots; slot++) {
@@ -873,7 +866,7 @@ static uint64_t sweep_map(struct bpf_map *map, size_t time_off, long live_off, u
 
 void les_tracer_sweep(struct les_tracer *t, uint64_t max_age_ns)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = les_mono_ns();
 	uint64_t cutoff = now > max_age_ns ? now - max_age_ns : 0;
 	struct les_bpf *s = t->skel;
 
@@ -944,7 +937,7 @@ int les_tracer_map_access(void *tracer)
 
 void les_tracer_detach(struct les_tracer *t)
 {
-	uint64_t start = mono_ns();
+	uint64_t start = les_mono_ns();
 	size_t n_links = t->n_links;
 
 	destroy_links(t->links, t->n_links);
