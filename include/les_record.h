@@ -6,7 +6,9 @@
  * tag, no kernel headers: this file is included by BPF C (after vmlinux.h)
  * and by userspace C (after <linux/types.h>).
  *
- * Changing a layout here changes LES_ABI_VERSION.
+ * The BPF object and the consumer are built together from this file, so
+ * there is no version to negotiate; the consumer checks each record's size
+ * against its kind, which catches a ring of another build.
  */
 #ifndef LES_RECORD_H
 #define LES_RECORD_H
@@ -14,8 +16,6 @@
 #ifndef __VMLINUX_H__ /* BPF C gets the types from vmlinux.h */
 #include <linux/types.h>
 #endif
-
-#define LES_ABI_VERSION 3
 
 /*
  * The version of the output lines' schema (docs/record.schema.json): stats
@@ -134,7 +134,7 @@ enum les_counter {
 	LES_CNT_MAX,
 };
 
-/* Probe ids for hit counting; names in src/probes.c. */
+/* Probe ids for hit counting; names in src/ops.c (les_probe_name). */
 enum les_probe_id {
 	LES_PROBE_FUSE_SEND = 0,
 	LES_PROBE_FUSE_END,
@@ -303,11 +303,7 @@ enum les_stat_kind {
 	LES_STAT_STATX, /* struct statx: stx_dev_major/minor at 136/140 */
 };
 
-/* An observed mount as BPF sees it (map "mounts", index = mount slot). */
-struct les_mount_key {
-	__u32 dev;
-};
-
+/* An observed mount's point, for path syscalls (map mount_paths, index = mount slot). */
 struct les_mount_path {
 	__u32 len; /* bytes of path, without NUL; 0 = unused slot */
 	__u32 dev;

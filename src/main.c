@@ -495,10 +495,6 @@ static int run(struct les_consumer *c, struct les_tracer *t, const struct les_op
 }
 
 /*
- * After the capability drop: librdkafka's threads block every signal and
- * would keep whatever the process held when they started.
- */
-/*
  * Under systemd with no output set, standard output is the journal: every
  * operation would become a journal entry. Refused, with what to do, and
  * exit status 2 (the unit does not restart on it).
@@ -526,6 +522,10 @@ static int check_kafka(const struct les_options *o)
 	return 0;
 }
 
+/*
+ * After the capability drop: librdkafka's threads block every signal and
+ * would keep whatever the process held when they started.
+ */
 static int open_kafka(const struct les_options *o)
 {
 	char err[512];
