@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "consumer.h"
+#include "kstats.h"
 #include "kretprobe.h"
 #include "observed.h"
 #include "options.h"
