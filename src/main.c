@@ -559,22 +559,22 @@ static int open_aggregation(struct les_consumer *c, const struct les_options *o)
 static struct les_enricher *enricher;
 
 /*
- * Enrichment options are checked before anything is loaded (usage
- * errors), by an enricher made without its resolver thread: threads are
- * started only once capabilities are dropped.
+ * The enricher, or with check only the check of the enrichment options
+ * before anything is loaded (usage errors): an enricher made without its
+ * resolver thread, as threads start only once capabilities are dropped.
  */
-static int check_enrichment(const struct les_options *o, const char *host)
+static int make_enricher(const struct les_options *o, const char *host, bool check,
+			 struct les_enricher **out)
 {
 	struct les_enrich_config cfg = o->enrich;
-	struct les_enricher *e = NULL;
 	char err[512];
 	int ret;
 
+	*out = NULL;
 	if (o->no_enrich)
 		return 0;
-	cfg.no_user_lookup = true;
-	ret = les_enrich_new(&e, &cfg, host, err, sizeof(err));
-	les_enrich_free(e);
+	cfg.no_user_lookup = cfg.no_user_lookup || check;
+	ret = les_enrich_new(out, &cfg, host, err, sizeof(err));
 	if (ret == -EINVAL)
 		return fail(LES_EXIT_USAGE, "%s (see --help)", err);
 	if (ret)
@@ -582,19 +582,13 @@ static int check_enrichment(const struct les_options *o, const char *host)
 	return 0;
 }
 
-static int open_enrichment(const struct les_options *o, const char *host)
+static int check_enrichment(const struct les_options *o, const char *host)
 {
-	char err[512];
-	int ret;
+	struct les_enricher *e;
+	int ret = make_enricher(o, host, true, &e);
 
-	if (o->no_enrich)
-		return 0;
-	ret = les_enrich_new(&enricher, &o->enrich, host, err, sizeof(err));
-	if (ret == -EINVAL)
-		return fail(LES_EXIT_USAGE, "%s (see --help)", err);
-	if (ret)
-		return fail(LES_EXIT_RUNTIME, "cannot set up enrichment: %s", strerror(-ret));
-	return 0;
+	les_enrich_free(e);
+	return ret;
 }
 
 /* A port below 1024 for --prometheus, bound after the drop, needs its capability. */
@@ -731,7 +725,7 @@ int main(int argc, char **argv)
 	ret = drop_privileges(&opts, &tracer);
 	if (ret)
 		goto cleanup;
-	ret = open_enrichment(&opts, host);
+	ret = make_enricher(&opts, host, false, &enricher);
 	if (ret)
 		goto cleanup;
 	consumer->enricher = enricher;
