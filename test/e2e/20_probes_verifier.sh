@@ -11,38 +11,12 @@
 # attaches them.
 #
 # Needs root and a built tree: LES_BUILD=build LES_SRC=. bash test/e2e/20_probes_verifier.sh
-set -u
-
-build=${LES_BUILD:-build}
-src=${LES_SRC:-.}
-passed=0
-failed=0
-work=$(mktemp -d /tmp/les-verifier.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-
-check()
-{
-	local what=$1
-	shift
-
-	if "$@"; then
-		passed=$((passed + 1))
-		echo "ok   $what"
-	else
-		failed=$((failed + 1))
-		echo "FAIL $what"
-	fi
-}
-
-die()
-{
-	echo "20_probes_verifier: $*" >&2
-	exit 1
-}
-
-[ "$(id -u)" -eq 0 ] || die "must run as root"
-[ -r "$build/bpf/les.skel.h" ] || die "no skeleton: build first ($build/bpf/les.skel.h)"
-command -v cc >/dev/null || die "no C compiler"
+. "$(dirname "$0")/lib.sh"
+les_init 20_probes_verifier cc pkg-config
+build=$LES_BUILD
+src=$LES_SRC
+work=$WORK
+[ -r "$build/bpf/les.skel.h" ] || les_fail "no skeleton: build first ($build/bpf/les.skel.h)"
 
 # The loader: opens the skeleton once per group of programs, enables only
 # that group, loads it; a group that fails is retried one program at a time
@@ -178,7 +152,7 @@ EOF
 # shellcheck disable=SC2046 # pkg-config prints several words
 cc -O1 -o "$work/loadall" "$work/loadall.c" -I"$src/include" -I"$build/bpf" \
 	$(pkg-config --cflags --libs libbpf) 2>"$work/cc.log" ||
-	{ cat "$work/cc.log"; die "cannot build the loader"; }
+	{ cat "$work/cc.log"; les_fail "cannot build the loader"; }
 
 echo "loading every program (this takes a while: ~400 programs)"
 "$work/loadall" >"$work/report" 2>"$work/stderr"
@@ -193,21 +167,20 @@ count()
 }
 
 slots=$(sed -n 's/^#define LES_FN_SLOTS \([0-9]*\).*/\1/p' "$src/include/les_record.h")
-check "loader ran without failures" test "$status" -eq 0
-check "all $((2 * slots)) kprobe/kretprobe slot programs loaded" \
+les_true "loader ran without failures" test "$status" -eq 0
+les_true "all $((2 * slots)) kprobe/kretprobe slot programs loaded" \
 	test "$(count loaded kprobe)" -eq $((2 * slots))
-check "kprobe.multi and kretprobe.multi programs loaded" test "$(count loaded kprobe_multi)" -eq 2
-check "the other programs (tracepoints, raw_tp, tp_btf) loaded" test "$(count loaded other)" -ge 4
-check "syscall fallback programs among them" grep -q "^loaded other sys_enter" "$work/report"
+les_true "kprobe.multi and kretprobe.multi programs loaded" test "$(count loaded kprobe_multi)" -eq 2
+les_true "the other programs (tracepoints, raw_tp, tp_btf) loaded" test "$(count loaded other)" -ge 4
+les_true "syscall fallback programs among them" grep -q "^loaded other sys_enter" "$work/report"
 if grep -q '^refused fentry EPERM' "$work/report"; then
 	echo "note fentry/fexit: refused with EPERM on this kernel; proven in the VM (test/vm/t_access_*.sh)"
-	check "fentry refusal is EPERM for all $((2 * slots)) programs" \
+	les_true "fentry refusal is EPERM for all $((2 * slots)) programs" \
 		grep -q "^refused fentry EPERM $((2 * slots)) programs" "$work/report"
 else
-	check "all $((2 * slots)) fentry/fexit slot programs loaded" \
+	les_true "all $((2 * slots)) fentry/fexit slot programs loaded" \
 		test "$(count loaded fentry)" -eq $((2 * slots))
 fi
 cp "$work/report" "${TMPDIR:-/tmp}/les-verifier-report.txt"
 echo "program list: ${TMPDIR:-/tmp}/les-verifier-report.txt"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+les_done

@@ -16,39 +16,13 @@
 #
 # Needs root and a built tree: LES_BUILD=build LES_SRC=. bash test/e2e/25_rpc_verifier.sh
 # LES_RPC_VERIFIER_REQUIRE=fentry,sunrpc makes those groups mandatory (the guest sets it).
-set -u
-
-build=${LES_BUILD:-build}
-src=${LES_SRC:-.}
+. "$(dirname "$0")/lib.sh"
+les_init 25_rpc_verifier cc pkg-config
+build=$LES_BUILD
+src=$LES_SRC
 require=${LES_RPC_VERIFIER_REQUIRE:-}
-passed=0
-failed=0
-work=$(mktemp -d /tmp/les-rpc-verifier.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-
-check()
-{
-	local what=$1
-	shift
-
-	if "$@"; then
-		passed=$((passed + 1))
-		echo "ok   $what"
-	else
-		failed=$((failed + 1))
-		echo "FAIL $what"
-	fi
-}
-
-die()
-{
-	echo "25_rpc_verifier: $*" >&2
-	exit 1
-}
-
-[ "$(id -u)" -eq 0 ] || die "must run as root"
-[ -r "$build/bpf/les.skel.h" ] || die "no skeleton: build first ($build/bpf/les.skel.h)"
-command -v cc >/dev/null || die "no C compiler"
+work=$WORK
+[ -r "$build/bpf/les.skel.h" ] || les_fail "no skeleton: build first ($build/bpf/les.skel.h)"
 
 cat >"$work/loadrpc.c" <<'EOF'
 #include <errno.h>
@@ -167,7 +141,7 @@ EOF
 # shellcheck disable=SC2046 # pkg-config prints several words
 cc -O1 -o "$work/loadrpc" "$work/loadrpc.c" -I"$src/include" -I"$build/bpf" \
 	$(pkg-config --cflags --libs libbpf) 2>"$work/cc.log" ||
-	{ cat "$work/cc.log"; die "cannot build the loader"; }
+	{ cat "$work/cc.log"; les_fail "cannot build the loader"; }
 
 "$work/loadrpc" >"$work/report" 2>"$work/stderr"
 status=$?
@@ -185,21 +159,21 @@ n_kprobe=$(grep -oE 'struct bpf_program \*ptl_[a-z_]*_k[pr];' "$build/bpf/les.sk
 n_fentry=$(grep -oE 'struct bpf_program \*ptl_[a-z_]*_f[ex];' "$build/bpf/les.skel.h" | sort -u | wc -l)
 n_sunrpc=$(grep -oE 'struct bpf_program \*sunrpc_[a-z_]*;' "$build/bpf/les.skel.h" | sort -u | wc -l)
 
-check "loader ran without failures" test "$status" -eq 0
-check "the object has PtlRPC/LDLM kprobes ($n_kprobe), fentry twins ($n_fentry), sunrpc ($n_sunrpc)" \
+les_true "loader ran without failures" test "$status" -eq 0
+les_true "the object has PtlRPC/LDLM kprobes ($n_kprobe), fentry twins ($n_fentry), sunrpc ($n_sunrpc)" \
 	test "$n_kprobe" -ge 15 -a "$n_fentry" -ge 13 -a "$n_sunrpc" -eq 4
-check "all $n_kprobe PtlRPC/LDLM kprobe programs loaded without an opcode offset" \
+les_true "all $n_kprobe PtlRPC/LDLM kprobe programs loaded without an opcode offset" \
 	test "$(n_progs loaded kprobe -1)" -eq "$n_kprobe"
-check "all $n_kprobe loaded with an opcode offset (opcode reader verified)" \
+les_true "all $n_kprobe loaded with an opcode offset (opcode reader verified)" \
 	test "$(n_progs loaded kprobe 32)" -eq "$n_kprobe"
 if grep -q '^refused fentry EPERM' "$work/report"; then
 	echo "note fentry/fexit twins: refused with EPERM on this kernel; proven in the VM (test/vm/t_rpc_lustre.sh)"
-	check "fentry requirement ($require) allows the refusal" \
+	les_true "fentry requirement ($require) allows the refusal" \
 		test "${require/fentry/}" = "$require"
-	check "fentry refusal covers all $n_fentry twins" \
+	les_true "fentry refusal covers all $n_fentry twins" \
 		grep -q "^refused fentry EPERM $n_fentry programs" "$work/report"
 else
-	check "all $n_fentry fentry/fexit twins loaded" test "$(n_progs loaded fentry 32)" -eq "$n_fentry"
+	les_true "all $n_fentry fentry/fexit twins loaded" test "$(n_progs loaded fentry 32)" -eq "$n_fentry"
 fi
 
 if [ -e /sys/kernel/btf/sunrpc ]; then
@@ -207,11 +181,10 @@ if [ -e /sys/kernel/btf/sunrpc ]; then
 	st=$?
 	cat "$work/sunrpc"
 	[ $st -eq 0 ] || tail -n 40 "$work/sunrpc.err"
-	check "sunrpc tp_btf programs loaded ($n_sunrpc)" \
+	les_true "sunrpc tp_btf programs loaded ($n_sunrpc)" \
 		test "$st" -eq 0 -a "$(grep -c '^loaded sunrpc ' "$work/sunrpc")" -eq "$n_sunrpc"
 else
 	echo "note sunrpc tp_btf: skipped, sunrpc is not loaded here (no /sys/kernel/btf/sunrpc); proven in the VM (test/vm/t_rpc_nfs.sh)"
-	check "sunrpc requirement ($require) allows the skip" test "${require/sunrpc/}" = "$require"
+	les_true "sunrpc requirement ($require) allows the skip" test "${require/sunrpc/}" = "$require"
 fi
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+les_done
