@@ -442,19 +442,29 @@ static void user_enqueue(struct les_enricher *e, uint32_t uid)
 	pthread_cond_signal(&e->user_cond);
 }
 
+/*
+ * The cache entry of uid, with a lookup queued when it is new or its name
+ * has expired. Called with user_lock held.
+ */
+static struct user_entry *user_entry_due(struct les_enricher *e, uint32_t uid)
+{
+	bool created;
+	struct user_entry *u = les_lru_put(&e->users, uid, &created);
+
+	if (created || (u->state == USER_RESOLVED && u->expires_ns < les_mono_ns())) {
+		u->state = USER_PENDING;
+		u->waited = 0;
+		user_enqueue(e, uid);
+	}
+	return u;
+}
+
 static void user_prefetch(struct les_enricher *e, uint32_t uid)
 {
-	struct user_entry *u;
-	bool created;
-
 	if (e->cfg.no_user_lookup || !e->user_thread_running)
 		return;
 	pthread_mutex_lock(&e->user_lock);
-	u = les_lru_put(&e->users, uid, &created);
-	if (created || (u->state == USER_RESOLVED && u->expires_ns < les_mono_ns())) {
-		u->state = USER_PENDING;
-		user_enqueue(e, uid);
-	}
+	user_entry_due(e, uid);
 	pthread_mutex_unlock(&e->user_lock);
 }
 
@@ -526,7 +536,6 @@ static void user_lookup(struct les_enricher *e, uint32_t uid, struct les_enriche
 			uint64_t *expires_ns, bool *pending)
 {
 	struct user_entry *u;
-	bool created;
 
 	out->username = NULL;
 	*expires_ns = UINT64_MAX;
@@ -534,12 +543,7 @@ static void user_lookup(struct les_enricher *e, uint32_t uid, struct les_enriche
 	if (e->cfg.no_user_lookup || !e->user_thread_running)
 		return;
 	pthread_mutex_lock(&e->user_lock);
-	u = les_lru_put(&e->users, uid, &created);
-	if (created || (u->state == USER_RESOLVED && u->expires_ns < les_mono_ns())) {
-		u->state = USER_PENDING;
-		u->waited = 0;
-		user_enqueue(e, uid);
-	}
+	u = user_entry_due(e, uid);
 	if (u->state == USER_PENDING && !u->waited)
 		wait_resolved(e, uid, &u);
 	if (u->state == USER_RESOLVED) {
