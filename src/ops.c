@@ -228,6 +228,20 @@ const char *les_probe_name(unsigned int probe)
 	return probe < LES_PROBE_MAX && names[probe] ? names[probe] : "unknown";
 }
 
+const char *les_rpc_proto_fs_type(unsigned int proto)
+{
+	switch (proto) {
+	case LES_PROTO_FUSE:
+		return "fuse";
+	case LES_PROTO_SUNRPC:
+		return "nfs";
+	case LES_PROTO_PTLRPC:
+	case LES_PROTO_LDLM:
+		return "lustre";
+	}
+	return NULL;
+}
+
 int les_rpc_proto_index(const char *name)
 {
 	for (unsigned int i = 0; name && i < LES_PROTO_MAX; i++)

@@ -40,6 +40,8 @@ const char *les_rpc_proto_name(unsigned int proto);
 const char *les_rpc_event_name(unsigned int event);
 /* The event id of an rpc_event name, or -1. */
 int les_rpc_event_index(const char *name);
+/* The fs_type a request layer serves ("fuse", "nfs", "lustre"), NULL if none. */
+const char *les_rpc_proto_fs_type(unsigned int proto);
 /* The enum les_rpc_proto of a name les_rpc_proto_name gives, -1 if none. */
 int les_rpc_proto_index(const char *name);
 /* "access", "rpc", ..., "proc_fork"; NULL for an unknown kind. */

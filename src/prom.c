@@ -467,20 +467,6 @@ void les_prom_tick(struct les_prom *p, uint64_t now_ns)
 	pthread_mutex_unlock(&p->lock);
 }
 
-/* What a request's mount does not say: the layer it was seen in. */
-static const char *proto_fs_type(unsigned int proto)
-{
-	switch (proto) {
-	case LES_PROTO_FUSE:
-		return "fuse";
-	case LES_PROTO_SUNRPC:
-		return "nfs";
-	case LES_PROTO_PTLRPC:
-		return "lustre";
-	}
-	return NULL;
-}
-
 /* The label set of a request in flight, in p->key; 0 when it does not fit. */
 static size_t inflight_key(struct les_prom *p, struct les_consumer *c,
 			   const struct les_inflight_task *it, uint64_t now_ns)
@@ -490,7 +476,7 @@ static size_t inflight_key(struct les_prom *p, struct les_consumer *c,
 	les_consumer_describe(c, &ev, now_ns, it->dev, &it->task,
 			      it->async ? LES_ACTOR_F_FS_WORK : 0);
 	if (!ev.fs_type)
-		ev.fs_type = proto_fs_type(it->proto);
+		ev.fs_type = les_rpc_proto_fs_type(it->proto);
 	return make_key(p, &ev, SK_INFLIGHT, true);
 }
 
