@@ -50,30 +50,43 @@ int les_ensure_tracefs(void)
 
 /* --- wants ------------------------------------------------------------------ */
 
-static bool listed(const char *const *list, size_t n, const char *name)
+static void copy_name(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src);
+}
+
+/* Whether name is among the n names of length stride at list. */
+static bool listed(const char *list, size_t stride, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
-		if (strcmp(list[i], name) == 0)
+		if (strcmp(list + i * stride, name) == 0)
 			return true;
 	return false;
 }
 
+/* Copy name in unless it is there, too long or the list full. */
+static void add_name(char *list, size_t stride, size_t *n, size_t max, const char *name)
+{
+	if (*n == max || strlen(name) >= stride || listed(list, stride, *n, name))
+		return;
+	memcpy(list + *n * stride, name, strlen(name) + 1);
+	(*n)++;
+}
+
 void les_kf_want_func(struct les_kf_wants *w, const char *name)
 {
-	if (w->n_func < LES_KF_WANT_MAX && !listed(w->func, w->n_func, name))
-		w->func[w->n_func++] = name;
+	add_name(w->func[0], sizeof(w->func[0]), &w->n_func, LES_KF_WANT_MAX, name);
 }
 
 void les_kf_want_module(struct les_kf_wants *w, const char *name)
 {
-	if (w->n_module < LES_KF_MODULES_MAX && !listed(w->module, w->n_module, name))
-		w->module[w->n_module++] = name;
+	add_name(w->module[0], sizeof(w->module[0]), &w->n_module, LES_KF_MODULES_MAX, name);
 }
 
 void les_kf_want_tracepoint(struct les_kf_wants *w, const char *name)
 {
-	if (w->n_tracepoint < LES_KF_TPS_MAX && !listed(w->tracepoint, w->n_tracepoint, name))
-		w->tracepoint[w->n_tracepoint++] = name;
+	add_name(w->tracepoint[0], sizeof(w->tracepoint[0]), &w->n_tracepoint, LES_KF_TPS_MAX,
+		 name);
 }
 
 void les_kf_want_type(struct les_kf_wants *w, const char *name, int kind)
@@ -81,20 +94,15 @@ void les_kf_want_type(struct les_kf_wants *w, const char *name, int kind)
 	for (size_t i = 0; i < w->n_type; i++)
 		if (w->type[i].kind == kind && strcmp(w->type[i].name, name) == 0)
 			return;
-	if (w->n_type == LES_KF_TYPES_MAX)
+	if (w->n_type == LES_KF_TYPES_MAX || strlen(name) >= sizeof(w->type[0].name))
 		return;
-	w->type[w->n_type].name = name;
+	copy_name(w->type[w->n_type].name, sizeof(w->type[0].name), name);
 	w->type[w->n_type++].kind = kind;
 }
 
-/*
- * Each member of "a|b" as "ops_struct.a", "ops_struct.b": kept in a static
- * pool, since wants hold pointers (the table's members are few and fixed).
- */
+/* Each member of "a|b" as "ops_struct.a", "ops_struct.b". */
 void les_kf_want_member(struct les_kf_wants *w, const char *ops_struct, const char *members)
 {
-	static char pool[LES_KF_WANT_MAX][LES_KF_NAME_LEN];
-	static size_t used;
 	const char *p = members;
 
 	while (*p) {
@@ -102,19 +110,8 @@ void les_kf_want_member(struct les_kf_wants *w, const char *ops_struct, const ch
 		char name[LES_KF_NAME_LEN];
 
 		snprintf(name, sizeof(name), "%s.%.*s", ops_struct, (int)len, p);
+		add_name(w->member[0], sizeof(w->member[0]), &w->n_member, LES_KF_WANT_MAX, name);
 		p += len + (p[len] == '|');
-		if (listed(w->member, w->n_member, name) || w->n_member == LES_KF_WANT_MAX)
-			continue;
-		for (size_t i = 0; i < used; i++)
-			if (strcmp(pool[i], name) == 0) {
-				w->member[w->n_member++] = pool[i];
-				name[0] = 0;
-				break;
-			}
-		if (!name[0] || used == LES_KF_WANT_MAX)
-			continue;
-		snprintf(pool[used], sizeof(pool[used]), "%s", name);
-		w->member[w->n_member++] = pool[used++];
 	}
 }
 
@@ -248,30 +245,42 @@ static int errno_parse(const char *s)
 
 /* --- gathering: kallsyms and the kprobe blacklist ------------------------- */
 
-static void copy_name(char *dst, size_t len, const char *src)
+static int cmp_name_ptr(const void *a, const void *b)
 {
-	snprintf(dst, len, "%s", src);
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Whether kallsyms' name is a wanted function or a clone of one. */
-static bool sym_wanted(const struct les_kf_wants *w, const char *name)
+/* Whether kallsyms' name is a wanted function (sorted) or a clone of one. */
+static bool sym_wanted(const char *const *sorted, size_t n, const char *name)
 {
 	size_t base = strcspn(name, ".");
+	char buf[LES_KF_NAME_LEN];
+	const char *key = buf;
 
-	for (size_t i = 0; i < w->n_func; i++)
-		if (strncmp(w->func[i], name, base) == 0 && w->func[i][base] == 0)
-			return !name[base] || clone_suffix(name + base);
-	return false;
+	if (base >= sizeof(buf))
+		return false;
+	memcpy(buf, name, base);
+	buf[base] = 0;
+	if (!bsearch(&key, sorted, n, sizeof(*sorted), cmp_name_ptr))
+		return false;
+	return !name[base] || clone_suffix(name + base);
 }
 
-/* Text symbols only; the first one of a name wins, as for kprobes by name. */
+/*
+ * Text symbols only; the first one of a name wins, as for kprobes by name.
+ * kallsyms has some 10^5 lines: each is looked up among the sorted wants.
+ */
 static void scan_kallsyms(struct les_kfacts *f, const struct les_kf_wants *w)
 {
+	const char *sorted[LES_KF_WANT_MAX];
 	FILE *in = fopen(KALLSYMS, "re");
 	char line[512];
 
 	if (!in)
 		return;
+	for (size_t i = 0; i < w->n_func; i++)
+		sorted[i] = w->func[i];
+	qsort(sorted, w->n_func, sizeof(sorted[0]), cmp_name_ptr);
 	while (fgets(line, sizeof(line), in) && f->n_sym < LES_KF_SYMS_MAX) {
 		char type, name[256], mod[64] = "";
 		unsigned long long addr;
@@ -280,7 +289,7 @@ static void scan_kallsyms(struct les_kfacts *f, const struct les_kf_wants *w)
 		if (sscanf(line, "%llx %c %255s [%63[^]]]", &addr, &type, name, mod) < 3)
 			continue;
 		if ((type != 't' && type != 'T') || strlen(name) >= LES_KF_NAME_LEN ||
-		    !sym_wanted(w, name) || les_kfacts_sym(f, name))
+		    !sym_wanted(sorted, w->n_func, name) || les_kfacts_sym(f, name))
 			continue;
 		s = &f->sym[f->n_sym++];
 		copy_name(s->name, sizeof(s->name), name);

@@ -96,20 +96,20 @@ struct les_kfacts {
 	size_t n_tracepoint;
 };
 
-/* What to ask the kernel about: names the planners' tables hold. */
+/* What to ask the kernel about: names the planners' tables hold (copied in). */
 struct les_kf_wants {
-	const char *func[LES_KF_WANT_MAX]; /* kallsyms, function BTF */
+	char func[LES_KF_WANT_MAX][LES_KF_NAME_LEN]; /* kallsyms, function BTF */
 	size_t n_func;
-	const char *member[LES_KF_WANT_MAX]; /* "ops_struct.member", vmlinux BTF */
+	char member[LES_KF_WANT_MAX][LES_KF_NAME_LEN]; /* "ops_struct.member", vmlinux BTF */
 	size_t n_member;
-	const char *module[LES_KF_MODULES_MAX];
+	char module[LES_KF_MODULES_MAX][LES_KF_MODULE_LEN];
 	size_t n_module;
 	struct {
-		const char *name;
+		char name[LES_KF_NAME_LEN];
 		int kind;
 	} type[LES_KF_TYPES_MAX]; /* in vmlinux or any module's BTF */
 	size_t n_type;
-	const char *tracepoint[LES_KF_TPS_MAX]; /* "category:event" */
+	char tracepoint[LES_KF_TPS_MAX][LES_KF_NAME_LEN]; /* "category:event" */
 	size_t n_tracepoint;
 };
 

@@ -214,7 +214,6 @@ static void plan_opcode(struct les_rpc_plan *p, const struct les_kfacts *f,
 void les_rpc_plan_wants(struct les_kf_wants *w)
 {
 	char typedef_name[LES_KF_NAME_LEN];
-	static char names[LES_RPC_FN_MAX][LES_KF_NAME_LEN];
 
 	les_kf_want_module(w, "ptlrpc");
 	les_kf_want_module(w, "sunrpc");
@@ -228,9 +227,9 @@ void les_rpc_plan_wants(struct les_kf_wants *w)
 		}
 		les_kf_want_tracepoint(w, rpc_table[i].name);
 		event = strchr(rpc_table[i].name, ':') + 1;
+		/* tp_btf needs the tracepoint's btf_trace_ typedef in BTF. */
 		snprintf(typedef_name, sizeof(typedef_name), "btf_trace_%s", event);
-		snprintf(names[i], sizeof(names[i]), "%s", typedef_name);
-		les_kf_want_type(w, names[i], BTF_KIND_TYPEDEF);
+		les_kf_want_type(w, typedef_name, BTF_KIND_TYPEDEF);
 	}
 }
 
