@@ -580,6 +580,33 @@ static const struct bpf_insn return_zero[] = {
 };
 
 /*
+ * Load a do-nothing program of type with opts, link it with attach and
+ * lopts for a moment, and say how far the kernel let it go (*err: errno).
+ */
+static enum les_kf_trial trial(enum bpf_prog_type type, const struct bpf_prog_load_opts *opts,
+			       enum bpf_attach_type attach,
+			       const struct bpf_link_create_opts *lopts, int *err)
+{
+	enum les_kf_trial result = LES_KF_OK;
+	int fd = bpf_prog_load(type, "les_trial", "GPL", return_zero, 2, opts);
+	int link;
+
+	if (fd < 0) {
+		*err = errno;
+		return LES_KF_LOAD_REFUSED;
+	}
+	link = bpf_link_create(fd, 0, attach, lopts);
+	if (link < 0) {
+		*err = errno;
+		result = LES_KF_ATTACH_REFUSED;
+	} else {
+		close(link);
+	}
+	close(fd);
+	return result;
+}
+
+/*
  * Load (and attach for a moment) a do-nothing fentry program on vfs_read:
  * a kernel may know BTF and trampolines and still refuse tracing programs
  * (lockdown, or a policy returning EPERM as on the build machines).
@@ -587,7 +614,7 @@ static const struct bpf_insn return_zero[] = {
 static void try_fentry(struct les_kfacts *f, const struct btf *vmlinux)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY);
-	int id, fd, link;
+	int id;
 
 	id = vmlinux ? btf__find_by_name_kind(vmlinux, "vfs_read", BTF_KIND_FUNC) : -1;
 	if (id < 0) {
@@ -595,21 +622,7 @@ static void try_fentry(struct les_kfacts *f, const struct btf *vmlinux)
 		return;
 	}
 	opts.attach_btf_id = (__u32)id;
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "les_fentry_ok", "GPL", return_zero, 2, &opts);
-	if (fd < 0) {
-		f->fentry = LES_KF_LOAD_REFUSED;
-		f->fentry_errno = errno;
-		return;
-	}
-	link = bpf_link_create(fd, 0, BPF_TRACE_FENTRY, NULL);
-	if (link < 0) {
-		f->fentry = LES_KF_ATTACH_REFUSED;
-		f->fentry_errno = errno;
-	} else {
-		f->fentry = LES_KF_OK;
-		close(link);
-	}
-	close(fd);
+	f->fentry = trial(BPF_PROG_TYPE_TRACING, &opts, BPF_TRACE_FENTRY, NULL, &f->fentry_errno);
 }
 
 /* An fd of the kernel BTF object called name (a module), or -1. */
@@ -645,7 +658,7 @@ static void try_fexit_wide(struct les_kf_proto *p)
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FEXIT);
 	bool module = strcmp(p->btf, "vmlinux") != 0;
 	int btf_fd = module ? kernel_btf_fd(p->btf) : 0;
-	int fd, link;
+	int err = 0;
 
 	if (btf_fd < 0) {
 		p->fexit_errno = LES_KF_NO_BTF_OBJECT;
@@ -653,14 +666,10 @@ static void try_fexit_wide(struct les_kf_proto *p)
 	}
 	opts.attach_btf_id = (__u32)p->btf_id;
 	opts.attach_btf_obj_fd = (__u32)btf_fd;
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "les_fexit_ok", "GPL", return_zero, 2, &opts);
-	link = fd < 0 ? -1 : bpf_link_create(fd, 0, BPF_TRACE_FEXIT, NULL);
-	if (link < 0)
-		p->fexit_errno = errno ? errno : EINVAL;
+	if (trial(BPF_PROG_TYPE_TRACING, &opts, BPF_TRACE_FEXIT, NULL, &err) == LES_KF_OK)
+		p->fexit_errno = 0;
 	else
-		close(link);
-	if (fd >= 0)
-		close(fd);
+		p->fexit_errno = err > 0 ? err : EINVAL;
 	if (module)
 		close(btf_fd);
 }
@@ -683,7 +692,6 @@ static void try_kprobe_multi(struct les_kfacts *f, const struct les_kf_wants *w)
 	LIBBPF_OPTS(bpf_link_create_opts, lopts);
 	const struct les_kf_sym *s = NULL;
 	unsigned long a;
-	int fd, link;
 
 	for (size_t i = 0; i < w->n_func && !s; i++) {
 		s = les_kfacts_sym(f, w->func[i]);
@@ -692,24 +700,11 @@ static void try_kprobe_multi(struct les_kfacts *f, const struct les_kf_wants *w)
 	}
 	if (!s)
 		return; /* LES_KF_NOT_TRIED */
-	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "les_kpm_ok", "GPL", return_zero, 2, &opts);
-	if (fd < 0) {
-		f->kprobe_multi = LES_KF_LOAD_REFUSED;
-		f->kprobe_multi_errno = errno;
-		return;
-	}
 	a = (unsigned long)s->addr;
 	lopts.kprobe_multi.addrs = &a;
 	lopts.kprobe_multi.cnt = 1;
-	link = bpf_link_create(fd, 0, BPF_TRACE_KPROBE_MULTI, &lopts);
-	if (link < 0) {
-		f->kprobe_multi = LES_KF_ATTACH_REFUSED;
-		f->kprobe_multi_errno = errno;
-	} else {
-		f->kprobe_multi = LES_KF_OK;
-		close(link);
-	}
-	close(fd);
+	f->kprobe_multi = trial(BPF_PROG_TYPE_KPROBE, &opts, BPF_TRACE_KPROBE_MULTI, &lopts,
+				&f->kprobe_multi_errno);
 }
 
 /*
