@@ -154,16 +154,13 @@ static int list_probes(const struct les_options *o)
 	bool loaded = false;
 	char err[256];
 
-	if (!facts)
+	if (!facts || (!o->kernel_facts_path && les_probe_facts_gather(facts))) {
+		free(facts);
 		return fail(LES_EXIT_RUNTIME, "out of memory");
-	if (o->kernel_facts_path) {
-		if (les_kfacts_load(facts, o->kernel_facts_path, err, sizeof(err))) {
-			free(facts);
-			return fail(LES_EXIT_USAGE, "--kernel-facts %s: %s", o->kernel_facts_path,
-				    err);
-		}
-	} else {
-		les_probe_facts_gather(facts);
+	}
+	if (o->kernel_facts_path && les_kfacts_load(facts, o->kernel_facts_path, err, sizeof(err))) {
+		free(facts);
+		return fail(LES_EXIT_USAGE, "--kernel-facts %s: %s", o->kernel_facts_path, err);
 	}
 	les_plan_options_init(&po, o->attach);
 	les_probe_plan_make(&plan, facts, &po);
@@ -184,9 +181,10 @@ static int dump_kernel_facts(void)
 {
 	struct les_kfacts *facts = calloc(1, sizeof(*facts));
 
-	if (!facts)
+	if (!facts || les_probe_facts_gather(facts)) {
+		free(facts);
 		return fail(LES_EXIT_RUNTIME, "out of memory");
-	les_probe_facts_gather(facts);
+	}
 	les_kfacts_write(facts, stdout);
 	free(facts);
 	return fflush(stdout) ? fail(LES_EXIT_RUNTIME, "cannot write the facts: %s",
@@ -200,9 +198,10 @@ static int plan_this_kernel(struct les_probe_plan *plan, const struct les_option
 	struct les_kfacts *facts = calloc(1, sizeof(*facts));
 	struct les_plan_options po;
 
-	if (!facts)
+	if (!facts || les_probe_facts_gather(facts)) {
+		free(facts);
 		return -ENOMEM;
-	les_probe_facts_gather(facts);
+	}
 	les_plan_options_init(&po, o->attach);
 	les_probe_plan_make(plan, facts, &po);
 	free(facts);

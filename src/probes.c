@@ -4,6 +4,7 @@
  * once from the running kernel or read from a file: the plan is a pure
  * function of the facts and the options.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,17 +33,16 @@ static void probe_wants(struct les_kf_wants *w)
 	les_kf_want_type(w, "btf_trace_sched_process_fork", BTF_KIND_TYPEDEF);
 }
 
-void les_probe_facts_gather(struct les_kfacts *f)
+int les_probe_facts_gather(struct les_kfacts *f)
 {
 	struct les_kf_wants *w = calloc(1, sizeof(*w));
 
-	if (!w) {
-		memset(f, 0, sizeof(*f));
-		return;
-	}
+	if (!w)
+		return -ENOMEM;
 	probe_wants(w);
 	les_kfacts_gather(f, w);
 	free(w);
+	return 0;
 }
 
 void les_plan_options_init(struct les_plan_options *po, enum les_attach_mode mode)

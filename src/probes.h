@@ -47,8 +47,8 @@ struct les_plan_options {
 	const char *reqmsg_offset; /* LES_PTLRPC_REQMSG_OFFSET, or NULL */
 };
 
-/* The running kernel's facts, as every planner below needs them (read once). */
-void les_probe_facts_gather(struct les_kfacts *f);
+/* The running kernel's facts, as every planner below needs them (read once); 0 or -ENOMEM. */
+int les_probe_facts_gather(struct les_kfacts *f);
 
 /* mode, and what the environment sets for tests (LES_KPROBE_MULTI, ...). */
 void les_plan_options_init(struct les_plan_options *po, enum les_attach_mode mode);
