@@ -121,6 +121,25 @@ START_TEST(test_host_618_attach_fentry_has_nothing)
 }
 END_TEST
 
+/*
+ * bpf_get_current_task_btf came with 5.11: on 5.10 the syscall fallback
+ * loads the flavour that reads the task by probe reads.
+ */
+START_TEST(test_no_task_btf_syscall_flavour)
+{
+	struct les_kfacts *f = load("host-6.18-eperm.facts");
+	const struct les_probe_plan *p;
+
+	f->task_btf = false;
+	p = plan_for(f, LES_ATTACH_MODE_AUTO);
+	ck_assert(p->syscall && !p->syscall_task_btf);
+	ck_assert(les_probe_plan_wants(p, "sys_enter_nobtf", "raw_tp/sys_enter"));
+	ck_assert(les_probe_plan_wants(p, "sys_exit_nobtf", "raw_tp/sys_exit"));
+	ck_assert(!les_probe_plan_wants(p, "sys_enter", "raw_tp/sys_enter"));
+	free(f);
+}
+END_TEST
+
 /* --- Debian 6.1 with the Lustre stand-in: no module BTF, so kprobes -------- */
 
 START_TEST(test_debian_61_lustre_without_btf)
@@ -399,6 +418,7 @@ int main(void)
 
 	tcase_add_test(kernels, test_host_618_syscalls_only);
 	tcase_add_test(kernels, test_host_618_attach_fentry_has_nothing);
+	tcase_add_test(kernels, test_no_task_btf_syscall_flavour);
 	tcase_add_test(kernels, test_debian_61_lustre_without_btf);
 	tcase_add_test(kernels, test_reqmsg_offset_from_the_environment);
 	tcase_add_test(kernels, test_debian_612_lustre_with_btf);
