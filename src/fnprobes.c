@@ -5,17 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <linux/bpf.h>
-#include <bpf/bpf.h>
-#include <bpf/btf.h>
-#include <bpf/libbpf.h>
 #include "fnprobes.h"
+#include "kfacts.h"
 
-#define KALLSYMS "/proc/kallsyms"
 /* The kernel's ENOTSUPP (not in the uapi errno list). */
 #define ENOTSUPP_ERRNO 524
-#define BLACKLIST      "/sys/kernel/debug/kprobes/blacklist"
 
 #define K_FILE	LES_FN_K(LES_FN_ARG_FILE)
 #define K_KIOCB LES_FN_K(LES_FN_ARG_KIOCB)
@@ -184,6 +178,7 @@ const char *les_fn_ret_name(unsigned int ret)
 	return ret < LES_FN_RET_MAX ? names[ret] : "unknown";
 }
 
+/* Why a row is not probed; a long reason is cut, never overflows. */
 __attribute__((format(printf, 2, 3))) static void set_reason(struct les_fn_probe *pr,
 							     const char *fmt, ...)
 {
@@ -194,184 +189,28 @@ __attribute__((format(printf, 2, 3))) static void set_reason(struct les_fn_probe
 	va_end(ap);
 }
 
-/* --- kallsyms and the kprobe blacklist ----------------------------------- */
+/* --- the prototype: the function's own BTF, or its VFS method's ----------- */
 
-static int cmp_probe_name(const void *key, const void *elem)
+/* Fill the probe's descriptor from a prototype; false if it does not fit the row. */
+static bool desc_from_proto(struct les_fn_probe *pr, const struct les_kf_proto *proto)
 {
-	const struct les_fn_probe *const *pr = elem;
-
-	return strcmp(key, (*pr)->e->func);
-}
-
-static int cmp_probe_ptr(const void *a, const void *b)
-{
-	const struct les_fn_probe *const *pa = a, *const *pb = b;
-
-	return strcmp((*pa)->e->func, (*pb)->e->func);
-}
-
-/* Text symbols only; the first one of a name wins, as for kprobes by name. */
-static void scan_kallsyms(struct les_fn_plan *p, struct les_fn_probe **sorted)
-{
-	FILE *f = fopen(KALLSYMS, "re");
-	char line[512];
-
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char type, name[256], mod[64] = "";
-		unsigned long long addr;
-		struct les_fn_probe **hit;
-
-		if (sscanf(line, "%llx %c %255s [%63[^]]]", &addr, &type, name, mod) < 3)
-			continue;
-		if (type != 't' && type != 'T')
-			continue;
-		hit = bsearch(name, sorted, p->n, sizeof(*sorted), cmp_probe_name);
-		if (!hit || (*hit)->in_kallsyms)
-			continue;
-		(*hit)->in_kallsyms = true;
-		(*hit)->addr = addr;
-		snprintf((*hit)->where, sizeof((*hit)->where), "%s", mod[0] ? mod : "vmlinux");
-	}
-	fclose(f);
-}
-
-static void scan_blacklist(struct les_fn_plan *p, struct les_fn_probe **sorted)
-{
-	FILE *f = fopen(BLACKLIST, "re");
-	char line[512];
-
-	if (!f)
-		return; /* debugfs not mounted: the attach itself will tell */
-	while (fgets(line, sizeof(line), f)) {
-		char name[256];
-		struct les_fn_probe **hit;
-
-		if (sscanf(line, "%*s %255s", name) != 1)
-			continue;
-		hit = bsearch(name, sorted, p->n, sizeof(*sorted), cmp_probe_name);
-		if (hit)
-			(*hit)->blacklisted = true;
-	}
-	fclose(f);
-}
-
-/* --- BTF: the function's own prototype, or its VFS method's ---------------- */
-
-#define MAX_MODULE_BTF 8
-
-struct btf_set {
-	struct btf *vmlinux;
-	struct {
-		char name[32];
-		struct btf *btf; /* NULL: the module has no BTF */
-	} mod[MAX_MODULE_BTF];
-	size_t n_mod;
-};
-
-static struct btf *btf_for(struct btf_set *s, const char *where)
-{
-	char path[96];
-
-	if (strcmp(where, "vmlinux") == 0)
-		return s->vmlinux;
-	for (size_t i = 0; i < s->n_mod; i++)
-		if (strcmp(s->mod[i].name, where) == 0)
-			return s->mod[i].btf;
-	if (s->n_mod == MAX_MODULE_BTF || !s->vmlinux)
-		return NULL;
-	snprintf(s->mod[s->n_mod].name, sizeof(s->mod[0].name), "%s", where);
-	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", where);
-	s->mod[s->n_mod].btf =
-		access(path, R_OK) == 0 ? btf__load_module_btf(where, s->vmlinux) : NULL;
-	return s->mod[s->n_mod++].btf;
-}
-
-static void btf_set_free(struct btf_set *s)
-{
-	for (size_t i = 0; i < s->n_mod; i++)
-		btf__free(s->mod[i].btf);
-	btf__free(s->vmlinux);
-	memset(s, 0, sizeof(*s));
-}
-
-static const struct btf_type *skip_mods(const struct btf *btf, __u32 id, __u32 *out_id)
-{
-	const struct btf_type *t = btf__type_by_id(btf, id);
-
-	while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
-		id = t->type;
-		t = btf__type_by_id(btf, id);
-	}
-	if (out_id)
-		*out_id = id;
-	return t;
-}
-
-/* enum les_fn_arg_kind of a parameter type, or -1. */
-static int param_kind(const struct btf *btf, __u32 type_id)
-{
-	static const char *const structs[LES_FN_ARG_KIND_MAX] = {
-		[LES_FN_ARG_FILE] = "file",   [LES_FN_ARG_KIOCB] = "kiocb",
-		[LES_FN_ARG_INODE] = "inode", [LES_FN_ARG_DENTRY] = "dentry",
-		[LES_FN_ARG_PATH] = "path",
-	};
-	const struct btf_type *t = skip_mods(btf, type_id, NULL);
-	const char *name;
-
-	if (!t || !btf_is_ptr(t))
-		return -1;
-	t = skip_mods(btf, t->type, NULL);
-	if (!t || !btf_is_struct(t))
-		return -1;
-	name = btf__name_by_offset(btf, t->name_off);
-	for (int k = 0; k < LES_FN_ARG_KIND_MAX; k++)
-		if (name && strcmp(name, structs[k]) == 0)
-			return k;
-	return -1;
-}
-
-static int ret_kind(const struct btf *btf, __u32 type_id)
-{
-	const struct btf_type *t;
-
-	if (type_id == 0)
-		return LES_FN_RET_VOID;
-	t = skip_mods(btf, type_id, NULL);
-	if (t && btf_is_ptr(t))
-		return LES_FN_RET_PTR;
-	if (t && (btf_is_int(t) || btf_is_enum(t)) && t->size == 8)
-		return LES_FN_RET_LONG;
-	return LES_FN_RET_INT;
-}
-
-/* Fill the probe's descriptor from a FUNC_PROTO; false if it does not fit the row. */
-static bool desc_from_proto(struct les_fn_probe *pr, const struct btf *btf, __u32 proto_id)
-{
-	const struct btf_type *t = btf__type_by_id(btf, proto_id);
 	const struct les_fn_entry *e = pr->e;
-	const struct btf_param *params;
 	int target = -1, dentry = -1, file = -1;
-	__u16 n;
+	unsigned int n = proto->nargs;
 
-	if (!t || !btf_is_func_proto(t))
-		return false;
-	n = btf_vlen(t);
-	params = btf_params(t);
-	for (int i = 0; i < n; i++) {
-		int k = param_kind(btf, params[i].type);
+	for (unsigned int i = 0; i < n && i < LES_KF_ARGS_MAX; i++) {
+		unsigned int k = proto->arg[i];
 
-		if (k < 0)
+		if (k >= LES_FN_ARG_KIND_MAX)
 			continue;
 		if (target < 0 && (e->kinds & LES_FN_K(k))) {
-			target = i;
+			target = (int)i;
 			pr->desc.kind = (__u8)k;
 		}
 		if (k == LES_FN_ARG_DENTRY && dentry < 0)
-			dentry = i;
+			dentry = (int)i;
 		if (k == LES_FN_ARG_FILE && file < 0)
-			file = i;
+			file = (int)i;
 	}
 	/* kprobes read arguments from the first five registers. */
 	if (target < 0 || target > 4)
@@ -380,7 +219,7 @@ static bool desc_from_proto(struct les_fn_probe *pr, const struct btf *btf, __u3
 	pr->desc.arg = (__u8)target;
 	pr->desc.nargs = (__u8)n;
 	pr->desc.flags = (__u8)e->flags;
-	pr->desc.ret = (__u8)ret_kind(btf, t->type);
+	pr->desc.ret = proto->ret;
 	if ((e->op == LES_OP_READ || e->op == LES_OP_WRITE) && pr->desc.ret == LES_FN_RET_LONG)
 		pr->desc.ret = LES_FN_RET_BYTES;
 	if (e->flags & LES_FN_F_LOOKUP) {
@@ -390,7 +229,7 @@ static bool desc_from_proto(struct les_fn_probe *pr, const struct btf *btf, __u3
 	}
 	if (e->flags & LES_FN_F_ATOMIC_OPEN) {
 		/* ->atomic_open(dir, dentry, file, open_flag, mode) */
-		if (file < 0 || file + 1 >= n || file + 1 > 4)
+		if (file < 0 || (unsigned int)file + 1 >= n || file + 1 > 4)
 			return false;
 		pr->desc.aux_arg = (__u8)file;
 		pr->desc.flags_arg = (__u8)(file + 1);
@@ -398,239 +237,142 @@ static bool desc_from_proto(struct les_fn_probe *pr, const struct btf *btf, __u3
 	return true;
 }
 
-/* The FUNC_PROTO of member (one of "a|b") of struct ops_struct in vmlinux. */
-static int member_proto(const struct btf *vmlinux, const char *ops_struct, const char *members,
-			char *found, size_t found_len)
+/* The first member of "a|b" of the row's ops struct that vmlinux BTF declares. */
+static const struct les_kf_proto *member_proto(const struct les_kfacts *f,
+					       const struct les_fn_entry *e)
 {
-	const struct btf_type *st;
-	const struct btf_member *m;
-	char want[64];
-	const char *p = members;
-	int sid = btf__find_by_name_kind(vmlinux, ops_struct, BTF_KIND_STRUCT);
+	const char *p = e->members;
 
-	if (sid < 0)
-		return -1;
-	st = btf__type_by_id(vmlinux, sid);
 	while (*p) {
 		size_t len = strcspn(p, "|");
+		char name[LES_KF_NAME_LEN];
+		const struct les_kf_proto *proto;
 
-		snprintf(want, sizeof(want), "%.*s", (int)len, p);
-		m = btf_members(st);
-		for (__u16 i = 0; i < btf_vlen(st); i++, m++) {
-			const char *name = btf__name_by_offset(vmlinux, m->name_off);
-			const struct btf_type *t;
-			__u32 id;
-
-			if (!name || strcmp(name, want) != 0)
-				continue;
-			t = skip_mods(vmlinux, m->type, NULL);
-			if (!t || !btf_is_ptr(t))
-				return -1;
-			t = skip_mods(vmlinux, t->type, &id);
-			if (!t || !btf_is_func_proto(t))
-				return -1;
-			snprintf(found, found_len, "%s", want);
-			return (int)id;
-		}
-		p += len;
-		if (*p == '|')
-			p++;
+		snprintf(name, sizeof(name), "%s.%.*s", e->ops_struct, (int)len, p);
+		proto = les_kfacts_proto(f, name, "vmlinux");
+		if (proto)
+			return proto;
+		p += len + (p[len] == '|');
 	}
-	return -1;
-}
-
-static void find_proto(struct les_fn_probe *pr, struct btf_set *s)
-{
-	struct btf *btf = pr->in_kallsyms ? btf_for(s, pr->where) : NULL;
-	char member[64];
-	int id;
-
-	if (btf) {
-		id = btf__find_by_name_kind(btf, pr->e->func, BTF_KIND_FUNC);
-		if (id >= 0) {
-			pr->has_btf = true;
-			pr->btf_id = id;
-			pr->has_proto = desc_from_proto(pr, btf, btf__type_by_id(btf, id)->type);
-			snprintf(pr->proto_from, sizeof(pr->proto_from), "BTF %s", pr->where);
-			return;
-		}
-	}
-	if (!s->vmlinux)
-		return;
-	id = member_proto(s->vmlinux, pr->e->ops_struct, pr->e->members, member, sizeof(member));
-	if (id < 0)
-		return;
-	pr->has_proto = desc_from_proto(pr, s->vmlinux, (__u32)id);
-	snprintf(pr->proto_from, sizeof(pr->proto_from), "vmlinux %s.%s", pr->e->ops_struct,
-		 member);
-}
-
-/* --- what the kernel permits ---------------------------------------------- */
-
-static const struct bpf_insn return_zero[] = {
-	{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
-	{.code = BPF_JMP | BPF_EXIT},
-};
-
-/*
- * Load (and attach for a moment) a do-nothing fentry program on vfs_read:
- * a kernel may know BTF and trampolines and still refuse tracing programs
- * (lockdown, or a policy returning EPERM as on the build machines).
- */
-static void probe_fentry(struct les_fn_plan *p, const struct btf *vmlinux)
-{
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY);
-	int id, fd, link;
-
-	id = vmlinux ? btf__find_by_name_kind(vmlinux, "vfs_read", BTF_KIND_FUNC) : -1;
-	if (id < 0) {
-		snprintf(p->fentry_reason, sizeof(p->fentry_reason), "no kernel BTF for fentry");
-		return;
-	}
-	opts.attach_btf_id = (__u32)id;
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "les_fentry_ok", "GPL", return_zero, 2, &opts);
-	if (fd < 0) {
-		int err = errno;
-
-		snprintf(p->fentry_reason, sizeof(p->fentry_reason),
-			 "fentry not permitted on this kernel (%s)",
-			 err == EPERM ? "EPERM" : strerror(err));
-		return;
-	}
-	link = bpf_link_create(fd, 0, BPF_TRACE_FENTRY, NULL);
-	if (link < 0) {
-		snprintf(p->fentry_reason, sizeof(p->fentry_reason),
-			 "fentry cannot attach on this kernel (%s)", strerror(errno));
-	} else {
-		p->fentry_ok = true;
-		close(link);
-	}
-	close(fd);
-}
-
-/* An fd of the kernel BTF object called name (a module), or -1. */
-static int kernel_btf_fd(const char *name)
-{
-	__u32 id = 0;
-
-	while (bpf_btf_get_next_id(id, &id) == 0) {
-		struct bpf_btf_info info;
-		__u32 len = sizeof(info);
-		char found[64] = "";
-		int fd = bpf_btf_get_fd_by_id(id);
-
-		if (fd < 0)
-			continue;
-		memset(&info, 0, sizeof(info));
-		info.name = (__u64)(unsigned long)found;
-		info.name_len = sizeof(found);
-		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && info.kernel_btf &&
-		    strcmp(found, name) == 0)
-			return fd;
-		close(fd);
-	}
-	return -1;
+	return NULL;
 }
 
 /*
  * Trampolines of some kernels take at most six arguments (x86 before 6.6):
- * a function with more is tried with a do-nothing fexit program, once.
+ * a function with more was tried with a do-nothing fexit program.
  */
-static void probe_fentry_wide(struct les_fn_probe *pr)
+static const char *fexit_refusal(const struct les_kf_proto *proto)
 {
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FEXIT);
-	bool module = strcmp(pr->where, "vmlinux") != 0;
-	int btf_fd = module ? kernel_btf_fd(pr->where) : 0;
-	int fd, link;
-
-	if (btf_fd < 0) {
-		pr->fentry_refused = "no BTF object for its module";
-		return;
-	}
-	opts.attach_btf_id = (__u32)pr->btf_id;
-	opts.attach_btf_obj_fd = (__u32)btf_fd;
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "les_fexit_ok", "GPL", return_zero, 2, &opts);
-	link = fd < 0 ? -1 : bpf_link_create(fd, 0, BPF_TRACE_FEXIT, NULL);
-	if (link < 0)
-		pr->fentry_refused = errno == ENOTSUPP_ERRNO
-					     ? "the kernel's trampolines take fewer "
-					       "arguments than it has (ENOTSUPP)"
-					     : "a trial fexit program was refused";
-	else
-		close(link);
-	if (fd >= 0)
-		close(fd);
-	if (module)
-		close(btf_fd);
+	if (proto->nargs <= 6 || !proto->fexit_errno)
+		return NULL;
+	if (proto->fexit_errno == LES_KF_NO_BTF_OBJECT)
+		return "no BTF object for its module";
+	if (proto->fexit_errno == ENOTSUPP_ERRNO)
+		return "the kernel's trampolines take fewer arguments than it has (ENOTSUPP)";
+	return "a trial fexit program was refused";
 }
 
-static void probe_kprobes(struct les_fn_plan *p)
+static void find_proto(struct les_fn_probe *pr, const struct les_kfacts *f)
 {
-	p->kprobe_ok = access("/sys/bus/event_source/devices/kprobe/type", F_OK) == 0 ||
-		       access("/sys/kernel/tracing/kprobe_events", F_OK) == 0 ||
-		       access("/sys/kernel/debug/tracing/kprobe_events", F_OK) == 0;
+	const struct les_kf_proto *proto =
+		pr->in_kallsyms ? les_kfacts_proto(f, pr->e->func, pr->where) : NULL;
+
+	if (proto) {
+		pr->has_btf = true;
+		pr->has_proto = desc_from_proto(pr, proto);
+		pr->fentry_refused = fexit_refusal(proto);
+		snprintf(pr->proto_from, sizeof(pr->proto_from), "BTF %s", pr->where);
+		return;
+	}
+	proto = member_proto(f, pr->e);
+	if (!proto)
+		return;
+	pr->has_proto = desc_from_proto(pr, proto);
+	snprintf(pr->proto_from, sizeof(pr->proto_from), "vmlinux %s", proto->name);
+}
+
+/* --- what the kernel permits ---------------------------------------------- */
+
+static void plan_fentry(struct les_fn_plan *p, const struct les_kfacts *f)
+{
+	char e[16];
+
+	if (p->mode == LES_ATTACH_MODE_SYSCALL || p->mode == LES_ATTACH_MODE_KPROBE) {
+		snprintf(p->fentry_reason, sizeof(p->fentry_reason), "not tried (--attach)");
+		return;
+	}
+	switch (f->fentry) {
+	case LES_KF_OK:
+		p->fentry_ok = true;
+		break;
+	case LES_KF_LOAD_REFUSED:
+		snprintf(p->fentry_reason, sizeof(p->fentry_reason),
+			 "fentry not permitted on this kernel (%s)",
+			 f->fentry_errno == EPERM ? "EPERM" : strerror(f->fentry_errno));
+		break;
+	case LES_KF_ATTACH_REFUSED:
+		snprintf(p->fentry_reason, sizeof(p->fentry_reason),
+			 "fentry cannot attach on this kernel (%s)", strerror(f->fentry_errno));
+		break;
+	case LES_KF_NO_BTF:
+		snprintf(p->fentry_reason, sizeof(p->fentry_reason), "no kernel BTF for fentry");
+		break;
+	default:
+		snprintf(p->fentry_reason, sizeof(p->fentry_reason), "fentry not tried (%s)",
+			 les_kf_errno_name(f->fentry_errno, e, sizeof(e)));
+	}
+}
+
+static void plan_kprobes(struct les_fn_plan *p, const struct les_kfacts *f)
+{
+	if (p->mode == LES_ATTACH_MODE_SYSCALL || p->mode == LES_ATTACH_MODE_FENTRY) {
+		snprintf(p->kprobe_reason, sizeof(p->kprobe_reason), "not tried (--attach)");
+		return;
+	}
+	p->kprobe_ok = f->kprobes;
 	if (!p->kprobe_ok)
 		snprintf(p->kprobe_reason, sizeof(p->kprobe_reason),
 			 "kprobes not configured (no kprobe PMU or kprobe_events)");
 }
 
 /*
- * kprobe_multi (fprobe) links: tried on a function that is about to be
- * probed, by address, so that a module function counts (6.1 to 6.2 could
- * not resolve module symbols by name). LES_KPROBE_MULTI=0 turns them off,
- * to compare with single kprobes.
+ * kprobe_multi (fprobe) links, when a function is to be probed by kprobe:
+ * what the trial link told, unless turned off (LES_KPROBE_MULTI=0, to
+ * compare with single kprobes).
  */
-static void probe_kprobe_multi(struct les_fn_plan *p, unsigned long long addr)
+static void plan_kprobe_link(struct les_fn_plan *p, const struct les_kfacts *f, bool multi_off)
 {
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_KPROBE_MULTI);
-	LIBBPF_OPTS(bpf_link_create_opts, lopts);
-	const char *env = getenv("LES_KPROBE_MULTI");
-	unsigned long a = (unsigned long)addr;
-	int fd, link;
+	bool any = false;
 
-	if (env && strcmp(env, "0") == 0) {
+	for (size_t i = 0; i < p->n && !any; i++)
+		any = p->probe[i].method == LES_ATTACH_KPROBE;
+	if (!any)
+		snprintf(p->multi_reason, sizeof(p->multi_reason), "no function uses kprobes");
+	else if (multi_off)
 		snprintf(p->multi_reason, sizeof(p->multi_reason), "off (LES_KPROBE_MULTI=0)");
-		return;
-	}
-	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "les_kpm_ok", "GPL", return_zero, 2, &opts);
-	if (fd < 0) {
-		snprintf(p->multi_reason, sizeof(p->multi_reason),
-			 "kprobe_multi programs not supported (%s)", strerror(errno));
-		return;
-	}
-	lopts.kprobe_multi.addrs = &a;
-	lopts.kprobe_multi.cnt = 1;
-	link = bpf_link_create(fd, 0, BPF_TRACE_KPROBE_MULTI, &lopts);
-	if (link < 0) {
-		snprintf(p->multi_reason, sizeof(p->multi_reason),
-			 "kprobe_multi links not supported (%s)", strerror(errno));
-	} else {
+	else if (f->kprobe_multi == LES_KF_OK)
 		p->kprobe_multi = true;
-		close(link);
-	}
-	close(fd);
+	else if (f->kprobe_multi == LES_KF_LOAD_REFUSED)
+		snprintf(p->multi_reason, sizeof(p->multi_reason),
+			 "kprobe_multi programs not supported (%s)",
+			 strerror(f->kprobe_multi_errno));
+	else if (f->kprobe_multi == LES_KF_ATTACH_REFUSED)
+		snprintf(p->multi_reason, sizeof(p->multi_reason),
+			 "kprobe_multi links not supported (%s)", strerror(f->kprobe_multi_errno));
+	else
+		snprintf(p->multi_reason, sizeof(p->multi_reason),
+			 "kprobe_multi not tried (no function address)");
 }
 
 /* --- the choice ----------------------------------------------------------- */
 
-static bool module_loaded(const char *module)
-{
-	char path[96];
-
-	snprintf(path, sizeof(path), "/sys/module/%s", module);
-	return access(path, F_OK) == 0;
-}
-
-static const char *fentry_block(const struct les_fn_plan *p, const struct les_fn_probe *pr,
-				char *buf, size_t len)
+static const char *fentry_block(const struct les_fn_plan *p, const struct les_kfacts *f,
+				const struct les_fn_probe *pr, char *buf, size_t len)
 {
 	if (!p->fentry_ok)
 		return p->fentry_reason;
 	if (!pr->has_btf) {
-		char path[96];
-
-		snprintf(path, sizeof(path), "/sys/kernel/btf/%s", pr->where);
-		if (access(path, F_OK) != 0)
+		if (!les_kfacts_module_btf(f, pr->where))
 			snprintf(buf, len, "no BTF for module %s", pr->where);
 		else
 			snprintf(buf, len, "not in the BTF of %s", pr->where);
@@ -658,7 +400,22 @@ static const char *kprobe_block(const struct les_fn_plan *p, const struct les_fn
 	return NULL;
 }
 
-static void choose(struct les_fn_plan *p, struct les_fn_probe *pr)
+/* Why a row kallsyms does not name exactly is not probed. */
+static void explain_absent(struct les_fn_probe *pr, const struct les_kfacts *f)
+{
+	const struct les_kf_sym *clone = les_kfacts_clone(f, pr->e->func);
+
+	if (clone)
+		set_reason(pr, "only the compiler's clone %s in kallsyms: its arguments may differ",
+			 clone->name);
+	else if (strcmp(pr->e->module, "vmlinux") != 0 &&
+		 !les_kfacts_module_loaded(f, pr->e->module))
+		set_reason(pr, "module %s not loaded", pr->e->module);
+	else
+		set_reason(pr, "not in kallsyms: inlined or absent in this kernel");
+}
+
+static void choose(struct les_fn_plan *p, const struct les_kfacts *f, struct les_fn_probe *pr)
 {
 	char fbuf[LES_FN_REASON_MAX], kbuf[LES_FN_REASON_MAX];
 	const char *fe, *kp;
@@ -668,13 +425,10 @@ static void choose(struct les_fn_plan *p, struct les_fn_probe *pr)
 		return;
 	}
 	if (!pr->in_kallsyms) {
-		if (strcmp(pr->e->module, "vmlinux") != 0 && !module_loaded(pr->e->module))
-			set_reason(pr, "module %s not loaded", pr->e->module);
-		else
-			set_reason(pr, "not in kallsyms: inlined or absent in this kernel");
+		explain_absent(pr, f);
 		return;
 	}
-	fe = fentry_block(p, pr, fbuf, sizeof(fbuf));
+	fe = fentry_block(p, f, pr, fbuf, sizeof(fbuf));
 	kp = kprobe_block(p, pr, kbuf, sizeof(kbuf));
 	switch (p->mode) {
 	case LES_ATTACH_MODE_FENTRY:
@@ -742,53 +496,50 @@ static void compute_coverage(struct les_fn_plan *p)
 		p->covered[f] = present[f] & probed[f] & ~missing[f];
 }
 
-static void choose_kprobe_link(struct les_fn_plan *p)
+/* Where the row's function is: kallsyms' module, address, blacklist. */
+static void locate(struct les_fn_probe *pr, const struct les_kfacts *f)
 {
-	for (size_t i = 0; i < p->n; i++) {
-		if (p->probe[i].method == LES_ATTACH_KPROBE) {
-			probe_kprobe_multi(p, p->probe[i].addr);
-			return;
-		}
-	}
-	snprintf(p->multi_reason, sizeof(p->multi_reason), "no function uses kprobes");
+	const struct les_kf_sym *s = les_kfacts_sym(f, pr->e->func);
+
+	if (!s)
+		return;
+	pr->in_kallsyms = true;
+	pr->addr = s->addr;
+	pr->blacklisted = s->blacklisted;
+	snprintf(pr->where, sizeof(pr->where), "%s", s->module);
 }
 
-void les_fn_plan_make(struct les_fn_plan *p, enum les_attach_mode mode)
+void les_fn_plan_wants(struct les_kf_wants *w)
 {
-	struct les_fn_probe *sorted[LES_FN_TABLE_MAX];
-	struct btf_set btfs = { 0 };
+	for (size_t i = 0; i < sizeof(fn_table) / sizeof(fn_table[0]); i++) {
+		les_kf_want_func(w, fn_table[i].func);
+		les_kf_want_module(w, fn_table[i].module);
+		les_kf_want_member(w, fn_table[i].ops_struct, fn_table[i].members);
+	}
+}
 
+void les_fn_plan_make(struct les_fn_plan *p, const struct les_kfacts *f,
+		      enum les_attach_mode mode, bool kprobe_multi_off)
+{
 	memset(p, 0, sizeof(*p));
 	p->mode = mode;
 	p->n = sizeof(fn_table) / sizeof(fn_table[0]);
+	plan_fentry(p, f);
+	plan_kprobes(p, f);
 	for (size_t i = 0; i < p->n; i++) {
-		p->probe[i].e = &fn_table[i];
-		p->probe[i].slot = -1;
-		sorted[i] = &p->probe[i];
+		struct les_fn_probe *pr = &p->probe[i];
+
+		pr->e = &fn_table[i];
+		pr->slot = -1;
+		locate(pr, f);
+		find_proto(pr, f);
+		if (!p->fentry_ok)
+			pr->fentry_refused = NULL; /* only asked when fentry is permitted */
+		choose(p, f, pr);
 	}
-	qsort(sorted, p->n, sizeof(sorted[0]), cmp_probe_ptr);
-	scan_kallsyms(p, sorted);
-	scan_blacklist(p, sorted);
-	btfs.vmlinux = btf__load_vmlinux_btf();
-	for (size_t i = 0; i < p->n; i++)
-		find_proto(&p->probe[i], &btfs);
-	if (mode != LES_ATTACH_MODE_SYSCALL && mode != LES_ATTACH_MODE_KPROBE)
-		probe_fentry(p, btfs.vmlinux);
-	else
-		snprintf(p->fentry_reason, sizeof(p->fentry_reason), "not tried (--attach)");
-	if (mode != LES_ATTACH_MODE_SYSCALL && mode != LES_ATTACH_MODE_FENTRY)
-		probe_kprobes(p);
-	else
-		snprintf(p->kprobe_reason, sizeof(p->kprobe_reason), "not tried (--attach)");
-	btf_set_free(&btfs);
-	for (size_t i = 0; i < p->n && p->fentry_ok; i++)
-		if (p->probe[i].has_btf && p->probe[i].has_proto && p->probe[i].desc.nargs > 6)
-			probe_fentry_wide(&p->probe[i]);
-	for (size_t i = 0; i < p->n; i++)
-		choose(p, &p->probe[i]);
 	assign_slots(p);
 	compute_coverage(p);
-	choose_kprobe_link(p);
+	plan_kprobe_link(p, f, kprobe_multi_off);
 }
 
 const struct les_fn_probe *les_fn_plan_slot(const struct les_fn_plan *p, int slot)

@@ -3,7 +3,8 @@
  * Function probes of the access plane: the table of Lustre llite, NFS and
  * FUSE file and inode operations, and for each one the attach method the
  * running kernel offers (fentry/fexit, kprobe/kretprobe, or none and why),
- * found by probing kallsyms, BTF and the kernel's answers, never by version.
+ * chosen from the kernel's facts (kfacts.h: kallsyms, BTF and the kernel's
+ * answers), never by version; the choice reads nothing else.
  *
  * The argument a probe reads is found from a prototype, not hard-coded:
  * the function's own BTF (vmlinux or module) when it has one, otherwise the
@@ -18,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "kfacts.h"
 #include "les_record.h"
 #include "mounts.h"
 #include "options.h"
@@ -50,7 +52,6 @@ struct les_fn_probe {
 	bool has_proto; /* desc below is valid */
 	bool blacklisted;
 	unsigned long long addr;
-	int btf_id;			/* of the function in its BTF, when has_btf */
 	const char *fentry_refused;	/* this function refused a trial fexit */
 	char where[32];			/* "vmlinux" or the module kallsyms names */
 	char proto_from[96];		/* "BTF nfs", "vmlinux inode_operations.mkdir" */
@@ -75,8 +76,15 @@ struct les_fn_plan {
 
 const struct les_fn_entry *les_fn_table(size_t *n);
 
-/* Probe the kernel and choose a method per table row. */
-void les_fn_plan_make(struct les_fn_plan *p, enum les_attach_mode mode);
+/* What the table needs to know of the kernel: its functions, modules, VFS methods. */
+void les_fn_plan_wants(struct les_kf_wants *w);
+
+/*
+ * Choose a method per table row from the kernel's facts, purely.
+ * kprobe_multi_off: single kprobes even where kprobe_multi links work.
+ */
+void les_fn_plan_make(struct les_fn_plan *p, const struct les_kfacts *f,
+		      enum les_attach_mode mode, bool kprobe_multi_off);
 
 /* The probe planned for slot, or NULL. */
 const struct les_fn_probe *les_fn_plan_slot(const struct les_fn_plan *p, int slot);

@@ -8,8 +8,8 @@
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
 #include <bpf/libbpf.h>
+#include "kfacts.h"
 #include "kretprobe.h"
-#include "probes.h"
 
 static int kprobe_events_write(const char *line)
 {

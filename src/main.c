@@ -140,18 +140,65 @@ static int select_mounts(const struct les_options *o, struct les_observed *obs)
  */
 static int list_probes(const struct les_options *o)
 {
+	struct les_kfacts *facts = calloc(1, sizeof(*facts));
 	struct les_tracer t = { 0 };
+	struct les_plan_options po;
 	struct les_probe_plan plan;
 	bool loaded = false;
+	char err[256];
 
-	les_probe_plan_make(&plan, o->attach);
-	if (has_bpf_caps() && access("/sys/kernel/btf/vmlinux", R_OK) == 0 &&
-	    les_tracer_open(&t) == 0 && les_tracer_configure(&t, o, &plan) == 0)
+	if (!facts || (!o->kernel_facts_path && les_probe_facts_gather(facts))) {
+		free(facts);
+		return fail(LES_EXIT_RUNTIME, "out of memory");
+	}
+	if (o->kernel_facts_path && les_kfacts_load(facts, o->kernel_facts_path, err, sizeof(err))) {
+		free(facts);
+		return fail(LES_EXIT_USAGE, "--kernel-facts %s: %s", o->kernel_facts_path, err);
+	}
+	les_plan_options_init(&po, o->attach);
+	les_probe_plan_make(&plan, facts, &po);
+	free(facts);
+	/* A trial load says what this kernel refuses: not for another's facts. */
+	if (!o->kernel_facts_path && has_bpf_caps() &&
+	    access("/sys/kernel/btf/vmlinux", R_OK) == 0 && les_tracer_open(&t) == 0 &&
+	    les_tracer_configure(&t, o, &plan) == 0)
 		loaded = les_tracer_load(&t) == 0;
 	les_probe_plan_print(&plan, stdout, o->list_probes == LES_LIST_JSON,
 			     loaded ? &t.refused : NULL);
 	les_tracer_destroy(&t);
 	return LES_EXIT_OK;
+}
+
+/* --dump-kernel-facts: what the plan reads of this kernel, for --kernel-facts. */
+static int dump_kernel_facts(void)
+{
+	struct les_kfacts *facts = calloc(1, sizeof(*facts));
+
+	if (!facts || les_probe_facts_gather(facts)) {
+		free(facts);
+		return fail(LES_EXIT_RUNTIME, "out of memory");
+	}
+	les_kfacts_write(facts, stdout);
+	free(facts);
+	return fflush(stdout) ? fail(LES_EXIT_RUNTIME, "cannot write the facts: %s",
+				     strerror(errno))
+			      : LES_EXIT_OK;
+}
+
+/* The plan for this kernel: its facts, read once, then the planners. */
+static int plan_this_kernel(struct les_probe_plan *plan, const struct les_options *o)
+{
+	struct les_kfacts *facts = calloc(1, sizeof(*facts));
+	struct les_plan_options po;
+
+	if (!facts || les_probe_facts_gather(facts)) {
+		free(facts);
+		return -ENOMEM;
+	}
+	les_plan_options_init(&po, o->attach);
+	les_probe_plan_make(plan, facts, &po);
+	free(facts);
+	return 0;
 }
 
 static int start_tracer(struct les_tracer *t, const struct les_options *o,
@@ -160,7 +207,8 @@ static int start_tracer(struct les_tracer *t, const struct les_options *o,
 	struct les_probe_plan plan;
 	int err;
 
-	les_probe_plan_make(&plan, o->attach);
+	if (plan_this_kernel(&plan, o))
+		return fail(LES_EXIT_RUNTIME, "out of memory");
 	if (plan.fuse == LES_FUSE_NONE && plan.access == LES_ATTACH_NONE)
 		return fail(LES_EXIT_RUNTIME, "no probe can attach on this kernel: %s",
 			    plan.access_reason);
@@ -688,6 +736,8 @@ int main(int argc, char **argv)
 	}
 	libbpf_set_print(libbpf_print);
 
+	if (opts.dump_kernel_facts)
+		return dump_kernel_facts();
 	if (opts.list_probes)
 		return list_probes(&opts);
 	ret = check_config_path(&opts);

@@ -151,6 +151,8 @@ enum {
 	OPT_FILE_ID,
 	OPT_ATTACH,
 	OPT_LIST_PROBES,
+	OPT_DUMP_KFACTS,
+	OPT_KERNEL_FACTS,
 	OPT_MOUNTINFO,
 	OPT_KEEP_CAPS,
 	OPT_JOB_ENV,
@@ -208,6 +210,8 @@ static const struct option long_options[] = {
 	{ "file-id", no_argument, NULL, OPT_FILE_ID },
 	{ "attach", required_argument, NULL, OPT_ATTACH },
 	{ "list-probes", optional_argument, NULL, OPT_LIST_PROBES },
+	{ "dump-kernel-facts", no_argument, NULL, OPT_DUMP_KFACTS },
+	{ "kernel-facts", required_argument, NULL, OPT_KERNEL_FACTS },
 	{ "mountinfo", required_argument, NULL, OPT_MOUNTINFO },
 	{ "keep-caps", no_argument, NULL, OPT_KEEP_CAPS },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -265,6 +269,9 @@ void les_usage(FILE *out)
 	      "                           /proc/1/mountinfo in a container)\n"
 	      "      --attach METHOD      auto|fentry|kprobe|syscall (default auto)\n"
 	      "      --list-probes[=json] print the probes and the attach method chosen, exit\n"
+	      "      --dump-kernel-facts  print what the plan reads of this kernel, exit\n"
+	      "      --kernel-facts FILE  with --list-probes: plan from facts dumped on\n"
+	      "                           another machine instead of this kernel's\n"
 	      "\n"
 	      "Filters (in the kernel, but --job; filtered records are counted in stats):\n"
 	      "      --min-latency DUR    only ops at least this slow (e.g. 20ms)\n"
@@ -770,6 +777,14 @@ static int parse_one(struct les_options *o, int opt, const char *arg)
 		else
 			return usage_error("invalid --list-probes '%s': expected text or json", arg);
 		return 0;
+	case OPT_DUMP_KFACTS:
+		o->dump_kernel_facts = true;
+		return 0;
+	case OPT_KERNEL_FACTS:
+		if (!*arg)
+			return usage_error("invalid --kernel-facts '%s': empty", arg);
+		o->kernel_facts_path = arg;
+		return 0;
 	case OPT_MOUNTINFO:
 		o->mountinfo_path = arg;
 		return 0;
@@ -983,6 +998,8 @@ int les_options_parse(struct les_options *o, int argc, char **argv)
 							  : "--kafka-topic needs --kafka-brokers");
 	if (o->records && !o->aggregate_ns)
 		return usage_error("%s", "--records needs --aggregate");
+	if (o->kernel_facts_path && !o->list_probes)
+		return usage_error("%s", "--kernel-facts needs --list-probes");
 	if (o->print_config) {
 		print_settings(o, stdout);
 		return 1;

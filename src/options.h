@@ -70,6 +70,8 @@ struct les_options {
 	bool file_id;
 	enum les_attach_mode attach;
 	enum les_list_probes list_probes;
+	bool dump_kernel_facts; /* --dump-kernel-facts: print them and exit (src/kfacts.h) */
+	const char *kernel_facts_path; /* --kernel-facts FILE: plan from these, not this kernel */
 	int verbose;
 	const char *mountinfo_path; /* for tests; NULL: /proc/self/mountinfo */
 	bool keep_caps; /* --keep-caps: keep every capability after attaching */

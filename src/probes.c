@@ -1,104 +1,67 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Choosing attach methods by probing the running kernel. */
-#include <dirent.h>
+/*
+ * Choosing attach methods from the kernel's facts (kfacts.h), gathered
+ * once from the running kernel or read from a file: the plan is a pure
+ * function of the facts and the options.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
-#include <sys/utsname.h>
-#include <unistd.h>
-#include <bpf/btf.h>
-#include <bpf/libbpf.h>
+#include <linux/btf.h>
 #include "consumer.h" /* struct les_refusals */
 #include "json.h"
 #include "mounts.h"
 #include "ops.h"
 #include "probes.h"
 
-#define TRACEFS	      "/sys/kernel/tracing"
-#define DEBUGFS_TRACE "/sys/kernel/debug/tracing"
-
-const char *les_tracefs_root(void)
+/* Everything the planners' tables and the plan below ask of the kernel. */
+static void probe_wants(struct les_kf_wants *w)
 {
-	if (access(TRACEFS "/events", F_OK) == 0)
-		return TRACEFS;
-	if (access(DEBUGFS_TRACE "/events", F_OK) == 0)
-		return DEBUGFS_TRACE;
-	return NULL;
+	memset(w, 0, sizeof(*w));
+	les_fn_plan_wants(w);
+	les_rpc_plan_wants(w);
+	les_kf_want_module(w, "fuse");
+	les_kf_want_type(w, "btf_trace_fuse_request_send", BTF_KIND_TYPEDEF);
+	les_kf_want_type(w, "btf_trace_fuse_request_end", BTF_KIND_TYPEDEF);
+	les_kf_want_tracepoint(w, "fuse:fuse_request_send");
+	les_kf_want_tracepoint(w, "fuse:fuse_request_end");
+	les_kf_want_type(w, "btf_trace_sys_enter", BTF_KIND_TYPEDEF);
+	les_kf_want_tracepoint(w, "raw_syscalls:sys_enter");
+	les_kf_want_tracepoint(w, "raw_syscalls:sys_exit");
+	les_kf_want_type(w, "btf_trace_sched_process_exec", BTF_KIND_TYPEDEF);
+	les_kf_want_type(w, "btf_trace_sched_process_fork", BTF_KIND_TYPEDEF);
 }
 
-int les_ensure_tracefs(void)
+int les_probe_facts_gather(struct les_kfacts *f)
 {
-	if (les_tracefs_root())
-		return 0;
-	if (mount("tracefs", TRACEFS, "tracefs", 0, NULL) && errno != EBUSY)
-		return -errno;
-	return les_tracefs_root() ? 0 : -ENOENT;
+	struct les_kf_wants *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return -ENOMEM;
+	probe_wants(w);
+	les_kfacts_gather(f, w);
+	free(w);
+	return 0;
 }
 
-bool les_tracepoint_exists(const char *category, const char *event)
+void les_plan_options_init(struct les_plan_options *po, enum les_attach_mode mode)
 {
-	const char *root = les_tracefs_root();
-	char path[512];
+	const char *multi = getenv("LES_KPROBE_MULTI");
 
-	if (!root)
-		return false;
-	snprintf(path, sizeof(path), "%s/events/%s/%s", root, category, event);
-	return access(path, F_OK) == 0;
+	memset(po, 0, sizeof(*po));
+	po->mode = mode;
+	po->kprobe_multi_off = multi && strcmp(multi, "0") == 0;
+	po->reqmsg_offset = getenv(LES_PTLRPC_REQMSG_ENV);
 }
 
-static bool module_btf_has(struct btf *vmlinux, const char *name, int kind)
+static void plan_fuse(struct les_probe_plan *plan, const struct les_kfacts *f)
 {
-	struct dirent *de;
-	bool found = false;
-	DIR *dir = opendir("/sys/kernel/btf");
-
-	if (!dir)
-		return false;
-	while (!found && (de = readdir(dir))) {
-		struct btf *mod;
-
-		if (de->d_name[0] == '.' || strcmp(de->d_name, "vmlinux") == 0)
-			continue;
-		mod = btf__load_module_btf(de->d_name, vmlinux);
-		if (!mod)
-			continue;
-		found = btf__find_by_name_kind(mod, name, kind) >= 0;
-		btf__free(mod);
-	}
-	closedir(dir);
-	return found;
-}
-
-/* Parsed once: several megabytes, asked about many times at start-up. */
-static struct btf *vmlinux_btf(void)
-{
-	static struct btf *btf;
-
-	if (!btf)
-		btf = btf__load_vmlinux_btf();
-	return btf;
-}
-
-bool les_kernel_btf_has(const char *name, int kind)
-{
-	struct btf *vmlinux = vmlinux_btf();
-
-	if (!vmlinux)
-		return false;
-	return btf__find_by_name_kind(vmlinux, name, kind) >= 0 ||
-	       module_btf_has(vmlinux, name, kind);
-}
-
-static void plan_fuse(struct les_probe_plan *plan)
-{
-	if (les_kernel_btf_has("btf_trace_fuse_request_send", BTF_KIND_TYPEDEF) &&
-	    les_kernel_btf_has("btf_trace_fuse_request_end", BTF_KIND_TYPEDEF)) {
+	if (les_kfacts_has_type(f, "btf_trace_fuse_request_send", BTF_KIND_TYPEDEF, NULL) &&
+	    les_kfacts_has_type(f, "btf_trace_fuse_request_end", BTF_KIND_TYPEDEF, NULL)) {
 		plan->fuse = LES_FUSE_TP_BTF;
-	} else if (les_tracepoint_exists("fuse", "fuse_request_send") &&
-		   les_tracepoint_exists("fuse", "fuse_request_end")) {
+	} else if (les_kfacts_has_tracepoint(f, "fuse", "fuse_request_send") &&
+		   les_kfacts_has_tracepoint(f, "fuse", "fuse_request_end")) {
 		plan->fuse = LES_FUSE_TP;
 	} else {
 		plan->fuse = LES_FUSE_NONE;
@@ -107,29 +70,11 @@ static void plan_fuse(struct les_probe_plan *plan)
 	}
 }
 
-/*
- * bpf_get_current_task_btf came with 5.11; 5.10 gets the flavour of the
- * syscall programs that reads the task by probe reads. Asked of the kernel
- * when privileges allow, else told by the release.
- */
-static bool kernel_has_task_btf(void)
+static void plan_syscall(struct les_probe_plan *plan, const struct les_kfacts *f,
+			 enum les_attach_mode mode)
 {
-	int r = libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
-					BPF_FUNC_get_current_task_btf, NULL);
-	unsigned int major = 0, minor = 0;
-	struct utsname u;
-
-	if (r >= 0)
-		return r == 1;
-	if (uname(&u) != 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2)
-		return true;
-	return major > 5 || (major == 5 && minor >= 11);
-}
-
-static void plan_syscall(struct les_probe_plan *plan, enum les_attach_mode mode)
-{
-	bool syscalls = les_kernel_btf_has("btf_trace_sys_enter", BTF_KIND_TYPEDEF) ||
-			les_tracepoint_exists("raw_syscalls", "sys_enter");
+	bool syscalls = les_kfacts_has_type(f, "btf_trace_sys_enter", BTF_KIND_TYPEDEF, NULL) ||
+			les_kfacts_has_tracepoint(f, "raw_syscalls", "sys_enter");
 
 	if (mode == LES_ATTACH_MODE_FENTRY)
 		plan->syscall_reason = "--attach fentry: the syscall fallback is off";
@@ -139,7 +84,11 @@ static void plan_syscall(struct les_probe_plan *plan, enum les_attach_mode mode)
 		plan->syscall_reason = "kernel has no raw_syscalls:sys_enter/sys_exit tracepoints";
 	else
 		plan->syscall = true;
-	plan->syscall_task_btf = plan->syscall && kernel_has_task_btf();
+	/*
+	 * bpf_get_current_task_btf came with 5.11; 5.10 gets the flavour of
+	 * the syscall programs that reads the task by probe reads.
+	 */
+	plan->syscall_task_btf = plan->syscall && f->task_btf;
 }
 
 /* The method that reports most functions, or none. */
@@ -155,10 +104,13 @@ static enum les_attach_method fn_main_method(const struct les_fn_plan *fn)
 							    : LES_ATTACH_KPROBE;
 }
 
-static void plan_access(struct les_probe_plan *plan, enum les_attach_mode mode)
+static void plan_access(struct les_probe_plan *plan, const struct les_kfacts *f,
+			const struct les_plan_options *po)
 {
-	plan_syscall(plan, mode);
-	les_fn_plan_make(&plan->fn, mode);
+	enum les_attach_mode mode = po->mode;
+
+	plan_syscall(plan, f, mode);
+	les_fn_plan_make(&plan->fn, f, mode, po->kprobe_multi_off);
 	if (plan->syscall) {
 		plan->access = LES_ATTACH_SYSCALL;
 		return;
@@ -172,15 +124,18 @@ static void plan_access(struct les_probe_plan *plan, enum les_attach_mode mode)
 		plan->access_reason = "no function of Lustre, NFS or FUSE can be probed";
 }
 
-void les_probe_plan_make(struct les_probe_plan *plan, enum les_attach_mode mode)
+void les_probe_plan_make(struct les_probe_plan *plan, const struct les_kfacts *f,
+			 const struct les_plan_options *po)
 {
 	memset(plan, 0, sizeof(*plan));
-	les_ensure_tracefs();
-	plan_fuse(plan);
-	plan_access(plan, mode);
-	les_rpc_plan_make(&plan->rpc, mode, plan->fn.fentry_ok, plan->fn.fentry_reason);
-	plan->proc_notices = les_kernel_btf_has("btf_trace_sched_process_exec", BTF_KIND_TYPEDEF) &&
-			     les_kernel_btf_has("btf_trace_sched_process_fork", BTF_KIND_TYPEDEF);
+	plan->facts_recorded = f->recorded;
+	plan_fuse(plan, f);
+	plan_access(plan, f, po);
+	les_rpc_plan_make(&plan->rpc, f, po->mode, plan->fn.fentry_ok, plan->fn.fentry_reason,
+			  po->reqmsg_offset);
+	plan->proc_notices =
+		les_kfacts_has_type(f, "btf_trace_sched_process_exec", BTF_KIND_TYPEDEF, NULL) &&
+		les_kfacts_has_type(f, "btf_trace_sched_process_fork", BTF_KIND_TYPEDEF, NULL);
 }
 
 /* Function probe programs: a slot's programs of its method, or the multi pair. */
@@ -392,8 +347,13 @@ static void print_fn_probe(FILE *out, const struct les_fn_plan *fn, const struct
 		fn_method_name(fn, pr), note);
 }
 
-static void print_refused(FILE *out, const struct les_refusals *refused)
+static void print_refused(FILE *out, const struct les_probe_plan *plan,
+			  const struct les_refusals *refused)
 {
+	if (!refused && plan->facts_recorded) {
+		fprintf(out, "load: not checked (the kernel's facts were read from a file)\n");
+		return;
+	}
 	if (!refused) {
 		fprintf(out, "load: not checked (needs root, or CAP_BPF and CAP_PERFMON)\n");
 		return;
@@ -436,7 +396,7 @@ void les_probe_plan_print(const struct les_probe_plan *plan, FILE *out, bool jso
 		plan->fn.kprobe_ok ? ", kprobe_multi: " : "",
 		plan->fn.kprobe_ok ? (plan->fn.kprobe_multi ? "yes" : plan->fn.multi_reason) : "",
 		plan->syscall ? "on" : plan->syscall_reason, SYSCALL_RULE, SYSCALL_PATHS);
-	print_refused(out, refused);
+	print_refused(out, plan, refused);
 }
 
 static void warn_uncovered(const struct les_probe_plan *plan, FILE *out, const char *mode)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Choosing how each probe reaches the kernel, by probing the running kernel
- * (BTF, tracefs) rather than by version numbers.
+ * Choosing how each probe reaches the kernel: the plan, a pure function of
+ * the kernel's facts (kfacts.h: kallsyms, BTF, tracefs and what the kernel
+ * accepts, never version numbers) and the options.
  */
 #ifndef LES_PROBES_H
 #define LES_PROBES_H
@@ -9,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "fnprobes.h"
+#include "kfacts.h"
 #include "les_record.h"
 #include "options.h"
 #include "rpcprobes.h"
@@ -35,17 +37,25 @@ struct les_probe_plan {
 	struct les_rpc_plan rpc; /* PtlRPC, LDLM and sunrpc probes */
 	bool proc_notices; /* exec/fork notices for enrichment */
 	const char *access_reason;
+	bool facts_recorded; /* planned from facts read from a file */
 };
 
-/* Mount tracefs if it is not mounted: tracepoint attach needs it. */
-int les_ensure_tracefs(void);
-/* Where tracefs is mounted, or NULL. */
-const char *les_tracefs_root(void);
-bool les_tracepoint_exists(const char *category, const char *event);
-/* A BTF type in vmlinux or any loaded module's BTF. */
-bool les_kernel_btf_has(const char *name, int kind);
+/* What the planners take besides the facts: the options and the environment. */
+struct les_plan_options {
+	enum les_attach_mode mode;
+	bool kprobe_multi_off; /* LES_KPROBE_MULTI=0: single kprobes */
+	const char *reqmsg_offset; /* LES_PTLRPC_REQMSG_OFFSET, or NULL */
+};
 
-void les_probe_plan_make(struct les_probe_plan *plan, enum les_attach_mode mode);
+/* The running kernel's facts, as every planner below needs them (read once); 0 or -ENOMEM. */
+int les_probe_facts_gather(struct les_kfacts *f);
+
+/* mode, and what the environment sets for tests (LES_KPROBE_MULTI, ...). */
+void les_plan_options_init(struct les_plan_options *po, enum les_attach_mode mode);
+
+/* The plan: reads nothing but f and po. */
+void les_probe_plan_make(struct les_probe_plan *plan, const struct les_kfacts *f,
+			 const struct les_plan_options *po);
 
 /*
  * Whether a program of the skeleton belongs to the plan: by its name and

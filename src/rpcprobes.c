@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The RPC plane's probes of Lustre PtlRPC/LDLM and sunrpc, and how each is
- * reached on the running kernel.
+ * reached, chosen from the kernel's facts (kfacts.h) alone.
  *
  * PtlRPC and LDLM functions: fentry/fexit when the function is in BTF (a
  * Lustre built with BTF) and this kernel permits tracing programs, else a
@@ -19,16 +19,12 @@
  * is built in: one could not be checked against every build's options.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <bpf/btf.h>
+#include <linux/btf.h>
+#include "kfacts.h"
 #include "ops.h"
-#include "probes.h"
 #include "rpcprobes.h"
-
-#define KALLSYMS "/proc/kallsyms"
 
 #define PTL(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_PTLRPC, r, { kp, kr }, { fe, fx }, NULL }
 #define LDLM(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_LDLM, r, { kp, kr }, { fe, fx }, NULL }
@@ -82,120 +78,71 @@ static const struct les_rpc_fn rpc_table[] = {
 _Static_assert(sizeof(rpc_table) / sizeof(rpc_table[0]) <= LES_RPC_FN_MAX,
 	       "LES_RPC_FN_MAX too small for the table");
 
-__attribute__((format(printf, 2, 3))) static void set_reason(struct les_rpc_probe *pr,
-							    const char *fmt, ...)
+/* Where the row's function is, or why it is not probed when kallsyms lacks it. */
+static bool locate(struct les_rpc_probe *pr, const struct les_kfacts *f)
 {
-	va_list ap;
+	const struct les_kf_sym *s = les_kfacts_sym(f, pr->f->name);
+	const struct les_kf_sym *clone;
 
-	va_start(ap, fmt);
-	vsnprintf(pr->reason, sizeof(pr->reason), fmt, ap);
-	va_end(ap);
-}
-
-/* Text symbols of the table's functions: present, and in which module. */
-static void scan_kallsyms(struct les_rpc_plan *p)
-{
-	FILE *f = fopen(KALLSYMS, "re");
-	char line[512];
-
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char type, name[256], mod[64] = "";
-		unsigned long long addr;
-
-		if (sscanf(line, "%llx %c %255s [%63[^]]]", &addr, &type, name, mod) < 3)
-			continue;
-		if (type != 't' && type != 'T')
-			continue;
-		for (size_t i = 0; i < p->n; i++) {
-			struct les_rpc_probe *pr = &p->probe[i];
-
-			if (pr->f->tp_btf || pr->present || strcmp(pr->f->name, name) != 0)
-				continue;
-			pr->present = true;
-			snprintf(pr->where, sizeof(pr->where), "%s", mod[0] ? mod : "vmlinux");
-		}
+	if (s) {
+		pr->present = true;
+		snprintf(pr->where, sizeof(pr->where), "%s", s->module);
+		return true;
 	}
-	fclose(f);
+	clone = les_kfacts_clone(f, pr->f->name);
+	if (clone)
+		snprintf(pr->reason, sizeof(pr->reason),
+			 "only the compiler's clone %s in kallsyms: its arguments may differ",
+			 clone->name);
+	else
+		snprintf(pr->reason, sizeof(pr->reason), "not in kallsyms (%s)",
+			 les_kfacts_module_loaded(f, "ptlrpc")
+				 ? "inlined or renamed by this Lustre build"
+				 : "Lustre not loaded");
+	return false;
 }
 
-static bool kprobes_available(void)
-{
-	return access("/sys/bus/event_source/devices/kprobe/type", F_OK) == 0 ||
-	       access("/sys/kernel/tracing/kprobe_events", F_OK) == 0 ||
-	       access("/sys/kernel/debug/tracing/kprobe_events", F_OK) == 0;
-}
-
-/* A type in the BTF of module ("vmlinux" for the kernel's own). */
-static bool btf_of_has(struct btf *vmlinux, const char *module, const char *name, int kind)
-{
-	struct btf *mod;
-	bool found;
-
-	if (!vmlinux || !module[0])
-		return false;
-	if (strcmp(module, "vmlinux") == 0)
-		return btf__find_by_name_kind(vmlinux, name, kind) >= 0;
-	mod = btf__load_module_btf(module, vmlinux);
-	if (!mod)
-		return false;
-	found = btf__find_by_name_kind(mod, name, kind) >= 0;
-	btf__free(mod);
-	return found;
-}
-
-/* Whether the function is in the BTF of where it lives (fentry needs that). */
-static bool fn_has_btf(const struct les_rpc_probe *pr, struct btf *vmlinux)
-{
-	return btf_of_has(vmlinux, pr->where, pr->f->name, BTF_KIND_FUNC);
-}
-
-static void choose_fn(struct les_rpc_probe *pr, enum les_attach_mode mode, bool fentry_ok,
-		      const char *fentry_reason, bool kprobe_ok, struct btf *vmlinux)
+static void choose_fn(struct les_rpc_probe *pr, const struct les_kfacts *f,
+		      enum les_attach_mode mode, bool fentry_ok, const char *fentry_reason)
 {
 	bool twin = pr->f->fentry[0] || pr->f->fentry[1];
+	/* fentry needs the function in the BTF of where it lives. */
+	bool has_btf = les_kfacts_proto(f, pr->f->name, pr->where) != NULL;
 
-	if (!pr->present) {
-		set_reason(pr, "not in kallsyms (%s)",
-			   access("/sys/module/ptlrpc", F_OK) == 0
-				   ? "inlined or renamed by this Lustre build"
-				   : "Lustre not loaded");
-		return;
-	}
-	if (mode != LES_ATTACH_MODE_KPROBE && twin && fentry_ok && fn_has_btf(pr, vmlinux)) {
+	if (mode != LES_ATTACH_MODE_KPROBE && twin && fentry_ok && has_btf) {
 		pr->method = LES_ATTACH_FENTRY;
 		return;
 	}
-	if (kprobe_ok) {
+	if (f->kprobes) {
 		pr->method = LES_ATTACH_KPROBE;
 		return;
 	}
-	set_reason(pr, "kprobes not configured; fentry: %s",
-		   !twin ? "not offered for this function"
-		   : !fentry_ok ? fentry_reason
-				: "no BTF for it");
+	snprintf(pr->reason, sizeof(pr->reason), "kprobes not configured; fentry: %s",
+		 !twin ? "not offered for this function"
+		 : !fentry_ok ? fentry_reason
+			      : "no BTF for it");
 }
 
-static void choose_tp(struct les_rpc_probe *pr, struct btf *vmlinux)
+static void choose_tp(struct les_rpc_probe *pr, const struct les_kfacts *f)
 {
 	const char *event = strchr(pr->f->name, ':') + 1;
 	char typedef_name[96];
 
 	snprintf(typedef_name, sizeof(typedef_name), "btf_trace_%s", event);
 	snprintf(pr->where, sizeof(pr->where), "sunrpc");
-	pr->present = les_tracepoint_exists("sunrpc", event);
-	if (btf_of_has(vmlinux, "sunrpc", typedef_name, BTF_KIND_TYPEDEF) ||
-	    btf_of_has(vmlinux, "vmlinux", typedef_name, BTF_KIND_TYPEDEF)) {
+	pr->present = les_kfacts_has_tracepoint(f, "sunrpc", event);
+	if (les_kfacts_has_type(f, typedef_name, BTF_KIND_TYPEDEF, "sunrpc") ||
+	    les_kfacts_has_type(f, typedef_name, BTF_KIND_TYPEDEF, "vmlinux")) {
 		pr->method = LES_ATTACH_TRACEPOINT;
 		return;
 	}
-	if (access("/sys/module/sunrpc", F_OK) != 0)
-		set_reason(pr, "sunrpc not loaded when the tool started (no NFS client)");
+	if (!les_kfacts_module_loaded(f, "sunrpc"))
+		snprintf(pr->reason, sizeof(pr->reason),
+			 "sunrpc not loaded when the tool started (no NFS client)");
 	else if (!pr->present)
-		set_reason(pr, "no such tracepoint in this kernel");
+		snprintf(pr->reason, sizeof(pr->reason), "no such tracepoint in this kernel");
 	else
-		set_reason(pr, "no BTF for sunrpc (tp_btf needs it)");
+		snprintf(pr->reason, sizeof(pr->reason), "no BTF for sunrpc (tp_btf needs it)");
 }
 
 /* The module PtlRPC lives in: where ptlrpc_queue_wait is. */
@@ -215,12 +162,45 @@ enum les_attach_method les_rpc_plan_method(const struct les_rpc_plan *p, const c
 	return LES_ATTACH_NONE;
 }
 
-static void plan_reqmsg(struct les_rpc_plan *p, struct btf *vmlinux);
+/*
+ * rq_reqmsg's offset, for requests whose packing was not seen: module BTF
+ * (CO-RE, offset stays -1), else LES_PTLRPC_REQMSG_OFFSET (reqmsg_env).
+ */
+static void plan_reqmsg(struct les_rpc_plan *p, const struct les_kfacts *f,
+			const char *reqmsg_env)
+{
+	char *end;
+	long v;
 
-static void plan_opcode(struct les_rpc_plan *p, struct btf *vmlinux)
+	if (les_kfacts_has_type(f, "ptlrpc_request", BTF_KIND_STRUCT, ptlrpc_module(p))) {
+		snprintf(p->reqmsg_source, sizeof(p->reqmsg_source),
+			 "struct ptlrpc_request from module BTF (CO-RE)");
+		return;
+	}
+	if (reqmsg_env && *reqmsg_env) {
+		errno = 0;
+		v = strtol(reqmsg_env, &end, 0);
+		if (!errno && !*end && v >= 0 && v <= 4096) {
+			p->reqmsg_off = (int)v;
+			snprintf(p->reqmsg_source, sizeof(p->reqmsg_source),
+				 "rq_reqmsg at offset %ld (%s)", v, LES_PTLRPC_REQMSG_ENV);
+			return;
+		}
+		snprintf(p->reqmsg_source, sizeof(p->reqmsg_source),
+			 "none: %s='%s' is not an offset from 0 to 4096", LES_PTLRPC_REQMSG_ENV,
+			 reqmsg_env);
+		return;
+	}
+	snprintf(p->reqmsg_source, sizeof(p->reqmsg_source),
+		 "none: no BTF for struct ptlrpc_request and no %s; opcodes are left out",
+		 LES_PTLRPC_REQMSG_ENV);
+}
+
+static void plan_opcode(struct les_rpc_plan *p, const struct les_kfacts *f,
+			const char *reqmsg_env)
 {
 	p->reqmsg_off = -1;
-	plan_reqmsg(p, vmlinux);
+	plan_reqmsg(p, f, reqmsg_env);
 	if (les_rpc_plan_method(p, "lustre_msg_set_opc") != LES_ATTACH_NONE &&
 	    (les_rpc_plan_method(p, "ptlrpc_request_pack") != LES_ATTACH_NONE ||
 	     les_rpc_plan_method(p, "ptlrpc_request_bufs_pack") != LES_ATTACH_NONE))
@@ -231,61 +211,44 @@ static void plan_opcode(struct les_rpc_plan *p, struct btf *vmlinux)
 		snprintf(p->opcode_source, sizeof(p->opcode_source), "%s", p->reqmsg_source);
 }
 
-/*
- * rq_reqmsg's offset, for requests whose packing was not seen: module BTF
- * (CO-RE, offset stays -1), else LES_PTLRPC_REQMSG_OFFSET.
- */
-static void plan_reqmsg(struct les_rpc_plan *p, struct btf *vmlinux)
+void les_rpc_plan_wants(struct les_kf_wants *w)
 {
-	const char *env = getenv(LES_PTLRPC_REQMSG_ENV);
-	char *end;
-	long v;
+	char typedef_name[LES_KF_NAME_LEN];
 
-	if (btf_of_has(vmlinux, ptlrpc_module(p), "ptlrpc_request", BTF_KIND_STRUCT)) {
-		snprintf(p->reqmsg_source, sizeof(p->reqmsg_source),
-			 "struct ptlrpc_request from module BTF (CO-RE)");
-		return;
-	}
-	if (env && *env) {
-		errno = 0;
-		v = strtol(env, &end, 0);
-		if (!errno && !*end && v >= 0 && v <= 4096) {
-			p->reqmsg_off = (int)v;
-			snprintf(p->reqmsg_source, sizeof(p->reqmsg_source),
-				 "rq_reqmsg at offset %ld (%s)", v, LES_PTLRPC_REQMSG_ENV);
-			return;
+	les_kf_want_module(w, "ptlrpc");
+	les_kf_want_module(w, "sunrpc");
+	les_kf_want_type(w, "ptlrpc_request", BTF_KIND_STRUCT);
+	for (size_t i = 0; i < sizeof(rpc_table) / sizeof(rpc_table[0]); i++) {
+		const char *event;
+
+		if (!rpc_table[i].tp_btf) {
+			les_kf_want_func(w, rpc_table[i].name);
+			continue;
 		}
-		snprintf(p->reqmsg_source, sizeof(p->reqmsg_source),
-			 "none: %s='%s' is not an offset from 0 to 4096", LES_PTLRPC_REQMSG_ENV,
-			 env);
-		return;
+		les_kf_want_tracepoint(w, rpc_table[i].name);
+		event = strchr(rpc_table[i].name, ':') + 1;
+		/* tp_btf needs the tracepoint's btf_trace_ typedef in BTF. */
+		snprintf(typedef_name, sizeof(typedef_name), "btf_trace_%s", event);
+		les_kf_want_type(w, typedef_name, BTF_KIND_TYPEDEF);
 	}
-	snprintf(p->reqmsg_source, sizeof(p->reqmsg_source),
-		 "none: no BTF for struct ptlrpc_request and no %s; opcodes are left out",
-		 LES_PTLRPC_REQMSG_ENV);
 }
 
-void les_rpc_plan_make(struct les_rpc_plan *p, enum les_attach_mode mode, bool fentry_ok,
-		       const char *fentry_reason)
+void les_rpc_plan_make(struct les_rpc_plan *p, const struct les_kfacts *f,
+		       enum les_attach_mode mode, bool fentry_ok, const char *fentry_reason,
+		       const char *reqmsg_env)
 {
-	bool kprobe_ok = kprobes_available();
-	struct btf *vmlinux = btf__load_vmlinux_btf();
-
 	memset(p, 0, sizeof(*p));
 	p->n = sizeof(rpc_table) / sizeof(rpc_table[0]);
-	for (size_t i = 0; i < p->n; i++)
-		p->probe[i].f = &rpc_table[i];
-	scan_kallsyms(p);
 	for (size_t i = 0; i < p->n; i++) {
 		struct les_rpc_probe *pr = &p->probe[i];
 
+		pr->f = &rpc_table[i];
 		if (pr->f->tp_btf)
-			choose_tp(pr, vmlinux);
-		else
-			choose_fn(pr, mode, fentry_ok, fentry_reason, kprobe_ok, vmlinux);
+			choose_tp(pr, f);
+		else if (locate(pr, f))
+			choose_fn(pr, f, mode, fentry_ok, fentry_reason);
 	}
-	plan_opcode(p, vmlinux);
-	btf__free(vmlinux);
+	plan_opcode(p, f, reqmsg_env);
 }
 
 static bool name_is(const char *prog, const char *name)

@@ -3,7 +3,7 @@
  * The RPC plane's probes besides FUSE: Lustre PtlRPC and LDLM functions
  * (kprobe, or fentry where the module has BTF) and the sunrpc tracepoints
  * (tp_btf). For each, the method the running kernel offers or the reason
- * there is none, found in kallsyms, BTF and tracefs. Also the names the
+ * there is none, chosen from the kernel's facts (kallsyms, BTF, tracefs). Also the names the
  * records of this plane carry (PtlRPC opcodes, sunrpc programs).
  */
 #ifndef LES_RPCPROBES_H
@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "json.h"
+#include "kfacts.h"
 #include "les_record.h"
 #include "options.h"
 
@@ -47,12 +48,17 @@ struct les_rpc_plan {
 	char reqmsg_source[LES_RPC_REASON_MAX]; /* where rq_reqmsg's offset comes from, or why not */
 };
 
+/* What the table needs to know of the kernel: functions, tracepoints, types. */
+void les_rpc_plan_wants(struct les_kf_wants *w);
+
 /*
- * Probe the kernel. fentry_ok/fentry_reason: whether this kernel permits
- * fentry at all (the access plane's trial); --attach kprobe keeps kprobes.
+ * Choose from the kernel's facts, purely. fentry_ok/fentry_reason: whether
+ * fentry is permitted (the access plane's decision); --attach kprobe keeps
+ * kprobes. reqmsg_env: LES_PTLRPC_REQMSG_OFFSET's value, or NULL.
  */
-void les_rpc_plan_make(struct les_rpc_plan *p, enum les_attach_mode mode, bool fentry_ok,
-		       const char *fentry_reason);
+void les_rpc_plan_make(struct les_rpc_plan *p, const struct les_kfacts *f,
+		       enum les_attach_mode mode, bool fentry_ok, const char *fentry_reason,
+		       const char *reqmsg_env);
 
 /* How the function or tracepoint name is reached, LES_ATTACH_NONE if not. */
 enum les_attach_method les_rpc_plan_method(const struct les_rpc_plan *p, const char *name);

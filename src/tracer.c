@@ -23,26 +23,6 @@
 #include "syscalls.h"
 #include "tracer.h"
 
-/*
- * What the function probes need after configure (the plan is gone by
- * then): per slot the function, its address and method; the ops each
- * family covers; the observed mounts, to tell the syscall fallback what to
- * leave out. One tracer per process, so file scope.
- */
-static struct fn_state {
-	const char *func[LES_FN_SLOTS];
-	unsigned long addr[LES_FN_SLOTS];
-	enum les_attach_method method[LES_FN_SLOTS];
-	enum les_fs_family family[LES_FN_SLOTS];
-	enum les_access_op op[LES_FN_SLOTS];
-	size_t n_slots;
-	bool multi;
-	unsigned int covered[LES_FS_FAMILY_MAX];
-	__u32 mount_dev[LES_MAX_MOUNTS];
-	enum les_fs_family mount_family[LES_MAX_MOUNTS];
-	size_t n_mounts;
-	int verbose;
-} fn_state;
 
 int les_tracer_open(struct les_tracer *t)
 {
@@ -56,23 +36,23 @@ static int configure_fn(struct les_tracer *t, const struct les_fn_plan *fn, int 
 {
 	struct bpf_program *prog;
 
-	memset(&fn_state, 0, sizeof(fn_state));
-	fn_state.verbose = verbose;
-	fn_state.multi = fn->kprobe_multi;
-	memcpy(fn_state.covered, fn->covered, sizeof(fn_state.covered));
+	memset(&t->fn, 0, sizeof(t->fn));
+	t->fn.verbose = verbose;
+	t->fn.multi = fn->kprobe_multi;
+	memcpy(t->fn.covered, fn->covered, sizeof(t->fn.covered));
 	for (size_t i = 0; i < fn->n; i++) {
 		const struct les_fn_probe *pr = &fn->probe[i];
 
 		if (pr->slot < 0)
 			continue;
 		t->skel->rodata->fn_desc[pr->slot] = pr->desc;
-		fn_state.func[pr->slot] = pr->e->func;
-		fn_state.addr[pr->slot] = (unsigned long)pr->addr;
-		fn_state.method[pr->slot] = pr->method;
-		fn_state.family[pr->slot] = pr->e->family;
-		fn_state.op[pr->slot] = pr->e->op;
-		if ((size_t)pr->slot + 1 > fn_state.n_slots)
-			fn_state.n_slots = (size_t)pr->slot + 1;
+		t->fn.func[pr->slot] = pr->e->func;
+		t->fn.addr[pr->slot] = (unsigned long)pr->addr;
+		t->fn.method[pr->slot] = pr->method;
+		t->fn.family[pr->slot] = pr->e->family;
+		t->fn.op[pr->slot] = pr->e->op;
+		if ((size_t)pr->slot + 1 > t->fn.n_slots)
+			t->fn.n_slots = (size_t)pr->slot + 1;
 	}
 	bpf_object__for_each_program(prog, t->skel->obj)
 	{
@@ -85,7 +65,7 @@ static int configure_fn(struct les_tracer *t, const struct les_fn_plan *fn, int 
 		    method != LES_ATTACH_FENTRY)
 			continue;
 		/* Module functions too: libbpf looks in each module's BTF. */
-		err = bpf_program__set_attach_target(prog, 0, fn_state.func[slot]);
+		err = bpf_program__set_attach_target(prog, 0, t->fn.func[slot]);
 		if (err)
 			return err;
 	}
@@ -252,15 +232,15 @@ static int put_syscalls(struct les_tracer *t, unsigned int skip_ops)
 static int put_fn_coverage(struct les_tracer *t)
 {
 	int fd = bpf_map__fd(t->skel->maps.fn_covered);
-	unsigned int everywhere = fn_state.n_mounts ? ~0u : 0;
+	unsigned int everywhere = t->fn.n_mounts ? ~0u : 0;
 	__u32 key, next;
 
 	while (bpf_map_get_next_key(fd, NULL, &next) == 0)
 		bpf_map_delete_elem(fd, &next);
-	for (size_t i = 0; i < fn_state.n_mounts; i++) {
-		__u32 ops = fn_state.covered[fn_state.mount_family[i]];
+	for (size_t i = 0; i < t->fn.n_mounts; i++) {
+		__u32 ops = t->fn.covered[t->fn.mount_family[i]];
 
-		key = fn_state.mount_dev[i];
+		key = t->fn.mount_dev[i];
 		everywhere &= ops;
 		if (ops && bpf_map_update_elem(fd, &key, &ops, BPF_ANY))
 			return -errno;
@@ -470,9 +450,9 @@ static void put_rpc_unattributed(struct les_tracer *t)
 {
 	bool lustre = false, nfs = false;
 
-	for (size_t i = 0; i < fn_state.n_mounts; i++) {
-		lustre |= fn_state.mount_family[i] == LES_FS_LUSTRE;
-		nfs |= fn_state.mount_family[i] == LES_FS_NFS;
+	for (size_t i = 0; i < t->fn.n_mounts; i++) {
+		lustre |= t->fn.mount_family[i] == LES_FS_LUSTRE;
+		nfs |= t->fn.mount_family[i] == LES_FS_NFS;
 	}
 	t->skel->bss->rpc_unattributed[LES_PROTO_PTLRPC] = lustre;
 	t->skel->bss->rpc_unattributed[LES_PROTO_LDLM] = lustre;
@@ -502,10 +482,10 @@ int les_tracer_set_mounts(struct les_tracer *t, const struct les_observed *obs)
 		if (err)
 			return err;
 	}
-	fn_state.n_mounts = obs->n < LES_MAX_MOUNTS ? obs->n : LES_MAX_MOUNTS;
-	for (size_t i = 0; i < fn_state.n_mounts; i++) {
-		fn_state.mount_dev[i] = obs->m[i].dev;
-		fn_state.mount_family[i] = obs->m[i].family;
+	t->fn.n_mounts = obs->n < LES_MAX_MOUNTS ? obs->n : LES_MAX_MOUNTS;
+	for (size_t i = 0; i < t->fn.n_mounts; i++) {
+		t->fn.mount_dev[i] = obs->m[i].dev;
+		t->fn.mount_family[i] = obs->m[i].family;
 	}
 	put_rpc_unattributed(t);
 	return put_fn_coverage(t);
@@ -530,13 +510,13 @@ static struct bpf_program *fn_prog(struct les_tracer *t, const char *kind, int s
 }
 
 /* A function no longer probed: the syscall fallback must report its op again. */
-static void fn_lost(int slot, const char *why, int verbose)
+static void fn_lost(struct les_tracer *t, int slot, const char *why, int verbose)
 {
-	fn_state.covered[fn_state.family[slot]] &= ~(1u << fn_state.op[slot]);
-	fn_state.method[slot] = LES_ATTACH_NONE;
+	t->fn.covered[t->fn.family[slot]] &= ~(1u << t->fn.op[slot]);
+	t->fn.method[slot] = LES_ATTACH_NONE;
 	if (verbose)
 		fprintf(stderr, "lustre-ebpf-stream: warning: %s not attached: %s\n",
-			fn_state.func[slot], why);
+			t->fn.func[slot], why);
 }
 
 /*
@@ -550,7 +530,7 @@ static struct bpf_link *attach_kretprobe(struct les_tracer *t, struct bpf_progra
 
 	if (link)
 		return link;
-	if (fn_state.verbose)
+	if (t->fn.verbose)
 		fprintf(stderr,
 			"lustre-ebpf-stream: warning: %s: no tracefs kretprobe (%s): %d return "
 			"instances at most\n",
@@ -562,7 +542,7 @@ static struct bpf_link *attach_kretprobe(struct les_tracer *t, struct bpf_progra
 /* The fentry/fexit or kprobe/kretprobe pair of one slot; exit first. */
 static int attach_fn_slot(struct les_tracer *t, int slot)
 {
-	bool kprobe = fn_state.method[slot] == LES_ATTACH_KPROBE;
+	bool kprobe = t->fn.method[slot] == LES_ATTACH_KPROBE;
 	struct bpf_program *entry = fn_prog(t, kprobe ? "kprobe" : "fentry", slot);
 	struct bpf_program *exit = fn_prog(t, kprobe ? "kretprobe" : "fexit", slot);
 	struct bpf_link *exit_link, *entry_link;
@@ -573,10 +553,10 @@ static int attach_fn_slot(struct les_tracer *t, int slot)
 	if (!bpf_program__autoload(entry) || !bpf_program__autoload(exit))
 		return -ENOEXEC; /* refused at load: see programs_refused */
 	exit_link =
-		kprobe ? attach_kretprobe(t, exit, fn_state.func[slot]) : bpf_program__attach(exit);
+		kprobe ? attach_kretprobe(t, exit, t->fn.func[slot]) : bpf_program__attach(exit);
 	if (!exit_link)
 		return -errno;
-	entry_link = kprobe ? bpf_program__attach_kprobe(entry, false, fn_state.func[slot])
+	entry_link = kprobe ? bpf_program__attach_kprobe(entry, false, t->fn.func[slot])
 			    : bpf_program__attach(entry);
 	if (!entry_link) {
 		err = -errno;
@@ -597,10 +577,10 @@ static int attach_fn_multi(struct les_tracer *t)
 	size_t n = 0;
 	int err;
 
-	for (size_t slot = 0; slot < fn_state.n_slots; slot++) {
-		if (fn_state.method[slot] != LES_ATTACH_KPROBE)
+	for (size_t slot = 0; slot < t->fn.n_slots; slot++) {
+		if (t->fn.method[slot] != LES_ATTACH_KPROBE)
 			continue;
-		addrs[n] = fn_state.addr[slot];
+		addrs[n] = t->fn.addr[slot];
 		cookies[n++] = slot;
 	}
 	if (!n)
@@ -636,30 +616,30 @@ static int attach_fn(struct les_tracer *t, int verbose)
 	uint64_t start = les_mono_ns();
 	int err;
 
-	for (size_t slot = 0; slot < fn_state.n_slots; slot++) {
-		enum les_attach_method m = fn_state.method[slot];
+	for (size_t slot = 0; slot < t->fn.n_slots; slot++) {
+		enum les_attach_method m = t->fn.method[slot];
 
-		if (m == LES_ATTACH_NONE || (m == LES_ATTACH_KPROBE && fn_state.multi))
+		if (m == LES_ATTACH_NONE || (m == LES_ATTACH_KPROBE && t->fn.multi))
 			continue;
 		err = attach_fn_slot(t, (int)slot);
 		if (err == -E2BIG)
 			return err;
 		if (err)
-			fn_lost((int)slot, strerror(-err), verbose);
+			fn_lost(t, (int)slot, strerror(-err), verbose);
 		else if (m == LES_ATTACH_FENTRY)
 			n_fentry++;
 		else
 			n_kprobe++;
 	}
-	if (fn_state.multi) {
+	if (t->fn.multi) {
 		err = attach_fn_multi(t);
 		if (err == -E2BIG)
 			return err;
-		for (size_t slot = 0; slot < fn_state.n_slots; slot++) {
-			if (fn_state.method[slot] != LES_ATTACH_KPROBE)
+		for (size_t slot = 0; slot < t->fn.n_slots; slot++) {
+			if (t->fn.method[slot] != LES_ATTACH_KPROBE)
 				continue;
 			if (err)
-				fn_lost((int)slot, strerror(-err), verbose);
+				fn_lost(t, (int)slot, strerror(-err), verbose);
 			else
 				n_kprobe++;
 		}
@@ -668,7 +648,7 @@ static int attach_fn(struct les_tracer *t, int verbose)
 		fprintf(stderr,
 			"lustre-ebpf-stream: function probes: %zu by fentry, %zu by kprobe%s, "
 			"attached in %llu ms\n",
-			n_fentry, n_kprobe, fn_state.multi ? " (kprobe_multi)" : "",
+			n_fentry, n_kprobe, t->fn.multi ? " (kprobe_multi)" : "",
 			(unsigned long long)elapsed_us(start) / 1000);
 	/* Ops whose functions did not attach go back to the syscall fallback. */
 	return put_fn_coverage(t);
@@ -946,7 +926,7 @@ void les_tracer_detach(struct les_tracer *t)
 	if (t->kretprobes.n)
 		t->kretprobe_missed = les_kretprobes_missed(&t->kretprobes);
 	les_kretprobes_remove(&t->kretprobes);
-	if (fn_state.verbose && n_links)
+	if (t->fn.verbose && n_links)
 		fprintf(stderr, "lustre-ebpf-stream: %zu links detached in %llu ms\n", n_links,
 			(unsigned long long)elapsed_us(start) / 1000);
 	/*

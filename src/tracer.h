@@ -22,6 +22,27 @@ struct les_bpf;
 struct ring_buffer;
 struct bpf_link;
 
+/*
+ * What the function probes need after configure (the plan is gone by
+ * then): per slot the function, its address and method; the ops each
+ * family covers; the observed mounts, to tell the syscall fallback what to
+ * leave out.
+ */
+struct les_tracer_fn {
+	const char *func[LES_FN_SLOTS];
+	unsigned long addr[LES_FN_SLOTS];
+	enum les_attach_method method[LES_FN_SLOTS];
+	enum les_fs_family family[LES_FN_SLOTS];
+	enum les_access_op op[LES_FN_SLOTS];
+	size_t n_slots;
+	bool multi; /* kprobe slots through one kprobe_multi link pair */
+	unsigned int covered[LES_FS_FAMILY_MAX];
+	__u32 mount_dev[LES_MAX_MOUNTS];
+	enum les_fs_family mount_family[LES_MAX_MOUNTS];
+	size_t n_mounts;
+	int verbose;
+};
+
 struct les_tracer {
 	struct les_bpf *skel;
 	/* Kept for a reload without the programs the kernel refused. */
@@ -36,6 +57,7 @@ struct les_tracer {
 	size_t n_attach_failed;
 	uint64_t stale_swept;
 	uint64_t threads_swept;
+	struct les_tracer_fn fn;
 };
 
 int les_tracer_open(struct les_tracer *t);

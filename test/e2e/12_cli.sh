@@ -37,6 +37,22 @@ expect 2 "bad duration" --duration abc
 expect 2 "a bare duration needs a unit" --min-latency 10
 grep -q "needs a unit: 10ms or 10s" "$WORK/stderr" || les_fail "--min-latency 10: $(cat "$WORK/stderr")"
 expect 2 "a bare --stats-interval needs a unit" --stats-interval 5
+# Kernel facts: dumped (80 columns), read back to the same plan; a bad file
+# is a usage error naming its line.
+expect 0 "--dump-kernel-facts" --dump-kernel-facts
+cp "$WORK/stdout" "$WORK/k.facts"
+grep -qx 'kfacts 1' "$WORK/k.facts" || les_fail "no 'kfacts 1' line: $(head -3 "$WORK/k.facts")"
+les_eq "the facts fit 80 columns" "" "$(awk 'length > 80' "$WORK/k.facts")"
+expect 0 "--kernel-facts FILE --list-probes" --kernel-facts "$WORK/k.facts" --list-probes=json
+les_true "a plan from the dumped facts is this kernel's plan" cmp -s \
+	<(jq -S 'del(.load_checked, .programs_refused)' "$WORK/stdout") \
+	<("$LES_BIN" --list-probes=json 2>/dev/null | jq -S 'del(.load_checked, .programs_refused)')
+printf 'kfacts 1\nfentry maybe\n' >"$WORK/bad.facts"
+expect 2 "a malformed facts file" --kernel-facts "$WORK/bad.facts" --list-probes
+grep -q "bad.facts: line 2: 'fentry' takes" "$WORK/stderr" || les_fail "$(cat "$WORK/stderr")"
+expect 2 "a facts file that is not one" --kernel-facts /etc/hostname --list-probes
+expect 2 "a missing facts file" --kernel-facts "$WORK/none.facts" --list-probes
+expect 2 "--kernel-facts alone" --kernel-facts "$WORK/k.facts"
 # A refused Kafka property: before any probe loads or the output file opens.
 echo "kept" >"$WORK/keep.jsonl"
 expect 2 "refused -X property" -v -X no.such.property=1 --kafka-brokers 127.0.0.1:9 \

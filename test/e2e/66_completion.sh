@@ -39,6 +39,8 @@ les_eq "--mountinfo completes as an option" "--mountinfo" \
 touch "$WORK/mi.txt"
 les_eq "--mountinfo takes a file name" "$WORK/mi.txt" \
 	"$(complete_line "lustre-ebpf-stream --mountinfo $WORK/mi.")"
+les_eq "--kernel-facts takes a file name" "$WORK/mi.txt" \
+	"$(complete_line "lustre-ebpf-stream --kernel-facts $WORK/mi.")"
 les_eq "--attach values" "auto
 fentry
 kprobe

@@ -50,6 +50,24 @@ START_TEST(test_prog_names_parse)
 	bool multi;
 	int slot;
 
+	ck_assert(les_fn_prog_parse("fn_fentry_3", &slot, &method, &multi));
+	ck_assert_int_eq(slot, 3);
+	ck_assert_int_eq(method, LES_ATTACH_FENTRY);
+	ck_assert(!multi);
+	ck_assert(les_fn_prog_parse("fn_fexit_0", &slot, &method, &multi));
+	ck_assert_int_eq(slot, 0);
+	ck_assert_int_eq(method, LES_ATTACH_FENTRY);
+	ck_assert(les_fn_prog_parse("fn_kretprobe_17", &slot, &method, &multi));
+	ck_assert_int_eq(slot, 17);
+	ck_assert_int_eq(method, LES_ATTACH_KPROBE);
+	ck_assert(les_fn_prog_parse("fn_kprobe_multi", &slot, &method, &multi));
+	ck_assert(multi);
+	ck_assert_int_eq(slot, -1);
+	ck_assert_int_eq(method, LES_ATTACH_KPROBE);
+	ck_assert(!les_fn_prog_parse("fn_fexit_", &slot, &method, &multi));
+	ck_assert(!les_fn_prog_parse("fn_fexit_1x", &slot, &method, &multi));
+	ck_assert(!les_fn_prog_parse("fn_kprobe_-1", &slot, &method, &multi));
+	ck_assert(!les_fn_prog_parse("fn_kprobe_99999", &slot, &method, &multi));
 	ck_assert(!les_fn_prog_parse("sys_enter", &slot, &method, &multi));
 	ck_assert(!les_fn_prog_parse("fuse_send_btf", &slot, &method, &multi));
 }
