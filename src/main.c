@@ -34,13 +34,44 @@
 #include "sink_kafka.h"
 #include "tracer.h"
 
+/*
+ * The signal handlers' flags and libbpf's print level are file scope: a
+ * handler and libbpf's print callback take no context. Everything else a
+ * run owns is in struct app, made by main and passed down.
+ */
 static volatile sig_atomic_t exiting;
 static volatile sig_atomic_t reopen_output; /* SIGHUP: logrotate moved the file */
-static struct les_summary *summary; /* NULL: no summary at exit */
-static struct les_status status; /* .out NULL: no status line */
-static struct les_sink_kafka *kafka; /* NULL without --kafka-brokers */
-static struct les_aggregate *aggregator; /* NULL without --aggregate */
-static struct les_prom *prom; /* NULL without --prometheus */
+
+/* --top: the view, its screen (or plain frames on stdout), frames shown. */
+struct app_top {
+	struct les_top *view; /* NULL without --top */
+	struct les_top_view keys;
+	bool screen;
+	uint32_t frames;
+	uint64_t last_ns; /* the current interval's start */
+	char frame[64 * 1024];
+};
+
+/* One run: the options, the stages, and when each periodic task is due. */
+struct app {
+	const struct les_options *o;
+	char host[256];
+	struct les_observed observed; /* changed by refresh_mounts */
+	struct les_mountwatch mountwatch;
+	struct les_sink_file out;
+	struct les_tracer tracer;
+	struct les_consumer consumer;
+	struct les_enricher *enricher; /* NULL with --no-enrich */
+	struct les_sink_kafka *kafka; /* NULL without --kafka-brokers */
+	struct les_aggregate *aggregator; /* NULL without --aggregate */
+	struct les_prom *prom; /* NULL without --prometheus */
+	struct les_summary *summary; /* NULL: no summary at exit */
+	struct les_status status; /* .out NULL: no status line */
+	struct app_top top;
+	uint64_t start_ns;
+	uint64_t next_stats_ns, next_status_ns, next_prom_ns, next_drop_warn_ns;
+	uint64_t drops_warned; /* output lines lost, as last warned about */
+};
 
 /* First signal asks for a clean stop; a second one kills. */
 static void on_signal(int sig)
@@ -233,11 +264,12 @@ static int start_tracer(struct les_tracer *t, const struct les_options *o,
 	return 0;
 }
 
-static void emit_stats(struct les_consumer *c, struct les_tracer *t, bool final)
+static void emit_stats(struct app *a, bool final)
 {
+	struct les_consumer *c = &a->consumer;
 	struct les_kernel_stats ks;
 
-	les_tracer_read_stats(t, &ks);
+	les_tracer_read_stats(&a->tracer, &ks);
 	/* Lines still buffered are written (or dropped) before they are counted. */
 	les_sink_file_flush(c->file);
 	les_consumer_emit_stats(c, &ks, final);
@@ -248,25 +280,21 @@ static void emit_stats(struct les_consumer *c, struct les_tracer *t, bool final)
 }
 
 /* A full disk loses lines: say so on stderr, at most once per interval. */
-static void warn_output_drops(const struct les_consumer *c, const struct les_options *o,
-			      uint64_t now)
+static void warn_output_drops(struct app *a, uint64_t now)
 {
-	static uint64_t reported, next;
-	const struct les_sink_file *f = c->file;
+	const struct les_sink_file *f = a->consumer.file;
 
-	if (!f || !f->last_errno || f->dropped == reported || now < next)
+	if (!f || !f->last_errno || f->dropped == a->drops_warned || now < a->next_drop_warn_ns)
 		return;
 	fprintf(stderr,
 		"lustre-ebpf-stream: warning: writing %s: %s: %" PRIu64 " lines (%" PRIu64
 		" records) dropped so far\n",
 		f->path ? f->path : "stdout", strerror(f->last_errno), f->dropped,
 		f->records_dropped);
-	reported = f->dropped;
-	next = now + (o->stats_interval_ns ? o->stats_interval_ns : 10 * LES_NS_PER_SEC);
+	a->drops_warned = f->dropped;
+	a->next_drop_warn_ns =
+		now + (a->o->stats_interval_ns ? a->o->stats_interval_ns : 10 * LES_NS_PER_SEC);
 }
-
-static struct les_mountwatch mountwatch = { .fd = -1 };
-static struct les_observed *observed_mounts; /* main's, changed by refresh_mounts */
 
 /*
  * The mount table changed: observe what is there now (the same --mount
@@ -274,9 +302,12 @@ static struct les_observed *observed_mounts; /* main's, changed by refresh_mount
  * mount gone or added. Records already in the ring are taken first, while
  * their mounts are still known.
  */
-static void refresh_mounts(struct les_consumer *c, struct les_tracer *t,
-			   const struct les_options *o, struct les_observed *obs)
+static void refresh_mounts(struct app *a)
 {
+	const struct les_options *o = a->o;
+	struct les_observed *obs = &a->observed;
+	struct les_consumer *c = &a->consumer;
+	struct les_tracer *t = &a->tracer;
 	struct les_mount_table table;
 	struct les_observed *next = calloc(1, sizeof(*next));
 	unsigned int changes = 0;
@@ -313,22 +344,23 @@ static void refresh_mounts(struct les_consumer *c, struct les_tracer *t,
 }
 
 /* Once a second: the endpoint's self-metrics, in-flight gauge and series TTL. */
-static void tick_prometheus(struct les_consumer *c, struct les_tracer *t, uint64_t now)
+static void tick_prometheus(struct app *a, uint64_t now)
 {
-	static uint64_t next;
 	struct les_kernel_stats ks;
 
-	if (!prom || now < next)
+	if (!a->prom || now < a->next_prom_ns)
 		return;
-	les_tracer_read_stats(t, &ks);
-	les_prom_update_stats(prom, c, &ks);
-	les_prom_tick(prom, now);
-	next = now + LES_NS_PER_SEC;
+	les_tracer_read_stats(&a->tracer, &ks);
+	les_prom_update_stats(a->prom, &a->consumer, &ks);
+	les_prom_tick(a->prom, now);
+	a->next_prom_ns = now + LES_NS_PER_SEC;
 }
 
 /* SIGHUP: close and reopen the output file (the old one was rotated away). */
-static void reopen_if_asked(struct les_consumer *c, const struct les_options *o)
+static void reopen_if_asked(struct app *a)
 {
+	const struct les_options *o = a->o;
+	struct les_consumer *c = &a->consumer;
 	int err;
 
 	if (!reopen_output)
@@ -343,83 +375,83 @@ static void reopen_if_asked(struct les_consumer *c, const struct les_options *o)
 }
 
 /* Once a second on a terminal: the status line. */
-static void tick_status(struct les_consumer *c, struct les_tracer *t, uint64_t now,
-			uint64_t start, const struct les_options *o)
+static void tick_status(struct app *a, uint64_t now)
 {
-	static uint64_t next;
 	struct les_kernel_stats ks;
 
-	if (!status.out || now < next)
+	if (!a->status.out || now < a->next_status_ns)
 		return;
-	les_tracer_read_stats(t, &ks);
-	les_status_update(&status, now, now - start, o->duration_ns, c->emitted,
-			  ks.counters[LES_CNT_RB_DROPPED] + les_consumer_dropped(c));
-	next = now + LES_NS_PER_SEC;
+	les_tracer_read_stats(&a->tracer, &ks);
+	les_status_update(&a->status, now, now - a->start_ns, a->o->duration_ns,
+			  a->consumer.emitted,
+			  ks.counters[LES_CNT_RB_DROPPED] + les_consumer_dropped(&a->consumer));
+	a->next_status_ns = now + LES_NS_PER_SEC;
 }
 
 /* Summary on stderr when the run ends, with the final stats record's numbers. */
-static void print_summary(struct les_consumer *c, struct les_tracer *t)
+static void print_summary(struct app *a)
 {
 	struct les_summary_totals tot = { 0 };
+	struct les_consumer *c = &a->consumer;
 	struct les_kernel_stats ks;
 
-	les_status_clear(&status);
-	if (!summary)
+	les_status_clear(&a->status);
+	if (!a->summary)
 		return;
-	les_tracer_read_stats(t, &ks);
+	les_tracer_read_stats(&a->tracer, &ks);
 	tot.elapsed_ns = les_mono_ns() - c->start_mono_ns;
 	tot.emitted = c->emitted;
 	tot.dropped = ks.counters[LES_CNT_RB_DROPPED] + les_consumer_dropped(c);
 	tot.filtered = ks.counters[LES_CNT_FILTERED] + c->filtered_userspace;
-	les_summary_print(summary, &tot, stderr);
+	les_summary_print(a->summary, &tot, stderr);
 }
 
 /*
  * --summary, or by default when stderr is a terminal; the status line only
  * on a terminal and when the records do not go to that same terminal.
  */
-static int open_summary(struct les_consumer *c, const struct les_options *o)
+static int open_summary(struct app *a)
 {
+	const struct les_options *o = a->o;
 	bool tty = isatty(STDERR_FILENO);
 	bool records_on_tty = (!o->output || strcmp(o->output, "-") == 0) && isatty(STDOUT_FILENO);
 
 	if (o->summary == 1 || (o->summary == -1 && tty)) {
-		summary = les_summary_new();
-		if (!summary || les_consumer_add_event_sink(c, les_summary_event, summary))
+		a->summary = les_summary_new();
+		if (!a->summary ||
+		    les_consumer_add_event_sink(&a->consumer, les_summary_event, a->summary))
 			return fail(LES_EXIT_RUNTIME, "cannot set up the summary");
 	}
 	if (tty && !records_on_tty && !o->top)
-		status.out = stderr;
+		a->status.out = stderr;
 	return 0;
 }
 
-/* --top: the view, its screen (NULL: plain frames on stdout), frames shown. */
-static struct les_top *top;
-static struct les_top_view top_view;
-static bool top_screen;
-static uint32_t top_frames;
-
-static int open_top(struct les_consumer *c, const struct les_options *o)
+static int open_top(struct app *a)
 {
+	const struct les_options *o = a->o;
+	struct app_top *top = &a->top;
+
 	if (!o->top)
 		return 0;
-	top = les_top_new();
-	if (!top || les_consumer_add_event_sink(c, les_top_event, top))
+	top->view = les_top_new();
+	if (!top->view || les_consumer_add_event_sink(&a->consumer, les_top_event, top->view))
 		return fail(LES_EXIT_RUNTIME, "cannot set up --top: out of memory");
-	top_screen = !o->top_batch && isatty(STDOUT_FILENO);
-	if (top_screen && les_top_screen_open())
+	top->screen = !o->top_batch && isatty(STDOUT_FILENO);
+	if (top->screen && les_top_screen_open())
 		return fail(LES_EXIT_RUNTIME, "cannot set up the --top screen (TERM=%s)",
 			    getenv("TERM") ? getenv("TERM") : "");
 	return 0;
 }
 
-static void top_header(struct les_consumer *c, struct les_tracer *t, struct les_top_header *h)
+static void top_header(struct app *a, struct les_top_header *h)
 {
+	const struct les_observed *observed_mounts = &a->observed;
 	struct les_kernel_stats ks;
 
 	memset(h, 0, sizeof(*h));
-	les_tracer_read_stats(t, &ks);
-	h->dropped = ks.counters[LES_CNT_RB_DROPPED] + les_consumer_dropped(c);
+	les_tracer_read_stats(&a->tracer, &ks);
+	h->dropped = ks.counters[LES_CNT_RB_DROPPED] + les_consumer_dropped(&a->consumer);
 	for (size_t i = 0; i < observed_mounts->n && h->n_mounts < LES_TOP_MOUNTS; i++) {
 		uint64_t n = 0;
 
@@ -433,56 +465,61 @@ static void top_header(struct les_consumer *c, struct les_tracer *t, struct les_
 }
 
 /* Keys first (every pass: the screen answers at once), then a frame per interval. */
-static void tick_top(struct les_consumer *c, struct les_tracer *t, uint64_t now,
-		     const struct les_options *o)
+static void tick_top(struct app *a, uint64_t now)
 {
-	static char frame[64 * 1024];
-	static uint64_t last;
+	const struct les_options *o = a->o;
+	struct les_consumer *c = &a->consumer;
+	struct app_top *top = &a->top;
 	struct les_top_header h;
 	int key, width = 80, height = 0;
 	bool redraw = false;
 
-	if (!top)
+	if (!top->view)
 		return;
-	while (top_screen && (key = les_top_screen_key()) >= 0)
-		redraw |= les_top_key(&top_view, key);
-	les_top_screen_ask_filter(&top_view, top);
-	if (top_view.quit) {
+	while (top->screen && (key = les_top_screen_key()) >= 0)
+		redraw |= les_top_key(&top->keys, key);
+	les_top_screen_ask_filter(&top->keys, top->view);
+	if (top->keys.quit) {
 		c->stop = true;
 		return;
 	}
-	if (!last)
-		last = now;
-	if (now >= last + o->top_interval_ns) {
-		top_header(c, t, &h);
-		les_top_close_interval(top, (double)(now - last) / 1e9,
+	if (!top->last_ns)
+		top->last_ns = now;
+	if (now >= top->last_ns + o->top_interval_ns) {
+		top_header(a, &h);
+		les_top_close_interval(top->view, (double)(now - top->last_ns) / 1e9,
 				       les_fmt_epoch_ns(&c->fmt, now), &h);
-		last = now;
+		top->last_ns = now;
 		redraw = true;
-		top_frames++;
+		top->frames++;
 	}
-	if (!redraw || !top_frames)
+	if (!redraw || !top->frames)
 		return;
-	if (top_screen)
+	if (top->screen)
 		les_top_screen_size(&width, &height);
-	les_top_render(top, top_view.group, top_view.sort, width, height, frame, sizeof(frame));
-	if (top_screen) {
-		les_top_screen_draw(frame);
+	les_top_render(top->view, top->keys.group, top->keys.sort, width, height, top->frame,
+		       sizeof(top->frame));
+	if (top->screen) {
+		les_top_screen_draw(top->frame);
 	} else {
 		/* Plain frames, as top -b prints them: a blank line between. */
-		fputs(frame, stdout);
+		fputs(top->frame, stdout);
 		fputc('\n', stdout);
 		fflush(stdout);
 	}
-	if (o->top_batch && top_frames >= o->top_batch)
+	if (o->top_batch && top->frames >= o->top_batch)
 		c->stop = true;
 }
 
-static int run(struct les_consumer *c, struct les_tracer *t, const struct les_options *o)
+static int run(struct app *a)
 {
-	uint64_t start = les_mono_ns(), next_stats = start + o->stats_interval_ns;
+	const struct les_options *o = a->o;
+	struct les_consumer *c = &a->consumer;
+	struct les_tracer *t = &a->tracer;
 	int err = 0;
 
+	a->start_ns = les_mono_ns();
+	a->next_stats_ns = a->start_ns + o->stats_interval_ns;
 	while (!exiting && !c->stop) {
 		uint64_t now;
 
@@ -499,22 +536,22 @@ static int run(struct les_consumer *c, struct les_tracer *t, const struct les_op
 			break;
 		err = 0;
 		les_sink_file_flush(c->file);
-		reopen_if_asked(c, o);
-		les_sink_kafka_poll(kafka);
+		reopen_if_asked(a);
+		les_sink_kafka_poll(a->kafka);
 		now = les_mono_ns();
-		tick_status(c, t, now, start, o);
-		warn_output_drops(c, o, now);
-		if (les_mountwatch_changed(&mountwatch))
-			refresh_mounts(c, t, o, observed_mounts);
-		les_aggregate_tick(aggregator, les_fmt_epoch_ns(&c->fmt, now));
-		tick_prometheus(c, t, now);
-		tick_top(c, t, now, o);
-		if (o->duration_ns && now - start >= o->duration_ns)
+		tick_status(a, now);
+		warn_output_drops(a, now);
+		if (les_mountwatch_changed(&a->mountwatch))
+			refresh_mounts(a);
+		les_aggregate_tick(a->aggregator, les_fmt_epoch_ns(&c->fmt, now));
+		tick_prometheus(a, now);
+		tick_top(a, now);
+		if (o->duration_ns && now - a->start_ns >= o->duration_ns)
 			break;
-		if (o->stats_interval_ns && now >= next_stats) {
+		if (o->stats_interval_ns && now >= a->next_stats_ns) {
 			les_tracer_sweep(t, o->stale_timeout_ns);
-			emit_stats(c, t, false);
-			next_stats = now + o->stats_interval_ns;
+			emit_stats(a, false);
+			a->next_stats_ns = now + o->stats_interval_ns;
 		}
 	}
 	/*
@@ -527,10 +564,10 @@ static int run(struct les_consumer *c, struct les_tracer *t, const struct les_op
 	c->draining = true;
 	les_tracer_poll(t, 0);
 	/* The last window is cut short: it goes out marked partial. */
-	les_aggregate_flush(aggregator, les_fmt_epoch_ns(&c->fmt, les_mono_ns()));
+	les_aggregate_flush(a->aggregator, les_fmt_epoch_ns(&c->fmt, les_mono_ns()));
 	/* The final stats record tells what Kafka could not take: flush first. */
-	les_sink_kafka_flush(kafka, o->kafka_flush_timeout_ns);
-	emit_stats(c, t, true);
+	les_sink_kafka_flush(a->kafka, o->kafka_flush_timeout_ns);
+	emit_stats(a, true);
 	if (c->file && c->file->last_errno && c->file->dropped)
 		fprintf(stderr,
 			"lustre-ebpf-stream: writing %s: %" PRIu64 " lines (%" PRIu64
@@ -574,37 +611,40 @@ static int check_kafka(const struct les_options *o)
  * After the capability drop: librdkafka's threads block every signal and
  * would keep whatever the process held when they started.
  */
-static int open_kafka(const struct les_options *o)
+static int open_kafka(struct app *a)
 {
 	char err[512];
-	int ret = les_sink_kafka_open(&kafka, o, err, sizeof(err));
+	int ret = les_sink_kafka_open(&a->kafka, a->o, err, sizeof(err));
 
 	if (ret)
 		return fail(ret == -EINVAL ? LES_EXIT_USAGE : LES_EXIT_RUNTIME, "%s", err);
+	if (a->kafka) {
+		les_consumer_add_line_sink(&a->consumer, les_sink_kafka_line, a->kafka);
+		les_consumer_add_stats_hook(&a->consumer, les_sink_kafka_stats, a->kafka);
+	}
 	return 0;
 }
 
 /* --aggregate and --prometheus: event sinks of the consumer. */
-static int open_aggregation(struct les_consumer *c, const struct les_options *o)
+static int open_aggregation(struct app *a)
 {
+	const struct les_options *o = a->o;
 	char err[512];
 
 	if (o->aggregate_ns) {
-		aggregator = les_aggregate_attach(c, o);
-		if (!aggregator)
+		a->aggregator = les_aggregate_attach(&a->consumer, o);
+		if (!a->aggregator)
 			return fail(LES_EXIT_RUNTIME, "cannot set up --aggregate: out of memory");
 	}
 	if (o->prom_listen) {
-		if (les_prom_attach(&prom, c, o, err, sizeof(err)))
+		if (les_prom_attach(&a->prom, &a->consumer, o, err, sizeof(err)))
 			return fail(LES_EXIT_RUNTIME, "%s", err);
 		if (o->verbose)
 			fprintf(stderr, "lustre-ebpf-stream: metrics on port %u at %s\n",
-				(unsigned int)les_prom_port(prom), o->prom_path);
+				(unsigned int)les_prom_port(a->prom), o->prom_path);
 	}
 	return 0;
 }
-
-static struct les_enricher *enricher;
 
 /*
  * The enricher, or with check only the check of the enrichment options
@@ -706,14 +746,78 @@ static int open_output(struct les_sink_file *out, const struct les_options *o)
 	return 0;
 }
 
+/*
+ * The run after the checks: mounts, output, probes, consumer, then the
+ * privileges dropped and the stages that start threads; one cleanup path.
+ */
+static int start_and_run(struct app *a)
+{
+	const struct les_options *o = a->o;
+	int ret;
+
+	ret = check_enrichment(o, a->host);
+	ret = ret ?: select_mounts(o, &a->observed);
+	if (ret)
+		return ret;
+	les_mountwatch_open(&a->mountwatch, o->mountinfo_path);
+	ret = open_output(&a->out, o);
+	ret = ret ?: start_tracer(&a->tracer, o, &a->observed);
+	if (ret)
+		return ret;
+	les_consumer_init(&a->consumer, o, &a->observed, &a->out, a->host);
+	if (les_tracer_ring(&a->tracer, les_consumer_on_record, &a->consumer))
+		return fail(LES_EXIT_RUNTIME, "cannot set up the ring buffer: %s", strerror(errno));
+	/* Every thread (user names, librdkafka, microhttpd) starts after this. */
+	ret = drop_privileges(o, &a->tracer);
+	ret = ret ?: make_enricher(o, a->host, false, &a->enricher);
+	if (ret)
+		return ret;
+	a->consumer.enricher = a->enricher;
+	ret = open_kafka(a);
+	ret = ret ?: open_aggregation(a);
+	ret = ret ?: open_summary(a);
+	ret = ret ?: open_top(a);
+	if (ret)
+		return ret;
+	/* After attach: a process that starts meanwhile sends an exec notice. */
+	if (a->enricher)
+		les_enrich_scan(a->enricher, NULL);
+	install_signals();
+	if (o->verbose)
+		fprintf(stderr, "lustre-ebpf-stream: observing %zu mount(s), %zu probes attached\n",
+			a->observed.n, a->tracer.n_links);
+	/* systemd Type=notify: started means attached. */
+	les_sd_notify("READY=1");
+	ret = run(a);
+	les_sd_notify("STOPPING=1");
+	print_summary(a);
+	return ret;
+}
+
+static int app_free(struct app *a, int ret)
+{
+	if (a->top.screen)
+		les_top_screen_close();
+	les_top_free(a->top.view);
+	/* Exit status 1 when a line did not reach Kafka. */
+	if (les_sink_kafka_close(a->kafka) && ret == LES_EXIT_OK)
+		ret = LES_EXIT_RUNTIME;
+	les_prom_free(a->prom);
+	les_aggregate_free(a->aggregator);
+	les_tracer_destroy(&a->tracer);
+	les_enrich_free(a->enricher);
+	les_sink_file_close(&a->out);
+	les_observed_free(&a->observed);
+	les_mountwatch_close(&a->mountwatch);
+	les_summary_free(a->summary);
+	free(a);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct les_options opts;
-	struct les_observed observed = { 0 };
-	struct les_tracer tracer = { 0 };
-	struct les_sink_file out = { 0 };
-	struct les_consumer *consumer = NULL;
-	char host[256] = "unknown";
+	struct app *a;
 	int ret;
 
 	les_options_defaults(&opts);
@@ -746,79 +850,14 @@ int main(int argc, char **argv)
 	ret = ret ?: preflight();
 	if (ret)
 		return ret;
-	gethostname(host, sizeof(host) - 1);
-	ret = check_enrichment(&opts, host);
-	if (ret)
-		goto cleanup;
-	ret = select_mounts(&opts, &observed);
-	if (ret)
-		goto cleanup;
-	observed_mounts = &observed;
-	les_mountwatch_open(&mountwatch, opts.mountinfo_path);
-	ret = open_output(&out, &opts);
-	if (ret)
-		goto cleanup;
-	ret = start_tracer(&tracer, &opts, &observed);
-	if (ret)
-		goto cleanup;
-	consumer = calloc(1, sizeof(*consumer));
-	if (!consumer) {
-		ret = fail(LES_EXIT_RUNTIME, "out of memory");
-		goto cleanup;
-	}
-	les_consumer_init(consumer, &opts, &observed, &out, host);
-	if (les_tracer_ring(&tracer, les_consumer_on_record, consumer)) {
-		ret = fail(LES_EXIT_RUNTIME, "cannot set up the ring buffer: %s", strerror(errno));
-		goto cleanup;
-	}
-	/* Every thread (user names, librdkafka, microhttpd) starts after this. */
-	ret = drop_privileges(&opts, &tracer);
-	if (ret)
-		goto cleanup;
-	ret = make_enricher(&opts, host, false, &enricher);
-	if (ret)
-		goto cleanup;
-	consumer->enricher = enricher;
-	ret = open_kafka(&opts);
-	if (ret)
-		goto cleanup;
-	if (kafka) {
-		les_consumer_add_line_sink(consumer, les_sink_kafka_line, kafka);
-		les_consumer_add_stats_hook(consumer, les_sink_kafka_stats, kafka);
-	}
-	ret = open_aggregation(consumer, &opts);
-	ret = ret ?: open_summary(consumer, &opts);
-	ret = ret ?: open_top(consumer, &opts);
-	if (ret)
-		goto cleanup;
-	/* After attach: a process that starts meanwhile sends an exec notice. */
-	if (enricher)
-		les_enrich_scan(enricher, NULL);
-	install_signals();
-	if (opts.verbose)
-		fprintf(stderr, "lustre-ebpf-stream: observing %zu mount(s), %zu probes attached\n",
-			observed.n, tracer.n_links);
-	/* systemd Type=notify: started means attached. */
-	les_sd_notify("READY=1");
-	ret = run(consumer, &tracer, &opts);
-	les_sd_notify("STOPPING=1");
-	print_summary(consumer, &tracer);
-cleanup:
-	if (top_screen)
-		les_top_screen_close();
-	les_top_free(top);
-	/* Exit status 1 when a line did not reach Kafka. */
-	if (les_sink_kafka_close(kafka) && ret == LES_EXIT_OK)
-		ret = LES_EXIT_RUNTIME;
-	les_prom_free(prom);
-	les_aggregate_free(aggregator);
-	les_tracer_destroy(&tracer);
-	les_enrich_free(enricher);
-	les_sink_file_close(&out);
-	les_observed_free(&observed);
-	les_mountwatch_close(&mountwatch);
-	free(consumer);
-	les_summary_free(summary);
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return fail(LES_EXIT_RUNTIME, "out of memory");
+	a->o = &opts;
+	a->mountwatch.fd = -1;
+	snprintf(a->host, sizeof(a->host), "unknown");
+	gethostname(a->host, sizeof(a->host) - 1);
+	ret = app_free(a, start_and_run(a));
 	les_options_release();
 	return ret;
 }
