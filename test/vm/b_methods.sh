@@ -24,8 +24,10 @@
 #                                                     (each program that ran)
 #   LES-M emitted REP METHOD RECORDS EXPECTED_AT_LEAST
 #
-# Times are the guest's clock: under TCG not real time, only ratios between
-# methods of one run mean something. Instruction counts are exact.
+# Times are the guest's clock: under TCG not real time. bench/methods boots
+# the guest with qemu's -icount shift=0 on one vCPU by default, which makes
+# them counts of guest instructions executed; otherwise only ratios between
+# methods of one boot mean something. The xlated sizes are exact.
 set -euo pipefail
 
 # shellcheck source=test/vm/guest-lib.sh
