@@ -19,7 +19,9 @@
  * is newfstatat with an empty path), getppid (not a file op: the cost of a
  * syscall no probe records), stat (newfstatat on FILE's absolute path: a
  * path syscall, which the syscall fallback decides at its exit), relstat
- * (the same by the name relative to FILE's directory, made the cwd).
+ * (the same by the name relative to FILE's directory, made the cwd),
+ * openclose (open FILE read-only and close it: two syscalls, one open and
+ * one close op; on FUSE the open is a request to the daemon).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,7 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum op { OP_PREAD, OP_FSTAT, OP_GETPPID, OP_STAT, OP_RELSTAT };
+enum op { OP_PREAD, OP_FSTAT, OP_GETPPID, OP_STAT, OP_RELSTAT, OP_OPENCLOSE };
 
 static enum op op;
 static const char *file;
@@ -80,6 +82,9 @@ static inline void one_op(int fd)
 	case OP_RELSTAT:
 		if (fstatat(AT_FDCWD, stat_path, &st, 0))
 			abort();
+		break;
+	case OP_OPENCLOSE:
+		close(open_file());
 		break;
 	}
 }
@@ -196,7 +201,7 @@ int main(int argc, char **argv)
 	if (argc < 6) {
 		fprintf(stderr, "usage: oploop OP FILE cost|wall CHUNKS OPS\n"
 				"       oploop OP FILE rate SECONDS THREADS [PER_S]\n"
-				"OP: pread, fstat, getppid, stat, relstat\n");
+				"OP: pread, fstat, getppid, stat, relstat, openclose\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "pread"))
@@ -209,6 +214,8 @@ int main(int argc, char **argv)
 		op = OP_STAT;
 	else if (!strcmp(argv[1], "relstat"))
 		op = OP_RELSTAT;
+	else if (!strcmp(argv[1], "openclose"))
+		op = OP_OPENCLOSE;
 	else
 		return 2;
 	file = argv[2];
