@@ -3,7 +3,7 @@
  * Access plane, function probes: the file and inode operations of Lustre
  * llite, NFS and FUSE, entered and left on the thread that asked for them.
  *
- * Programs come in LES_FN_SLOTS slots. Userspace (src/fnprobes.c) aims each
+ * Programs come in LES_FN_SLOTS slots. Userspace (src/probe/fnprobes.c) aims each
  * slot it uses at one kernel function and describes that function in
  * FN_DESC(slot) (.rodata, so in a slot's own programs every field is a
  * constant the verifier prunes on). A slot has four programs: fentry and

@@ -600,7 +600,7 @@ static __always_inline int ptl_event(__u64 req, __u16 event)
 /* --- kprobe/kretprobe ---------------------------------------------------- */
 
 /*
- * Program names: ptl_<what>_{kp,kr,fe,fx}. Userspace (src/rpcprobes.c)
+ * Program names: ptl_<what>_{kp,kr,fe,fx}. Userspace (src/probe/rpcprobes.c)
  * keeps one family per function and disables the other before load.
  */
 

@@ -44,7 +44,7 @@ enum les_rec_kind {
 	LES_REC_KIND_MAX,
 };
 
-/* User-facing operations of the access plane. Names in src/ops.c. */
+/* User-facing operations of the access plane. Names in src/format/ops.c. */
 enum les_access_op {
 	LES_OP_LOOKUP = 0,
 	LES_OP_OPEN,
@@ -134,7 +134,7 @@ enum les_counter {
 	LES_CNT_MAX,
 };
 
-/* Probe ids for hit counting; names in src/ops.c (les_probe_name). */
+/* Probe ids for hit counting; names in src/format/ops.c (les_probe_name). */
 enum les_probe_id {
 	LES_PROBE_FUSE_SEND = 0,
 	LES_PROBE_FUSE_END,
@@ -313,7 +313,7 @@ struct les_mount_path {
 /*
  * Function probes of the access plane (bpf/access_fn.bpf.h): a fixed set of
  * program slots, each aimed at one kernel function by userspace
- * (src/fnprobes.c) and described to BPF by one les_fn_desc in .rodata.
+ * (src/probe/fnprobes.c) and described to BPF by one les_fn_desc in .rodata.
  */
 #define LES_FN_SLOTS 96
 

@@ -58,24 +58,24 @@ struct les_options {
 	uint32_t filter_ops; /* --op: 1 << enum les_access_op, 0: all */
 	uint32_t filter_intents; /* --intent: 1 << enum les_intent, 0: all */
 	const char *filter_job; /* --job, in userspace after enrichment; NULL: all */
-	/* Operation: config file (src/config.h), summary and status line (src/summary.h) */
+	/* Operation: config file (src/cli/config.h), summary and status line (src/sink/summary.h) */
 	const char *config_path; /* the config file read, NULL if none */
 	bool print_config; /* --print-config: print the settings and exit */
 	int summary; /* --summary[=BOOL]; -1: when stderr is a terminal */
-	bool top; /* --top: the live view (src/top.h) */
+	bool top; /* --top: the live view (src/sink/top.h) */
 	uint64_t top_interval_ns; /* --interval: a frame every this long */
 	uint32_t top_batch; /* --batch N: N plain frames on stdout, then exit; 0: screen */
-	const char *input_path; /* --input FILE: --top over a capture (src/replay.h) */
+	const char *input_path; /* --input FILE: --top over a capture (src/sink/replay.h) */
 	double replay_speed; /* --speed X: frames X times faster than recorded */
 	bool file_id;
 	enum les_attach_mode attach;
 	enum les_list_probes list_probes;
-	bool dump_kernel_facts; /* --dump-kernel-facts: print them and exit (src/kfacts.h) */
+	bool dump_kernel_facts; /* --dump-kernel-facts: print them and exit (src/probe/kfacts.h) */
 	const char *kernel_facts_path; /* --kernel-facts FILE: plan from these, not this kernel */
 	int verbose;
 	const char *mountinfo_path; /* for tests; NULL: /proc/self/mountinfo */
 	bool keep_caps; /* --keep-caps: keep every capability after attaching */
-	/* Enrichment (src/enrich.h) */
+	/* Enrichment (src/enrich/enrich.h) */
 	struct les_enrich_config enrich;
 	bool no_enrich; /* --no-enrich: kernel fields only */
 	/* Kafka sink: on when brokers and topic are both set */
@@ -86,12 +86,12 @@ struct les_options {
 	size_t n_kafka_props;
 	uint64_t kafka_queue_bytes; /* local queue bound */
 	uint64_t kafka_flush_timeout_ns; /* at exit */
-	/* Windowed aggregation (src/aggregate.h): on when aggregate_ns is set */
+	/* Windowed aggregation (src/sink/aggregate.h): on when aggregate_ns is set */
 	uint64_t aggregate_ns; /* --aggregate window length */
 	uint32_t group_by; /* mask of enum les_group_field */
 	uint32_t max_groups; /* groups per window before "other" */
 	bool records; /* --records: per-op records too with --aggregate */
-	/* Prometheus endpoint (src/prom.h): on when prom_listen is set */
+	/* Prometheus endpoint (src/sink/prom.h): on when prom_listen is set */
 	const char *prom_listen; /* --prometheus / --web.listen-address */
 	const char *prom_path; /* --web.telemetry-path */
 	bool prom_uid_labels; /* --uid-labels */

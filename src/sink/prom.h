@@ -21,7 +21,7 @@
 
 /*
  * 0 in a binary configured with -DLES_WITH_PROMETHEUS=OFF: the options
- * refuse --prometheus, and src/not_built.c stands in for this module.
+ * refuse --prometheus, and src/sink/not_built.c stands in for this module.
  */
 #ifdef LES_WITHOUT_PROMETHEUS
 #define LES_HAVE_PROMETHEUS 0

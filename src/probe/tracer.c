@@ -72,7 +72,7 @@ static int configure_fn(struct les_tracer *t, const struct les_fn_plan *fn, int 
 	return 0;
 }
 
-/* --op, --intent and --comm as constants of the BPF programs (src/filter.h). */
+/* --op, --intent and --comm as constants of the BPF programs (src/decode/filter.h). */
 static void les_filter_configure_bpf(const struct les_options *o, struct les_bpf *s)
 {
 	uint32_t ops = les_filter_access_ops(o->filter_ops, o->filter_intents);

@@ -3,7 +3,7 @@
  * The optional outputs' entry points in a binary configured without them
  * (-DLES_WITH_KAFKA=OFF, -DLES_WITH_PROMETHEUS=OFF), so that main wires the
  * stages the same way in every build. They are never reached with the
- * output asked for: the options refuse its settings first (src/options.c,
+ * output asked for: the options refuse its settings first (src/cli/options.c,
  * not_built_in), so each behaves as the real module does when its output
  * is not configured. Empty when both outputs are built.
  */

@@ -647,7 +647,7 @@ static int parse_enrich_opt(struct les_options *o, int opt, const char *arg)
 	return LES_EXIT_USAGE;
 }
 
-/* --comm, --op, --intent, --job (src/filter.h) and --summary. */
+/* --comm, --op, --intent, --job (src/decode/filter.h) and --summary. */
 static int parse_filter_opt(struct les_options *o, int opt, const char *arg)
 {
 	uint64_t comm[2];
@@ -836,7 +836,7 @@ static int parse_one(struct les_options *o, int opt, const char *arg)
 	return LES_EXIT_USAGE;
 }
 
-/* --- settings: config file, then command line (src/config.h) ---------- */
+/* --- settings: config file, then command line (src/cli/config.h) ---------- */
 
 #define SHORT_OPTIONS ":m:d:c:o:p:u:vVhX:"
 

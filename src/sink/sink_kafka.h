@@ -29,7 +29,7 @@
 
 /*
  * 0 in a binary configured with -DLES_WITH_KAFKA=OFF: the options refuse
- * every Kafka setting, and src/not_built.c stands in for this module.
+ * every Kafka setting, and src/sink/not_built.c stands in for this module.
  */
 #ifdef LES_WITHOUT_KAFKA
 #define LES_HAVE_KAFKA 0
