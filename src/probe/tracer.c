@@ -539,6 +539,24 @@ static struct bpf_link *attach_kretprobe(struct les_tracer *t, struct bpf_progra
 	return bpf_program__attach_kprobe(prog, true, func);
 }
 
+
+/*
+ * Keep an exit link and its entry link, exit first; an entry that did not
+ * attach (NULL, errno set) takes its exit down with it.
+ */
+static int keep_pair(struct les_tracer *t, struct bpf_link *exit_link, struct bpf_link *entry_link)
+{
+	int err;
+
+	if (!entry_link) {
+		err = -errno;
+		bpf_link__destroy(exit_link);
+		return err;
+	}
+	err = keep_link(t, exit_link);
+	return err ?: keep_link(t, entry_link);
+}
+
 /* The fentry/fexit or kprobe/kretprobe pair of one slot; exit first. */
 static int attach_fn_slot(struct les_tracer *t, int slot)
 {
@@ -546,7 +564,6 @@ static int attach_fn_slot(struct les_tracer *t, int slot)
 	struct bpf_program *entry = fn_prog(t, kprobe ? "kprobe" : "fentry", slot);
 	struct bpf_program *exit = fn_prog(t, kprobe ? "kretprobe" : "fexit", slot);
 	struct bpf_link *exit_link, *entry_link;
-	int err;
 
 	if (!entry || !exit)
 		return -ENOENT;
@@ -558,13 +575,7 @@ static int attach_fn_slot(struct les_tracer *t, int slot)
 		return -errno;
 	entry_link = kprobe ? bpf_program__attach_kprobe(entry, false, t->fn.func[slot])
 			    : bpf_program__attach(entry);
-	if (!entry_link) {
-		err = -errno;
-		bpf_link__destroy(exit_link);
-		return err;
-	}
-	err = keep_link(t, exit_link);
-	return err ?: keep_link(t, entry_link);
+	return keep_pair(t, exit_link, entry_link);
 }
 
 /* All kprobe slots through one kprobe_multi link each way, the slot as cookie. */
@@ -575,7 +586,6 @@ static int attach_fn_multi(struct les_tracer *t)
 	__u64 cookies[LES_FN_SLOTS];
 	struct bpf_link *exit_link, *entry_link;
 	size_t n = 0;
-	int err;
 
 	for (size_t slot = 0; slot < t->fn.n_slots; slot++) {
 		if (t->fn.method[slot] != LES_ATTACH_KPROBE)
@@ -596,13 +606,7 @@ static int attach_fn_multi(struct les_tracer *t)
 	opts.retprobe = false;
 	entry_link =
 		bpf_program__attach_kprobe_multi_opts(t->skel->progs.fn_kprobe_multi, NULL, &opts);
-	if (!entry_link) {
-		err = -errno;
-		bpf_link__destroy(exit_link);
-		return err;
-	}
-	err = keep_link(t, exit_link);
-	return err ?: keep_link(t, entry_link);
+	return keep_pair(t, exit_link, entry_link);
 }
 
 static uint64_t elapsed_us(uint64_t since_ns)
