@@ -88,7 +88,7 @@ void les_prom_tick(struct les_prom *p, uint64_t now_ns)
 	(void)p, (void)now_ns;
 }
 
-void les_prom_update_stats(struct les_prom *p, const struct les_consumer *c,
+void les_prom_update_stats(struct les_prom *p, struct les_consumer *c,
 			   const struct les_kernel_stats *ks)
 {
 	(void)p, (void)c, (void)ks;
