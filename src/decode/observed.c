@@ -11,18 +11,15 @@ static int encode_mount_json(struct les_observed_mount *om)
 {
 	struct jw w;
 
-	/* Encode as an object body, then strip the braces. */
+	/* Encode as an object, then keep its members. */
 	jw_init(&w, om->json, sizeof(om->json));
 	jw_obj_begin(&w);
 	jw_kv_cstr(&w, "fs_type", om->fs_type);
 	jw_kv_cstr(&w, "fs", om->fs_name);
 	jw_kv_cstr(&w, "mount", om->mount_point);
 	jw_obj_end(&w);
-	if (w.overflow || w.len < 2)
-		return -ENAMETOOLONG;
-	memmove(om->json, om->json + 1, w.len - 2);
-	om->json_len = w.len - 2;
-	return 0;
+	om->json_len = jw_members(&w);
+	return w.overflow ? -ENAMETOOLONG : 0;
 }
 
 static bool already_observed(const struct les_observed *obs, uint32_t dev)

@@ -130,16 +130,6 @@ const char *les_job_source_name(unsigned int src)
 
 /* --- attributions ----------------------------------------------------- */
 
-/* JSON members of an object rendered whole, without its braces. */
-static bool strip_braces(struct jw *w, char *buf, uint16_t *len)
-{
-	if (w->overflow || w->len < 2)
-		return false;
-	memmove(buf, buf + 1, w->len - 2);
-	*len = (uint16_t)(w->len - 2);
-	return true;
-}
-
 /* Render an attribution's JSON members; returns false if they did not fit. */
 static bool render_attrib(struct les_enricher *e, struct les_attrib *a,
 			  const struct les_env_tags *tags, const struct les_cgroup_info *cg)
@@ -154,7 +144,8 @@ static bool render_attrib(struct les_enricher *e, struct les_attrib *a,
 		jw_kv_null(&w, "job_id");
 	jw_kv_cstr(&w, "job_source", les_job_source_name(a->job_source));
 	jw_obj_end(&w);
-	if (!strip_braces(&w, a->job_json, &a->job_json_len))
+	a->job_json_len = (uint16_t)jw_members(&w);
+	if (w.overflow)
 		return false;
 
 	jw_init(&w, a->json, sizeof(a->json));
@@ -174,7 +165,8 @@ static bool render_attrib(struct les_enricher *e, struct les_attrib *a,
 	if (cg && cg->pod_uid[0])
 		jw_kv_cstr(&w, "pod_uid", cg->pod_uid);
 	jw_obj_end(&w);
-	return strip_braces(&w, a->json, &a->json_len);
+	a->json_len = (uint16_t)jw_members(&w);
+	return !w.overflow;
 }
 
 static const struct les_attrib *intern(struct les_enricher *e, const struct les_attrib *cand)
@@ -602,12 +594,7 @@ static void render_job(struct les_enricher *e, const struct les_task *t, const s
 		jw_kv_null(&w, "job_id");
 	jw_kv_cstr(&w, "job_source", out->job_id ? les_job_source_name(a->job_source) : NULL);
 	jw_obj_end(&w);
-	out->job_json_len = 0;
-	if (!w.overflow && w.len >= 2) {
-		memmove(out->job_json, out->job_json + 1, w.len - 2);
-		out->job_json_len = w.len - 2;
-	}
-	out->job_id = out->job_buf[0] ? out->job_buf : NULL;
+	out->job_json_len = jw_members(&w);
 }
 
 /* The members from "uid" to "actor_type", encoded once for the identity. */
@@ -624,11 +611,7 @@ static void encode_ident(struct les_enriched *en, const struct les_task *t)
 	jw_kv_cstr(&w, "username", en->username);
 	jw_kv_cstr(&w, "actor_type", en->actor_type);
 	jw_obj_end(&w);
-	en->ident_json_len = 0;
-	if (!w.overflow && w.len >= 2) {
-		memmove(en->ident_json, en->ident_json + 1, w.len - 2);
-		en->ident_json_len = w.len - 2;
-	}
+	en->ident_json_len = jw_members(&w);
 }
 
 /* Everything about the identity, from the caches: the path before the slots. */

@@ -7,25 +7,7 @@
 #include "ops.h"
 #include "rpcprobes.h"
 
-/* Members encoded by fill into m, without braces; empty when they do not fit. */
-static void encode_members(struct les_fmt_members *m,
-			   void (*fill)(struct jw *, unsigned int, unsigned int), unsigned int a,
-			   unsigned int b)
-{
-	char buf[LES_FMT_MEMBERS + 2];
-	struct jw w;
-
-	jw_init(&w, buf, sizeof(buf));
-	jw_obj_begin(&w);
-	fill(&w, a, b);
-	jw_obj_end(&w);
-	m->len = 0;
-	if (!w.overflow && w.len >= 2) {
-		memcpy(m->json, buf + 1, w.len - 2);
-		m->len = (uint8_t)(w.len - 2);
-	}
-}
-
+/* The access op, intent and method members of a record. */
 static void fill_access_op(struct jw *w, unsigned int op, unsigned int method)
 {
 	jw_lit_cstr(w, JW_LIT("op"), les_op_name(op));
@@ -33,22 +15,36 @@ static void fill_access_op(struct jw *w, unsigned int op, unsigned int method)
 	jw_lit_cstr(w, JW_LIT("method"), les_attach_method_name(method));
 }
 
-static void fill_errno(struct jw *w, unsigned int errno_value, unsigned int unused)
+static void fill_errno(struct jw *w, int err)
 {
-	int err = -(int)errno_value;
-
-	(void)unused;
 	jw_lit_i64(w, JW_LIT("errno"), err);
 	jw_lit_cstr(w, JW_LIT("errno_class"), les_errno_class_name(les_errno_class(err)));
 }
 
+/* Members that are the same for every record with the same op or errno. */
 static void encode_constant_members(struct les_fmt_ctx *fc)
 {
-	for (unsigned int op = 0; op < LES_OP_MAX; op++)
-		for (unsigned int m = 0; m < LES_ATTACH_MAX; m++)
-			encode_members(&fc->access_op[op][m], fill_access_op, op, m);
-	for (unsigned int e = 0; e <= LES_FMT_ERRNO_MAX; e++)
-		encode_members(&fc->errno_members[e], fill_errno, e, 0);
+	struct les_fmt_members *m;
+	struct jw w;
+
+	for (unsigned int op = 0; op < LES_OP_MAX; op++) {
+		for (unsigned int method = 0; method < LES_ATTACH_MAX; method++) {
+			m = &fc->access_op[op][method];
+			jw_init(&w, m->json, sizeof(m->json));
+			jw_obj_begin(&w);
+			fill_access_op(&w, op, method);
+			jw_obj_end(&w);
+			m->len = (uint8_t)jw_members(&w);
+		}
+	}
+	for (int e = 0; e <= LES_FMT_ERRNO_MAX; e++) {
+		m = &fc->errno_members[e];
+		jw_init(&w, m->json, sizeof(m->json));
+		jw_obj_begin(&w);
+		fill_errno(&w, e);
+		jw_obj_end(&w);
+		m->len = (uint8_t)jw_members(&w);
+	}
 }
 
 void les_fmt_ctx_init(struct les_fmt_ctx *fc, const char *host, bool file_id)
@@ -59,10 +55,8 @@ void les_fmt_ctx_init(struct les_fmt_ctx *fc, const char *host, bool file_id)
 	jw_obj_begin(&w);
 	jw_lit_cstr(&w, JW_LIT("host"), host);
 	jw_obj_end(&w);
-	/* Strip the braces: a fragment for jw_raw inside each record. */
-	fc->host_json_len = w.overflow ? 0 : w.len - 2;
-	for (size_t i = 0; i < fc->host_json_len; i++)
-		fc->host_json[i] = fc->host_json[i + 1];
+	/* A fragment spliced into each record. */
+	fc->host_json_len = jw_members(&w);
 	fc->file_id = file_id;
 	encode_constant_members(fc);
 	les_fmt_ctx_sync_clock(fc);
@@ -131,12 +125,11 @@ static void put_who(struct jw *w, const struct les_task *t, const struct les_enr
 
 static void put_errno(struct jw *w, const struct les_fmt_ctx *fc, int err)
 {
-	if (err <= 0 && err >= -LES_FMT_ERRNO_MAX && fc->errno_members[-err].len) {
-		jw_raw_members(w, fc->errno_members[-err].json, fc->errno_members[-err].len);
-		return;
-	}
-	jw_lit_i64(w, JW_LIT("errno"), err);
-	jw_lit_cstr(w, JW_LIT("errno_class"), les_errno_class_name(les_errno_class(err)));
+	/* Records carry the positive errno (0 on success). */
+	if (err >= 0 && err <= LES_FMT_ERRNO_MAX && fc->errno_members[err].len)
+		jw_raw_members(w, fc->errno_members[err].json, fc->errno_members[err].len);
+	else
+		fill_errno(w, err);
 }
 
 static void put_dev(struct jw *w, uint32_t kdev)

@@ -26,7 +26,7 @@ struct les_fmt_ctx {
 	size_t host_json_len;
 	/* "op":…,"access_intent":…,"method":… per access op and method */
 	struct les_fmt_members access_op[LES_OP_MAX][LES_ATTACH_MAX];
-	/* "errno":-E,"errno_class":… per errno E up to LES_FMT_ERRNO_MAX */
+	/* "errno":E,"errno_class":… per errno E up to LES_FMT_ERRNO_MAX */
 	struct les_fmt_members errno_members[LES_FMT_ERRNO_MAX + 1];
 	int64_t mono_to_epoch_ns; /* add to a BPF timestamp for wall-clock time */
 	bool file_id;

@@ -621,6 +621,15 @@ void jw_raw(struct jw *w, const char *json, size_t n)
 	jw_put(w, json, n);
 }
 
+size_t jw_members(struct jw *w)
+{
+	if (w->overflow || w->len < 2)
+		return 0;
+	memmove(w->buf, w->buf + 1, w->len - 2);
+	w->len -= 2;
+	return w->len;
+}
+
 void jw_raw_members(struct jw *w, const char *members, size_t n)
 {
 	if (!n)
@@ -822,6 +831,7 @@ void jw_lit_u64(struct jw *w, const char *key_colon, size_t n, uint64_t v)
 	if (!jw_room(w, comma + n + digits))
 		return;
 	p = w->buf + w->len;
+	/* Stored either way (no branch): without a comma the key overwrites it. */
 	*p = ',';
 	copy_bytes(p + comma, key_colon, n);
 	u64_digits(p + comma + n + digits, v);

@@ -64,6 +64,14 @@ void jw_raw(struct jw *w, const char *json, size_t n);
  */
 void jw_raw_members(struct jw *w, const char *members, size_t n);
 
+/*
+ * An object written whole from the buffer's start, turned into its members
+ * alone ('"a":1,"b":2', braces removed, moved to the start) for splicing
+ * with jw_raw_members later. Returns their length, 0 when the object
+ * overflowed (an empty object's is 0 too).
+ */
+size_t jw_members(struct jw *w);
+
 /* End of a JSON Line: '\n'; the next top-level value starts a new line. */
 void jw_newline(struct jw *w);
 

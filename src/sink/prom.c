@@ -374,6 +374,13 @@ static void add_access(struct les_prom *p, const struct les_event *ev)
 	add_hist(p, ev, SK_ACCESS_HIST, len);
 }
 
+/* started is at least completed plus what is in flight, and never goes back. */
+static void ptlrpc_started_at_least(struct series *s, uint64_t inflight)
+{
+	if (s->v.ptlrpc.started < s->v.ptlrpc.completed + inflight)
+		s->v.ptlrpc.started = s->v.ptlrpc.completed + inflight;
+}
+
 /*
  * A PtlRPC request's record: it completed. started is completed plus what
  * is in flight, so it moves here too, and never backwards.
@@ -387,8 +394,7 @@ static void add_ptlrpc_completed(struct les_prom *p, const struct les_event *ev)
 	s = touch(p, SK_PTLRPC, len);
 	if (s) {
 		s->v.ptlrpc.completed++;
-		if (s->v.ptlrpc.started < s->v.ptlrpc.completed)
-			s->v.ptlrpc.started = s->v.ptlrpc.completed;
+		ptlrpc_started_at_least(s, 0);
 	}
 	pthread_mutex_unlock(&p->lock);
 }
@@ -507,8 +513,8 @@ static void update_inflight(struct les_prom *p, struct les_consumer *c,
 			continue;
 		/* The same labels: only the kind differs. */
 		ptl = touch(p, SK_PTLRPC, len);
-		if (ptl && ptl->v.ptlrpc.started < ptl->v.ptlrpc.completed + s->v.inflight.count)
-			ptl->v.ptlrpc.started = ptl->v.ptlrpc.completed + s->v.inflight.count;
+		if (ptl)
+			ptlrpc_started_at_least(ptl, s->v.inflight.count);
 	}
 	pthread_mutex_unlock(&p->lock);
 }

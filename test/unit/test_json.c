@@ -924,6 +924,32 @@ START_TEST(test_rfc3339_cached)
 }
 END_TEST
 
+/* An object written whole, kept as its members; nothing when it overflowed. */
+START_TEST(test_members)
+{
+	char small[8];
+	struct jw w;
+
+	jw_init(&w, out, sizeof(out));
+	jw_obj_begin(&w);
+	jw_kv_u64(&w, "a", 1);
+	jw_kv_cstr(&w, "b", "x");
+	jw_obj_end(&w);
+	ck_assert_uint_eq(jw_members(&w), strlen("\"a\":1,\"b\":\"x\""));
+	assert_output(&w, "\"a\":1,\"b\":\"x\"");
+	jw_init(&w, out, sizeof(out));
+	jw_obj_begin(&w);
+	jw_obj_end(&w);
+	ck_assert_uint_eq(jw_members(&w), 0);
+	jw_init(&w, small, sizeof(small));
+	jw_obj_begin(&w);
+	jw_kv_cstr(&w, "long", "value");
+	jw_obj_end(&w);
+	ck_assert(w.overflow);
+	ck_assert_uint_eq(jw_members(&w), 0);
+}
+END_TEST
+
 static Suite *json_suite(void)
 {
 	Suite *s = suite_create("json");
@@ -940,6 +966,7 @@ static Suite *json_suite(void)
 	tc = tcase_create("structure");
 	tcase_add_test(tc, test_nesting_and_commas);
 	tcase_add_test(tc, test_raw_members);
+	tcase_add_test(tc, test_members);
 	tcase_add_test(tc, test_reset);
 	tcase_add_test(tc, test_nesting_limits);
 	suite_add_tcase(s, tc);

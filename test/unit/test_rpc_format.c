@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <string.h>
 #include "format.h"
+#include "ops.h"
 #include "rpcprobes.h"
 
 static char buf[16384];
@@ -232,6 +233,33 @@ START_TEST(test_events)
 }
 END_TEST
 
+/*
+ * errno and errno_class of a record, for errnos the context encoded at
+ * start and beyond them: the same members either way, as the record has
+ * them (the positive errno).
+ */
+START_TEST(test_errno_members)
+{
+	static const int errs[] = { 0, 2, 5, 110, 255, 256, 4095 };
+	struct les_rec_rpc r;
+
+	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		const char *want = les_errno_class_name(les_errno_class(errs[i]));
+		json_t *j;
+
+		rpc_init(&r, LES_PROTO_FUSE, LES_RPC_OP_NONE);
+		r.err = errs[i];
+		j = format_rpc(&r);
+		ck_assert_int_eq(num(j, "errno"), errs[i]);
+		if (want)
+			ck_assert_str_eq(str(j, "errno_class"), want);
+		else
+			ck_assert(json_is_null(json_object_get(j, "errno_class")));
+		json_decref(j);
+	}
+}
+END_TEST
+
 START_TEST(test_names)
 {
 	ck_assert_str_eq(les_ptlrpc_opcode_name(3), "ost_read");
@@ -264,6 +292,7 @@ int main(void)
 	tcase_add_test(tc, test_fuse_unchanged);
 	tcase_add_test(tc, test_events);
 	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_errno_members);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
