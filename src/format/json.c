@@ -640,7 +640,7 @@ void jw_raw_members(struct jw *w, const char *members, size_t n)
 
 /* --- time ------------------------------------------------------------- */
 
-#define SEC_PER_DAY  86400U
+#define SEC_PER_DAY 86400U
 
 /* Days in a 400-year Gregorian cycle, a 4-year cycle, and from 0000-03-01 to 1970-01-01. */
 #define DAYS_PER_400Y	   146097U
