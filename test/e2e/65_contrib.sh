@@ -103,7 +103,7 @@ print("ok")
 PYEOF
 les_true "DaemonSet: hostPID, capabilities, BTF, writable tracefs, host cgroups, Pod Security label" \
 	$PY "$WORK/k8s.py" "$C/k8s/daemonset.yaml" "$WORK/k8s.conf"
-KV=/var/cache/lustre-ebpf-stream/venv/bin/kubernetes-validate
+KV=${LES_CACHE:-/var/cache/lustre-ebpf-stream}/venv/bin/kubernetes-validate
 [ -x "$KV" ] || les_fail "kubernetes-validate missing (scripts/install-deps)"
 les_true "kubernetes-validate --strict: every resource valid against the Kubernetes schemas" \
 	"$KV" --strict --quiet "$C/k8s/daemonset.yaml"
