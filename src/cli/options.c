@@ -372,7 +372,7 @@ void les_usage(FILE *out)
 	      "                           those enrichment needs; see docs/security.md)\n"
 	      "\n"
 	      "DUR is a number and its unit: 20ms, 10s, 5m, 1h (also us, ns); a bare number\n"
-	      "other than 0 is refused (bcc reads one as ms, others as s).\n"
+	      "is seconds, except for --min-latency (bcc reads one as ms there).\n"
 	      "\n"
 	      "  -v, --verbose            more diagnostics on stderr (repeat for libbpf's)\n"
 	      "  -h, --help               this text\n"
@@ -421,10 +421,27 @@ static int parse_u32_opt(const char *name, const char *arg, uint64_t min, uint64
 	return 0;
 }
 
+/*
+ * A bare number is seconds, as the exporter and timeout(1) read it
+ * (`--duration 60`), except for --min-latency: bcc's fsslower reads a bare
+ * number there as milliseconds, so it is refused rather than guessed.
+ */
+static bool bare_is_seconds(const char *name)
+{
+	return strcmp(name, "--min-latency") != 0;
+}
+
 static int parse_duration_opt(const char *name, const char *arg, uint64_t *out)
 {
 	int err = les_parse_duration_ns(arg, out);
 
+	if (err == -EDOM && bare_is_seconds(name)) {
+		char with_unit[64];
+		int n = snprintf(with_unit, sizeof(with_unit), "%ss", arg);
+
+		err = n > 0 && (size_t)n < sizeof(with_unit) ? les_parse_duration_ns(with_unit, out)
+							     : -EINVAL;
+	}
 	if (err == -EDOM) {
 		err_begin();
 		fprintf(stderr, "%s '%s' needs a unit: %sms or %ss (ms, s, m, h, us, ns)\n", name, arg,
@@ -651,7 +668,7 @@ static int parse_enrich_opt(struct les_options *o, int opt, const char *arg)
 static int parse_filter_opt(struct les_options *o, int opt, const char *arg)
 {
 	uint64_t comm[2];
-	char err[256];
+	char err[768];
 	bool on;
 
 	switch (opt) {
@@ -996,6 +1013,9 @@ int les_options_parse(struct les_options *o, int argc, char **argv)
 	if (!o->kafka_brokers != !o->kafka_topic)
 		return usage_error("%s", o->kafka_brokers ? "--kafka-brokers needs --kafka-topic"
 							  : "--kafka-topic needs --kafka-brokers");
+	/* A producer property with no producer would do nothing, silently. */
+	if (o->n_kafka_props && !o->kafka_brokers)
+		return usage_error("%s", "-X sets a Kafka producer property: it needs --kafka-brokers");
 	if (o->records && !o->aggregate_ns)
 		return usage_error("%s", "--records needs --aggregate");
 	if (o->kernel_facts_path && !o->list_probes)

@@ -8,8 +8,32 @@
 
 #define ALL_ACCESS_OPS ((1u << LES_OP_MAX) - 1)
 
-/* Split a comma list and OR in the bit of each name; empty names are errors. */
-static int parse_list(const char *list, int (*lookup)(const char *), const char *what,
+/* The names a list may hold, as one comma list for an error message. */
+static void list_valid(char *out, size_t len, const char *(*name_of)(unsigned int), unsigned int n)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (unsigned int i = 0; i < n && used < len; i++) {
+		int w = snprintf(out + used, len - used, "%s%s", i ? ", " : "", name_of(i));
+
+		if (w < 0)
+			return;
+		used += (size_t)w;
+	}
+}
+
+static const char *intent_name_of(unsigned int i)
+{
+	return les_intent_name((enum les_intent)i);
+}
+
+/*
+ * Split a comma list and OR in the bit of each name; empty names are errors,
+ * and an unknown one is answered with the names that are known.
+ */
+static int parse_list(const char *list, int (*lookup)(const char *),
+		      const char *(*name_of)(unsigned int), unsigned int n_names, const char *what,
 		      uint32_t *mask, char *err, size_t errlen)
 {
 	char name[64];
@@ -27,7 +51,10 @@ static int parse_list(const char *list, int (*lookup)(const char *), const char 
 		name[n] = '\0';
 		bit = lookup(name);
 		if (bit < 0) {
-			snprintf(err, errlen, "unknown %s '%s'", what, name);
+			char valid[512];
+
+			list_valid(valid, sizeof(valid), name_of, n_names);
+			snprintf(err, errlen, "unknown %s '%s' (valid: %s)", what, name, valid);
 			return -EINVAL;
 		}
 		*mask |= 1u << bit;
@@ -39,12 +66,13 @@ static int parse_list(const char *list, int (*lookup)(const char *), const char 
 
 int les_filter_parse_ops(const char *list, uint32_t *mask, char *err, size_t errlen)
 {
-	return parse_list(list, les_op_from_name, "op", mask, err, errlen);
+	return parse_list(list, les_op_from_name, les_op_name, LES_OP_MAX, "op", mask, err, errlen);
 }
 
 int les_filter_parse_intents(const char *list, uint32_t *mask, char *err, size_t errlen)
 {
-	return parse_list(list, les_intent_from_name, "intent", mask, err, errlen);
+	return parse_list(list, les_intent_from_name, intent_name_of, LES_INTENT_MAX, "intent", mask,
+			  err, errlen);
 }
 
 uint32_t les_filter_access_ops(uint32_t ops_mask, uint32_t intents_mask)

@@ -78,6 +78,10 @@ les_pass "maintainer scripts: postinst, prerm, postrm"
 dpkg -i "$DEB" >"$WORK/dpkg.log" 2>&1 || les_fail "dpkg -i: $(tail -n 5 "$WORK/dpkg.log")"
 INSTALLED=1
 les_pass "dpkg -i installs it"
+les_true "postinst registered the unit with deb-systemd-helper" \
+	deb-systemd-helper debian-installed lustre-ebpf-stream.service
+les_true "... without enabling it (no output is set yet)" \
+	bash -c "! ls /etc/systemd/system/*.wants/lustre-ebpf-stream.service 2>/dev/null | grep -q ."
 les_eq "installed binary --version" "lustre-ebpf-stream $(sed -n 's/^project(lustre-ebpf-stream VERSION \([0-9.]*\).*/\1/p' "$LES_SRC/CMakeLists.txt")" \
 	"$(/usr/sbin/lustre-ebpf-stream --version)"
 les_eq "man finds the installed page" /usr/share/man/man8/lustre-ebpf-stream.8.gz \

@@ -114,8 +114,10 @@ les_true "contrib config example reads back" \
 	"$LES_BIN" --config "$C/lustre-ebpf-stream.conf.example" --print-config
 grep -q '^output = /var/log/lustre-ebpf-stream/' "$WORK/check.out" ||
 	les_fail "the example's output is not under /var/log/lustre-ebpf-stream"
-les_true "logrotate: rotates the output directory's files" \
-	grep -q '^/var/log/lustre-ebpf-stream/\*.jsonl' "$C/logrotate/lustre-ebpf-stream"
+les_true "logrotate: rotates the output directory's plain captures" \
+	grep -qx '/var/log/lustre-ebpf-stream/\*.jsonl {' "$C/logrotate/lustre-ebpf-stream"
+les_true "logrotate: ... and its gzip captures, not compressed again" \
+	bash -c "sed -n '/^\/var\/log\/lustre-ebpf-stream\/\*\.jsonl\.gz {/,/^}/p' '$C/logrotate/lustre-ebpf-stream' | grep -qx '[[:space:]]*nocompress'"
 les_true "logrotate: systemctl reload (the unit's ExecReload sends SIGHUP), no copytruncate" \
 	bash -c "grep -q 'systemctl reload lustre-ebpf-stream.service' '$C/logrotate/lustre-ebpf-stream' &&
 		! grep -q '^[[:space:]]*copytruncate' '$C/logrotate/lustre-ebpf-stream'"

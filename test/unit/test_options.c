@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Command-line durations: a bare number is seconds, except --min-latency. */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "options.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define NS_PER_S 1000000000ull
+
+/* Each case is parsed in its own forked test (check's default), so getopt's
+ * state starts fresh. */
+static int parse(struct les_options *o, const char *opt, const char *val)
+{
+	char *argv[] = { "lustre-ebpf-stream", (char *)opt, (char *)val, NULL };
+
+	memset(o, 0, sizeof(*o));
+	return les_options_parse(o, 3, argv);
+}
+
+enum field { DURATION, STATS_INTERVAL, AGGREGATE, MIN_LATENCY };
+
+static uint64_t field_of(const struct les_options *o, enum field f)
+{
+	switch (f) {
+	case DURATION:
+		return o->duration_ns;
+	case STATS_INTERVAL:
+		return o->stats_interval_ns;
+	case AGGREGATE:
+		return o->aggregate_ns;
+	case MIN_LATENCY:
+		return o->min_latency_ns;
+	}
+	return 0;
+}
+
+static const struct {
+	const char *opt;
+	const char *val;
+	enum field field;
+	int status;
+	uint64_t ns;
+} cases[] = {
+	/* as the exporter and timeout(1) read them */
+	{ "--duration", "60", DURATION, 0, 60 * NS_PER_S },
+	{ "--duration", "1.5", DURATION, 0, 1500000000ull },
+	{ "--duration", "60s", DURATION, 0, 60 * NS_PER_S },
+	{ "--duration", "2m", DURATION, 0, 120 * NS_PER_S },
+	{ "--stats-interval", "5", STATS_INTERVAL, 0, 5 * NS_PER_S },
+	{ "--aggregate", "10", AGGREGATE, 0, 10 * NS_PER_S },
+	/* bcc reads a bare number there as milliseconds: refused, not guessed */
+	{ "--min-latency", "10", MIN_LATENCY, 2, 0 },
+	{ "--min-latency", "10ms", MIN_LATENCY, 0, 10000000ull },
+	{ "--min-latency", "0", MIN_LATENCY, 0, 0 },
+	{ "--duration", "abc", DURATION, 2, 0 },
+	{ "--duration", "60x", DURATION, 2, 0 },
+	{ "--duration", "0", DURATION, 2, 0 },
+};
+
+START_TEST(duration_units)
+{
+	struct les_options o;
+	int status = parse(&o, cases[_i].opt, cases[_i].val);
+
+	ck_assert_msg(status == cases[_i].status, "%s %s: status %d, want %d", cases[_i].opt,
+		      cases[_i].val, status, cases[_i].status);
+	if (!status)
+		ck_assert_uint_eq(field_of(&o, cases[_i].field), cases[_i].ns);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("options");
+	TCase *tc = tcase_create("durations");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_loop_test(tc, duration_units, 0, N(cases));
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
