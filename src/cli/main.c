@@ -722,13 +722,17 @@ static int drop_privileges(const struct les_options *o, struct les_tracer *t)
 	return 0;
 }
 
-/* The options came from a file others could have written: refuse to act on them. */
+/*
+ * The options came from a file others could have written: refuse to act on
+ * them. A usage error (2): restarting cannot fix it, and the unit's
+ * RestartPreventExitStatus=2 stops systemd from trying every 5 s.
+ */
 static int check_config_path(const struct les_options *o)
 {
 	char err[512];
 
 	if (o->config_path && les_privs_check_path("--config", o->config_path, err, sizeof(err)))
-		return fail(LES_EXIT_RUNTIME, "%s", err);
+		return fail(LES_EXIT_USAGE, "%s", err);
 	return 0;
 }
 
