@@ -11,8 +11,13 @@
 
 #define NS_PER_MS  1000000ULL
 
-/* A librdkafka error that repeats is logged (with -v) once per interval. */
-#define ERR_LOG_INTERVAL_NS (10 * LES_NS_PER_SEC)
+/*
+ * A librdkafka error that repeats is logged once per interval: with -v every
+ * 10 s, without it once a minute, so that a broker outage is seen while it
+ * lasts (not only in the exit summary) without filling a journal.
+ */
+#define ERR_LOG_INTERVAL_NS	  (10 * LES_NS_PER_SEC)
+#define ERR_LOG_INTERVAL_QUIET_NS (60 * LES_NS_PER_SEC)
 /*
  * A delivered message holds its place in the local queue (and its memory)
  * until its report is served, so a burst of lines polls now and then, not
@@ -214,10 +219,9 @@ static void on_error(rd_kafka_t *rk, int code, const char *reason, void *opaque)
 			why, rd_kafka_err2name(err));
 		return;
 	}
-	if (!k->verbose)
-		return;
 	l = err_log_slot(k, err);
-	if (l->last_ns && now - l->last_ns < ERR_LOG_INTERVAL_NS) {
+	if (l->last_ns &&
+	    now - l->last_ns < (k->verbose ? ERR_LOG_INTERVAL_NS : ERR_LOG_INTERVAL_QUIET_NS)) {
 		l->suppressed++;
 		return;
 	}

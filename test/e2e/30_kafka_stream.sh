@@ -33,6 +33,22 @@ rc=$?
 	les_fail "-X list: exit $rc, $(head -c 200 "$WORK/props")"
 les_pass "-X list prints librdkafka's properties and exits 0"
 
+# --- a broker that is not there, without -v ------------------------------------
+# The trouble is told while the run lasts (rate-limited), not only at exit.
+les_testfs "$M"
+"$TOOL" --mount "$M" --kafka-brokers 127.0.0.1:1 --kafka-topic t --duration 4s \
+	--kafka-flush-timeout 1s -o /dev/null 2>"$WORK/down.err" &
+down_pid=$!
+( for _ in $(seq 1 20); do stat "$M" >/dev/null 2>&1; sleep 0.1; done )
+sleep 2.5
+les_true "without -v, a broker that cannot be reached is said on stderr while running" \
+	grep -q '^lustre-ebpf-stream: kafka: .*(_' "$WORK/down.err"
+wait "$down_pid"
+les_eq "... and the lines never delivered make the exit status 1" 1 "$?"
+n_down=$(grep -c '^lustre-ebpf-stream: kafka: .*(_' "$WORK/down.err")
+les_true "... told once per error, not per retry ($n_down lines)" test "$n_down" -le 3
+fusermount3 -u "$M"
+
 # --- broker and filesystem ---------------------------------------------------
 
 les_kafka_start
