@@ -243,6 +243,12 @@ static int start_tracer(struct les_tracer *t, const struct les_options *o,
 	if (plan.fuse == LES_FUSE_NONE && plan.access == LES_ATTACH_NONE)
 		return fail(LES_EXIT_RUNTIME, "no probe can attach on this kernel: %s",
 			    plan.access_reason);
+	/* A method asked for by name that attaches nothing would trace without it. */
+	if ((o->attach == LES_ATTACH_MODE_FENTRY || o->attach == LES_ATTACH_MODE_KPROBE) &&
+	    plan.access == LES_ATTACH_NONE)
+		return fail(LES_EXIT_USAGE, "--attach %s attaches no access probe on this kernel: %s",
+			    o->attach == LES_ATTACH_MODE_FENTRY ? "fentry" : "kprobe",
+			    plan.access_reason);
 	err = les_tracer_open(t);
 	if (err)
 		return fail(LES_EXIT_RUNTIME, "cannot open the BPF object: %s", strerror(-err));

@@ -399,6 +399,35 @@ void les_probe_plan_print(const struct les_probe_plan *plan, FILE *out, bool jso
 	print_refused(out, plan, refused);
 }
 
+/*
+ * The ops of one filesystem that no probe covers, one line per reason (a
+ * refused method gives every op the same one): "fuse: 23 ops not covered
+ * (lookup, open, ...): why".
+ */
+static void warn_uncovered_ops(FILE *out, int family, unsigned int uncovered,
+			       const char *const why[LES_OP_MAX])
+{
+	while (uncovered) {
+		const char *reason = why[__builtin_ctz(uncovered)];
+		unsigned int same = 0, n = 0;
+		char names[512];
+		size_t used = 0;
+
+		for (unsigned int op = 0; op < LES_OP_MAX; op++) {
+			if (!(uncovered & (1u << op)) || strcmp(why[op], reason) != 0)
+				continue;
+			same |= 1u << op;
+			n++;
+			if (used < sizeof(names))
+				used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
+							 used ? ", " : "", les_op_name(op));
+		}
+		fprintf(out, "lustre-ebpf-stream: warning: %s: %u op%s not covered (%s): %s\n",
+			les_fs_family_name(family), n, n == 1 ? "" : "s", names, reason);
+		uncovered &= ~same;
+	}
+}
+
 static void warn_uncovered(const struct les_probe_plan *plan, FILE *out, const char *mode)
 {
 	for (int f = LES_FS_LUSTRE; f < LES_FS_FAMILY_MAX; f++) {
@@ -420,10 +449,9 @@ static void warn_uncovered(const struct les_probe_plan *plan, FILE *out, const c
 		if (!present)
 			continue; /* the filesystem is not loaded: nothing to observe */
 		for (unsigned int op = 0; op < LES_OP_MAX; op++)
-			if ((present & (1u << op)) && !(probed & (1u << op)))
-				fprintf(out, "lustre-ebpf-stream: warning: %s %s not covered: %s\n",
-					les_fs_family_name(f), les_op_name(op),
-					why[op] ? why[op] : mode);
+			if (!why[op])
+				why[op] = mode;
+		warn_uncovered_ops(out, f, present & ~probed, why);
 	}
 }
 

@@ -152,17 +152,23 @@ mkdir -p "$mnt"
 
 start_forced()
 {
-	local method=$1
+	local method=$1 status
 
 	timeout 60 "$tool" --attach "$method" --mount "$mnt" --duration 1s >"$work/$method.out" \
-		2>"$work/$method.err" || { cat "$work/$method.err"; return 1; }
+		2>"$work/$method.err"
+	status=$?
 	if jq -e ".methods.$method.available | not" "$work/auto.json" >/dev/null; then
-		# Unavailable here: a warning per FUSE op, and still a start.
-		grep -q "warning: fuse write not covered: --attach $method" "$work/$method.err"
+		# Unavailable here: it would trace without the method asked for, so
+		# a usage error in one line with the reason.
+		[ "$status" = 2 ] && [ "$(wc -l <"$work/$method.err")" = 1 ] &&
+			grep -q "attach $method attaches no access probe on this kernel: ." \
+				"$work/$method.err" || { echo "exit $status: $(cat "$work/$method.err")"; return 1; }
+	else
+		[ "$status" = 0 ] || { echo "exit $status: $(cat "$work/$method.err")"; return 1; }
 	fi
 }
-check "--attach fentry starts (warning per uncovered op if refused)" start_forced fentry
-check "--attach kprobe starts (warning per uncovered op if refused)" start_forced kprobe
+check "--attach fentry: starts, or exit 2 in one line where it attaches nothing" start_forced fentry
+check "--attach kprobe: starts, or exit 2 in one line where it attaches nothing" start_forced kprobe
 
 one_record_per_write()
 {

@@ -121,6 +121,29 @@ START_TEST(test_host_618_attach_fentry_has_nothing)
 }
 END_TEST
 
+/* The ops a refused method leaves uncovered: one line per filesystem and reason, not one per op. */
+START_TEST(test_uncovered_ops_folded)
+{
+	struct les_kfacts *f = load("host-6.18-eperm.facts");
+	const struct les_probe_plan *p = plan_for(f, LES_ATTACH_MODE_FENTRY);
+	char *text = NULL, *nl;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(out);
+	les_probe_plan_warn(p, out, 0);
+	fclose(out);
+	nl = strchr(text, '\n');
+	ck_assert_msg(nl && !nl[1], "more than one line: %s", text);
+	ck_assert_ptr_nonnull(strstr(text, "lustre-ebpf-stream: warning: fuse: 23 ops not covered "
+					   "(lookup, open, close, "));
+	ck_assert_ptr_nonnull(strstr(text, ", fsync): --attach fentry: fentry not permitted on this "
+					   "kernel (EPERM)\n"));
+	free(text);
+	free(f);
+}
+END_TEST
+
 /*
  * bpf_get_current_task_btf came with 5.11: on 5.10 the syscall fallback
  * loads the flavour that reads the task by probe reads.
@@ -418,6 +441,7 @@ int main(void)
 
 	tcase_add_test(kernels, test_host_618_syscalls_only);
 	tcase_add_test(kernels, test_host_618_attach_fentry_has_nothing);
+	tcase_add_test(kernels, test_uncovered_ops_folded);
 	tcase_add_test(kernels, test_no_task_btf_syscall_flavour);
 	tcase_add_test(kernels, test_debian_61_lustre_without_btf);
 	tcase_add_test(kernels, test_reqmsg_offset_from_the_environment);
