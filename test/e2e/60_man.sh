@@ -42,8 +42,8 @@ les_pass "short options in the man page"
 
 # The jq recipes of EXAMPLES run on a capture-shaped file.
 cat >"$WORK/cap.jsonl" <<'JSON'
-{"type":"access","op":"mkdir","access_intent":"namespace_mutation","job_id":"42","comm":"mkdir","uid":0,"latency_ns":5000000,"errno_class":null}
-{"type":"access","op":"read","access_intent":"data_read","job_id":null,"comm":"cat","uid":0,"latency_ns":9000000,"errno_class":"io"}
+{"type":"access","op":"mkdir","access_intent":"namespace_mutation","job_id":"42","comm":"mkdir","uid":0,"latency_ns":5000000,"errno_class":null,"rpc_wait_ns":4000000}
+{"type":"access","op":"read","access_intent":"data_read","job_id":null,"comm":"cat","uid":0,"latency_ns":9000000,"errno_class":"io","rpc_wait_ns":0}
 {"type":"rpc","op":"mkdir","process":"mkdir","latency_ns":4000000,"errno_class":null}
 JSON
 gzip -k "$WORK/cap.jsonl"
@@ -60,6 +60,21 @@ while IFS= read -r -d '' recipe; do
 	n=$((n + 1))
 done < <(awk 'BEGIN { RS = "\n\n" } { printf "%s%c", $0, 0 }' "$WORK/recipes")
 les_ge "jq recipes of EXAMPLES run" 4 "$n"
+# A capture can be larger than memory: no recipe slurps it (jq -s).
+les_eq "no recipe of the man page or README uses jq -s" "" \
+	"$(grep -nE 'jq( +-[a-zA-Z]+)* +(-[a-zA-Z]*s[a-zA-Z]*|--slurp)\b' "$WORK/recipes" "$LES_SRC/README.md")"
+# The README's recipes run on the same file.
+sed -n '/^## jq recipes/,/^## /p' "$LES_SRC/README.md" | sed -n 's/^    //p' |
+	awk '/^#/ { if (cmd != "") printf "%s%c", cmd, 0; cmd = ""; next } { cmd = cmd $0 "\n" }
+	     END { if (cmd != "") printf "%s%c", cmd, 0 }' >"$WORK/readme-recipes"
+m=0
+while IFS= read -r -d '' recipe; do
+	(cd "$WORK" && bash -o pipefail -c "$recipe") >"$WORK/recipe.out" 2>&1 ||
+		les_fail "README recipe failed: $recipe: $(cat "$WORK/recipe.out")"
+	[ -s "$WORK/recipe.out" ] || les_fail "README recipe printed nothing: $recipe"
+	m=$((m + 1))
+done <"$WORK/readme-recipes"
+les_ge "jq recipes of the README run" 4 "$m"
 
 # The README's set-up: exactly two commands, both runnable as root on a
 # fresh Debian, which has no sudo.
