@@ -865,8 +865,10 @@ int main(int argc, char **argv)
 		return fail(LES_EXIT_RUNTIME, "out of memory");
 	a->o = &opts;
 	a->mountwatch.fd = -1;
-	snprintf(a->host, sizeof(a->host), "unknown");
-	gethostname(a->host, sizeof(a->host) - 1);
+	/* In a pod gethostname() is the pod's name: --hostname gives the node's. */
+	snprintf(a->host, sizeof(a->host), "%s", opts.hostname ? opts.hostname : "unknown");
+	if (!opts.hostname)
+		gethostname(a->host, sizeof(a->host) - 1);
 	ret = app_free(a, start_and_run(a));
 	les_options_release();
 	return ret;

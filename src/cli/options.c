@@ -154,6 +154,7 @@ enum {
 	OPT_DUMP_KFACTS,
 	OPT_KERNEL_FACTS,
 	OPT_MOUNTINFO,
+	OPT_HOSTNAME,
 	OPT_KEEP_CAPS,
 	OPT_JOB_ENV,
 	OPT_ENV_TAG,
@@ -213,6 +214,7 @@ static const struct option long_options[] = {
 	{ "dump-kernel-facts", no_argument, NULL, OPT_DUMP_KFACTS },
 	{ "kernel-facts", required_argument, NULL, OPT_KERNEL_FACTS },
 	{ "mountinfo", required_argument, NULL, OPT_MOUNTINFO },
+	{ "hostname", required_argument, NULL, OPT_HOSTNAME },
 	{ "keep-caps", no_argument, NULL, OPT_KEEP_CAPS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -267,6 +269,8 @@ void les_usage(FILE *out)
 	      "                           Lustre, NFS and FUSE mount in /proc/self/mountinfo)\n"
 	      "      --mountinfo FILE     the mount table to read and follow (e.g. the host's\n"
 	      "                           /proc/1/mountinfo in a container)\n"
+	      "      --hostname NAME      \"host\" of every record (default: gethostname;\n"
+	      "                           in a pod, the node's name: spec.nodeName)\n"
 	      "      --attach METHOD      auto|fentry|kprobe|syscall (default auto)\n"
 	      "      --list-probes[=json] print the probes and the attach method chosen, exit\n"
 	      "      --dump-kernel-facts  print what the plan reads of this kernel, exit\n"
@@ -429,6 +433,21 @@ static int parse_u32_opt(const char *name, const char *arg, uint64_t min, uint64
 static bool bare_is_seconds(const char *name)
 {
 	return strcmp(name, "--min-latency") != 0;
+}
+
+/* A host name as records and labels carry it: 1 to 255 printable bytes, no blank. */
+static int parse_hostname(struct les_options *o, const char *arg)
+{
+	size_t n = strlen(arg);
+
+	if (n == 0 || n > 255)
+		return usage_error("invalid --hostname '%s': 1 to 255 characters", arg);
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)arg[i] <= ' ' || arg[i] == 0x7f)
+			return usage_error("%s", "invalid --hostname: it holds a blank or a "
+						 "control character");
+	o->hostname = arg;
+	return 0;
 }
 
 static int parse_duration_opt(const char *name, const char *arg, uint64_t *out)
@@ -805,6 +824,8 @@ static int parse_one(struct les_options *o, int opt, const char *arg)
 	case OPT_MOUNTINFO:
 		o->mountinfo_path = arg;
 		return 0;
+	case OPT_HOSTNAME:
+		return parse_hostname(o, arg);
 	case OPT_KEEP_CAPS:
 		o->keep_caps = true;
 		return 0;

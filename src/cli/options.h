@@ -74,6 +74,7 @@ struct les_options {
 	const char *kernel_facts_path; /* --kernel-facts FILE: plan from these, not this kernel */
 	int verbose;
 	const char *mountinfo_path; /* for tests; NULL: /proc/self/mountinfo */
+	const char *hostname; /* --hostname; NULL: gethostname() */
 	bool keep_caps; /* --keep-caps: keep every capability after attaching */
 	/* Enrichment (src/enrich/enrich.h) */
 	struct les_enrich_config enrich;

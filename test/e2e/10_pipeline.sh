@@ -21,7 +21,8 @@ les_testfs "$M" --direct-io --latency-ms=$LAT_MS --latency-ops=write,read
 chmod 1777 "$M"
 
 mkdir -m 1777 "$WORK/pid"
-les_start "$WORK/out.jsonl" --mount "$M" --stats-interval 1s
+# --hostname: in a pod the node's name, not the pod's.
+les_start "$WORK/out.jsonl" --mount "$M" --stats-interval 1s --hostname node17.example
 
 # The workload runs as nobody; its pid is known before exec.
 cat >"$WORK/workload.sh" <<EOF
@@ -51,6 +52,8 @@ DD_PID=$(cat "$WORK/pid/dd")
 NOBODY=$(id -u nobody)
 
 les_true "every line is valid JSON" jq -e . "$OUT"
+les_eq "every line's host is --hostname's" "node17.example" \
+	"$(jq -r '.host' "$OUT" | sort -u | tr '\n' ' ' | sed 's/ $//')"
 les_eq "no record for the unobserved filesystem" 0 \
 	"$(les_jq "$OUT" "[.[] | select(.mount != null and (.mount | startswith(\"$WORK/local\")))] | length")"
 

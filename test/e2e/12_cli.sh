@@ -37,6 +37,9 @@ expect 2 "bad duration" --duration abc
 expect 2 "-X without a Kafka producer does nothing: refused" -X acks=all
 grep -q -- "-X sets a Kafka producer property: it needs --kafka-brokers" "$WORK/stderr" ||
 	les_fail "-X without --kafka-brokers: $(cat "$WORK/stderr")"
+expect 2 "--hostname with a blank" --hostname "node 17"
+expect 2 "--hostname empty" --hostname ""
+expect 0 "--hostname" --hostname node17 --print-config
 expect 2 "an unknown --op" --op frob
 grep -q "unknown op 'frob' (valid: lookup, open, .*, fsync)" "$WORK/stderr" ||
 	les_fail "--op frob does not list the valid ops: $(cat "$WORK/stderr")"
