@@ -39,6 +39,7 @@ void les_options_defaults(struct les_options *o)
 	o->prom_path = LES_PROM_PATH_DEFAULT;
 	o->prom_uid_labels = true;
 	o->series_ttl_ns = LES_PROM_TTL_DEFAULT_NS;
+	o->drain_interval_ns = 5 * LES_NS_PER_SEC; /* the exporter's default */
 }
 
 int les_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -191,6 +192,15 @@ enum {
 	OPT_BATCH,
 	OPT_INPUT,
 	OPT_SPEED,
+	/* The Lustre exporter's own flags, so that its command lines run unchanged. */
+	OPT_ONCE,
+	OPT_DRAIN_INTERVAL,
+	OPT_SLURM_JOBID,
+	OPT_SLURM_JOBID_TTL,
+	OPT_SLURM_JOBID_NEGATIVE_TTL,
+	OPT_SLURM_JOBID_VERIFY_TTL,
+	OPT_SLURM_JOBID_CACHE_SIZE,
+	OPT_LEGACY_SYMBOL_ALLOW_MISSING,
 };
 
 static const struct option long_options[] = {
@@ -255,6 +265,14 @@ static const struct option long_options[] = {
 	{ "batch", required_argument, NULL, OPT_BATCH },
 	{ "input", required_argument, NULL, OPT_INPUT },
 	{ "speed", required_argument, NULL, OPT_SPEED },
+	{ "once", no_argument, NULL, OPT_ONCE },
+	{ "drain-interval", required_argument, NULL, OPT_DRAIN_INTERVAL },
+	{ "slurm-jobid", optional_argument, NULL, OPT_SLURM_JOBID },
+	{ "slurm-jobid-ttl", required_argument, NULL, OPT_SLURM_JOBID_TTL },
+	{ "slurm-jobid-negative-ttl", required_argument, NULL, OPT_SLURM_JOBID_NEGATIVE_TTL },
+	{ "slurm-jobid-verify-ttl", required_argument, NULL, OPT_SLURM_JOBID_VERIFY_TTL },
+	{ "slurm-jobid-cache-size", required_argument, NULL, OPT_SLURM_JOBID_CACHE_SIZE },
+	{ "legacy-symbol-allow-missing", optional_argument, NULL, OPT_LEGACY_SYMBOL_ALLOW_MISSING },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -374,6 +392,18 @@ void les_usage(FILE *out)
 	      "\n"
 	      "      --keep-caps          keep every capability after attaching (default: only\n"
 	      "                           those enrichment needs; see docs/security.md)\n"
+	      "\n"
+	      "The Lustre exporter's flags, so that its command lines run unchanged:\n"
+	      "      --once               stop after one --drain-interval\n"
+	      "      --drain-interval DUR with --once, how long (default 5s); metrics are\n"
+	      "                           updated per record, so there is nothing to drain\n"
+	      "      --slurm-jobid[=true] job ids are always resolved (false is refused)\n"
+	      "      --slurm-jobid-cache-size N   the same as --proc-cache-size\n"
+	      "      --slurm-jobid-ttl DUR, --slurm-jobid-negative-ttl DUR,\n"
+	      "      --slurm-jobid-verify-ttl DUR checked, then unused: jobs follow exec and\n"
+	      "                           fork as they happen\n"
+	      "      --legacy-symbol-allow-missing[=BOOL]  always so: what is missing is\n"
+	      "                           reported and the rest attaches\n"
 	      "\n"
 	      "DUR is a number and its unit: 20ms, 10s, 5m, 1h (also us, ns); a bare number\n"
 	      "is seconds, except for --min-latency (bcc reads one as ms there).\n"
@@ -593,6 +623,54 @@ static int parse_bool_opt(const char *name, const char *arg, bool *out)
 	}
 	err_begin();
 	fprintf(stderr, "invalid %s '%s': expected true or false (see --help)\n", name, arg);
+	return LES_EXIT_USAGE;
+}
+
+/*
+ * The Lustre exporter's flags (its cmd/lustre-ebpf-exporter at 1ad0144), with
+ * its meaning where ours differs only in name, and checked as it checks them
+ * where the tool has nothing to tune: its TTLs bound how stale a job id may
+ * be, and ours follows exec and fork as they happen; its drain moves kernel
+ * counters to the metrics, and ours are updated per record.
+ */
+static int parse_exporter_opt(struct les_options *o, int opt, const char *arg)
+{
+	uint64_t ns;
+	bool on;
+
+	switch (opt) {
+	case OPT_ONCE:
+		o->once = true;
+		return 0;
+	case OPT_DRAIN_INTERVAL:
+		if (parse_duration_opt("--drain-interval", arg, &o->drain_interval_ns))
+			return LES_EXIT_USAGE;
+		if (!o->drain_interval_ns)
+			return usage_error("invalid --drain-interval '%s': must be positive", arg);
+		return 0;
+	case OPT_SLURM_JOBID:
+		if (parse_bool_opt("--slurm-jobid", arg, &on))
+			return LES_EXIT_USAGE;
+		if (!on)
+			return usage_error("%s", "--slurm-jobid=false: job ids are always resolved "
+						 "here (their label is empty without a job)");
+		return 0;
+	case OPT_SLURM_JOBID_TTL:
+		if (parse_duration_opt("--slurm-jobid-ttl", arg, &ns))
+			return LES_EXIT_USAGE;
+		return ns ? 0 : usage_error("invalid --slurm-jobid-ttl '%s': must be positive", arg);
+	case OPT_SLURM_JOBID_NEGATIVE_TTL:
+		return parse_duration_opt("--slurm-jobid-negative-ttl", arg, &ns);
+	case OPT_SLURM_JOBID_VERIFY_TTL:
+		return parse_duration_opt("--slurm-jobid-verify-ttl", arg, &ns);
+	case OPT_SLURM_JOBID_CACHE_SIZE:
+		/* the pids whose job is remembered: the process cache */
+		return parse_u32_opt("--slurm-jobid-cache-size", arg, 64, 1 << 24,
+				     &o->enrich.proc_cache_size);
+	case OPT_LEGACY_SYMBOL_ALLOW_MISSING:
+		/* Missing functions are always reported and the rest attaches. */
+		return parse_bool_opt("--legacy-symbol-allow-missing", arg, &on);
+	}
 	return LES_EXIT_USAGE;
 }
 
@@ -870,6 +948,15 @@ static int parse_one(struct les_options *o, int opt, const char *arg)
 	case OPT_INPUT:
 	case OPT_SPEED:
 		return parse_filter_opt(o, opt, arg);
+	case OPT_ONCE:
+	case OPT_DRAIN_INTERVAL:
+	case OPT_SLURM_JOBID:
+	case OPT_SLURM_JOBID_TTL:
+	case OPT_SLURM_JOBID_NEGATIVE_TTL:
+	case OPT_SLURM_JOBID_VERIFY_TTL:
+	case OPT_SLURM_JOBID_CACHE_SIZE:
+	case OPT_LEGACY_SYMBOL_ALLOW_MISSING:
+		return parse_exporter_opt(o, opt, arg);
 	}
 	return LES_EXIT_USAGE;
 }
@@ -1037,6 +1124,9 @@ int les_options_parse(struct les_options *o, int argc, char **argv)
 	/* A producer property with no producer would do nothing, silently. */
 	if (o->n_kafka_props && !o->kafka_brokers)
 		return usage_error("%s", "-X sets a Kafka producer property: it needs --kafka-brokers");
+	/* The exporter's --once: one drain interval, then exit. */
+	if (o->once && (!o->duration_ns || o->drain_interval_ns < o->duration_ns))
+		o->duration_ns = o->drain_interval_ns;
 	if (o->records && !o->aggregate_ns)
 		return usage_error("%s", "--records needs --aggregate");
 	if (o->kernel_facts_path && !o->list_probes)

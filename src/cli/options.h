@@ -75,6 +75,8 @@ struct les_options {
 	int verbose;
 	const char *mountinfo_path; /* for tests; NULL: /proc/self/mountinfo */
 	const char *hostname; /* --hostname; NULL: gethostname() */
+	bool once; /* the exporter's --once: stop after one drain interval */
+	uint64_t drain_interval_ns; /* the exporter's --drain-interval (default 5 s) */
 	bool keep_caps; /* --keep-caps: keep every capability after attaching */
 	/* Enrichment (src/enrich/enrich.h) */
 	struct les_enrich_config enrich;

@@ -15,7 +15,7 @@ static int parse(struct les_options *o, const char *opt, const char *val)
 {
 	char *argv[] = { "lustre-ebpf-stream", (char *)opt, (char *)val, NULL };
 
-	memset(o, 0, sizeof(*o));
+	les_options_defaults(o);
 	return les_options_parse(o, 3, argv);
 }
 
@@ -71,6 +71,56 @@ START_TEST(duration_units)
 }
 END_TEST
 
+/* The Lustre exporter's command lines: its flags with its meaning. */
+static int parse_argv(struct les_options *o, char **argv)
+{
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	les_options_defaults(o);
+	return les_options_parse(o, argc, argv);
+}
+
+START_TEST(exporter_once)
+{
+	struct les_options o;
+	char *once[] = { "x", "--once", NULL };
+	char *once_drain[] = { "x", "--once", "--drain-interval", "2", NULL };
+	char *once_shorter[] = { "x", "--once", "--duration", "1", NULL };
+	char *drain_alone[] = { "x", "--drain-interval=3", NULL };
+
+	ck_assert_int_eq(parse_argv(&o, once), 0);
+	ck_assert_uint_eq(o.duration_ns, 5 * NS_PER_S);
+	ck_assert_int_eq(parse_argv(&o, once_drain), 0);
+	ck_assert_uint_eq(o.duration_ns, 2 * NS_PER_S);
+	ck_assert_int_eq(parse_argv(&o, once_shorter), 0);
+	ck_assert_uint_eq(o.duration_ns, 1 * NS_PER_S);
+	ck_assert_int_eq(parse_argv(&o, drain_alone), 0);
+	ck_assert_uint_eq(o.duration_ns, 0);
+}
+END_TEST
+
+START_TEST(exporter_slurm_flags)
+{
+	struct les_options o;
+	char *all[] = { "x", "--slurm-jobid", "--slurm-jobid-ttl", "30",
+			"--slurm-jobid-negative-ttl", "5", "--slurm-jobid-verify-ttl=0",
+			"--slurm-jobid-cache-size", "8192", "--legacy-symbol-allow-missing",
+			"--uid-labels=false", "--histogram-process-labels", NULL };
+	char *off[] = { "x", "--slurm-jobid=false", NULL };
+	char *ttl0[] = { "x", "--slurm-jobid-ttl", "0", NULL };
+	char *drain0[] = { "x", "--drain-interval", "0", NULL };
+
+	ck_assert_int_eq(parse_argv(&o, all), 0);
+	ck_assert_uint_eq(o.enrich.proc_cache_size, 8192);
+	ck_assert(!o.prom_uid_labels);
+	ck_assert_int_eq(parse_argv(&o, off), 2);
+	ck_assert_int_eq(parse_argv(&o, ttl0), 2);
+	ck_assert_int_eq(parse_argv(&o, drain0), 2);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("options");
@@ -79,6 +129,8 @@ int main(void)
 	int failed;
 
 	tcase_add_loop_test(tc, duration_units, 0, N(cases));
+	tcase_add_test(tc, exporter_once);
+	tcase_add_test(tc, exporter_slurm_flags);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
