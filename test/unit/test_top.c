@@ -121,6 +121,32 @@ START_TEST(test_filter_keys_and_overflow)
 	les_top_render(t, LES_TOP_JOB, LES_TOP_SORT_OPS, 80, 0, frame, sizeof(frame));
 	ck_assert_ptr_nonnull(row(frame, "(other)", line, sizeof(line)));
 	ck_assert_msg(strstr(line, "  10.0 ") != NULL, "%s", line);
+	/*
+	 * The overflow row is a sum of its interval like the others: one
+	 * interval later with the table full again by 3, it shows 3 ops/s
+	 * (not 10 + 3), and an interval without overflow has no such row.
+	 */
+	for (int i = 0; i < LES_TOP_GROUPS + 3; i++) {
+		snprintf(name, sizeof(name), "job%d", i);
+		ev = access_ev(name, "alice", "dd", "read", 1000, 10, 0);
+		les_top_event(t, &ev);
+	}
+	les_top_close_interval(t, 1.0, 0, NULL);
+	les_top_render(t, LES_TOP_JOB, LES_TOP_SORT_OPS, 80, 0, frame, sizeof(frame));
+	ck_assert_ptr_nonnull(row(frame, "(other)", line, sizeof(line)));
+	ck_assert_msg(strstr(line, "   3.0 ") != NULL, "%s", line);
+	ev = access_ev("42", "alice", "dd", "read", 1000, 10, 0);
+	les_top_event(t, &ev);
+	les_top_close_interval(t, 1.0, 0, NULL);
+	les_top_render(t, LES_TOP_JOB, LES_TOP_SORT_OPS, 80, 0, frame, sizeof(frame));
+	ck_assert_ptr_null(row(frame, "(other)", line, sizeof(line)));
+	/* Back to the full frame for the height test below. */
+	for (int i = 0; i < LES_TOP_GROUPS + 10; i++) {
+		snprintf(name, sizeof(name), "job%d", i);
+		ev = access_ev(name, "alice", "dd", "read", 1000, 10, 0);
+		les_top_event(t, &ev);
+	}
+	les_top_close_interval(t, 1.0, 0, NULL);
 	/* A height limit cuts rows, never the header. */
 	les_top_render(t, LES_TOP_JOB, LES_TOP_SORT_OPS, 80, 6, frame, sizeof(frame));
 	int lines = 0;
