@@ -838,17 +838,24 @@ void les_enrich_get_stats(struct les_enricher *e, struct les_enrich_stats *s)
 }
 
 /* clang-format off */
-#define STAT_FIELD(m, g) { #m, offsetof(struct les_enrich_stats, m), g }
-/* clang-format on */
+#define STAT_FIELD(m, g, h) { #m, offsetof(struct les_enrich_stats, m), g, h }
 const struct les_stat_field les_enrich_stat_fields[] = {
-	STAT_FIELD(procs_known, true),	     STAT_FIELD(proc_cache_size, true),
-	STAT_FIELD(proc_misses, false),	     STAT_FIELD(proc_evictions, false),
-	STAT_FIELD(proc_rereads, false),     STAT_FIELD(attribs, true),
-	STAT_FIELD(attrib_cache_size, true), STAT_FIELD(attrib_overflow, false),
-	STAT_FIELD(attrib_aged, false),	     STAT_FIELD(users_known, true),
-	STAT_FIELD(username_pending, false), STAT_FIELD(nss_lookups, false),
-	STAT_FIELD(user_queue_full, false),  STAT_FIELD(scanned, false),
+	STAT_FIELD(procs_known, true, "Processes in the process cache."),
+	STAT_FIELD(proc_cache_size, true, "Processes the process cache holds at most (--proc-cache-size)."),
+	STAT_FIELD(proc_misses, false, "Records of a process neither in the cache nor in /proc."),
+	STAT_FIELD(proc_evictions, false, "Processes evicted from the process cache."),
+	STAT_FIELD(proc_rereads, false, "Processes missing from the cache, read again from /proc."),
+	STAT_FIELD(attribs, true, "Distinct attributions (job, tags, container) held."),
+	STAT_FIELD(attrib_cache_size, true, "Attributions held at most."),
+	STAT_FIELD(attrib_overflow, false, "Attributions kept without their tags (too long) or lost (out of memory)."),
+	STAT_FIELD(attrib_aged, false, "Processes dropped from the cache to make room for an attribution."),
+	STAT_FIELD(users_known, true, "Uids in the user name cache."),
+	STAT_FIELD(username_pending, false, "Records emitted before their user name was resolved."),
+	STAT_FIELD(nss_lookups, false, "User name lookups done."),
+	STAT_FIELD(user_queue_full, false, "User name lookups that found the resolver's queue full (tried again later)."),
+	STAT_FIELD(scanned, false, "Processes learned by the start-up scan of /proc."),
 };
+/* clang-format on */
 const size_t les_enrich_n_stat_fields =
 	sizeof(les_enrich_stat_fields) / sizeof(les_enrich_stat_fields[0]);
 

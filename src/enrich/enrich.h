@@ -128,6 +128,7 @@ struct les_stat_field {
 	const char *name;
 	size_t offset;
 	bool gauge; /* a level now, not a count since the start */
+	const char *help;
 };
 
 extern const struct les_stat_field les_enrich_stat_fields[];
