@@ -914,7 +914,8 @@ int les_enrich_new(struct les_enricher **out, const struct les_enrich_config *cf
 	if (!e->cfg.proc_root)
 		e->cfg.proc_root = "/proc";
 	e->lookup_user = cfg->lookup_user ?: nss_lookup_user;
-	e->attrib_cap = cfg->attrib_cache_size ?: LES_ATTRIB_CACHE_DEFAULT;
+	e->attrib_cap = cfg->attrib_cache_size
+				?: (uint64_t)(cfg->proc_cache_size ?: LES_PROC_CACHE_DEFAULT) + 1;
 	e->uq_cap = cfg->user_queue_size ?: LES_USER_QUEUE_DEFAULT;
 	e->cgroup_root_fd = -1;
 	snprintf(e->hostname, sizeof(e->hostname), "%s", hostname ? hostname : "");
@@ -925,7 +926,7 @@ int les_enrich_new(struct les_enricher **out, const struct les_enrich_config *cf
 	if (!ret && !render_attrib(e, &e->none, NULL, NULL))
 		ret = -EINVAL;
 	ret = ret
-		      ?: les_lru_init(&e->procs, cfg->proc_cache_size ?: 65536,
+		      ?: les_lru_init(&e->procs, cfg->proc_cache_size ?: LES_PROC_CACHE_DEFAULT,
 				      sizeof(struct proc_entry));
 	ret = ret
 		      ?: les_lru_init(&e->users, cfg->user_cache_size ?: 4096,

@@ -38,9 +38,13 @@ struct les_enrich_config {
 	uint32_t proc_cache_size; /* processes remembered (LRU) */
 	uint32_t user_cache_size; /* uids remembered (LRU) */
 	bool no_user_lookup;	  /* tests: never call NSS */
-	/* 0 for each: the defaults below. Set smaller by tests. */
-	uint32_t attrib_cache_size; /* attributions held at once */
-	uint32_t user_queue_size;   /* uids waiting for the resolver */
+	/*
+	 * Attributions held at once; 0: one more than the process cache
+	 * holds, so that only a smaller one (tests) ever fills: each cached
+	 * process holds one, and an exec's new one is made before its put.
+	 */
+	uint32_t attrib_cache_size;
+	uint32_t user_queue_size; /* uids waiting for the resolver; 0: the default */
 	/* Where a process missing from the cache is read again; NULL: "/proc". */
 	const char *proc_root;
 	/*
@@ -50,8 +54,8 @@ struct les_enrich_config {
 	int (*lookup_user)(uint32_t uid, char *name, size_t len);
 };
 
-#define LES_ATTRIB_CACHE_DEFAULT 65536
-#define LES_USER_QUEUE_DEFAULT	 1024
+#define LES_PROC_CACHE_DEFAULT 65536
+#define LES_USER_QUEUE_DEFAULT 1024
 
 enum les_job_source {
 	LES_JOB_NONE = 0,

@@ -211,6 +211,7 @@ START_TEST(test_job_churn_default_caches)
 	}
 	les_enrich_get_stats(e, &st);
 	ck_assert_uint_eq(st.attrib_overflow, 0);
+	ck_assert_uint_eq(st.attrib_aged, 0); /* the process cache is the only limit */
 	ck_assert_uint_le(st.attribs, st.proc_cache_size);
 	ck_assert_uint_eq(st.attribs, st.procs_known);
 	ck_assert_uint_eq(st.proc_evictions, 200000 - st.proc_cache_size);
@@ -435,6 +436,12 @@ START_TEST(test_stats_json)
 	ck_assert_int_eq(json_integer_value(json_object_get(m, "attrib_cache_size")), 5);
 	ck_assert_int_eq(json_integer_value(json_object_get(m, "attrib_aged")), 5);
 	ck_assert_int_eq(json_integer_value(json_object_get(m, "proc_cache_size")), 65536);
+	les_enrich_free(e);
+	/* By default the attribution table holds one more than the process cache. */
+	cfg = (struct les_enrich_config){.no_user_lookup = true, .proc_cache_size = 100};
+	e = new_enricher_with(&cfg);
+	les_enrich_get_stats(e, &st);
+	ck_assert_uint_eq(st.attrib_cache_size, 101);
 	json_decref(doc);
 	les_enrich_free(e);
 }

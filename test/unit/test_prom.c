@@ -236,7 +236,7 @@ START_TEST(test_table_counters)
 	les_prom_update_stats(p, &r.consumer, &ks);
 	text = render(p);
 	assert_has_line(text, "lustre_ebpf_stream_enrich_attribs 1");
-	assert_has_line(text, "lustre_ebpf_stream_enrich_attrib_cache_size 65536");
+	assert_has_line(text, "lustre_ebpf_stream_enrich_attrib_cache_size 65537");
 	assert_has_line(text, "lustre_ebpf_stream_enrich_procs_known 1");
 	assert_has_line(text, "lustre_ebpf_stream_enrich_attrib_overflow_total 0");
 	assert_has_line(text, "lustre_ebpf_stream_enrich_user_queue_full_total 0");
