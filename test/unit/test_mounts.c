@@ -44,15 +44,23 @@ static char tmpdir[sizeof(TMPDIR_TEMPLATE)];
 static char fixture_path[sizeof(tmpdir) + 32];
 static struct les_mount_table table;
 
-static void write_fixture(void)
+/* A new directory dir (sizeof(TMPDIR_TEMPLATE)) and its file "mountinfo" open for writing. */
+static FILE *new_mountinfo(char *dir, char *path, size_t path_len)
 {
 	FILE *f;
 
-	memcpy(tmpdir, TMPDIR_TEMPLATE, sizeof(tmpdir));
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-	snprintf(fixture_path, sizeof(fixture_path), "%s/mountinfo", tmpdir);
-	f = fopen(fixture_path, "w");
+	memcpy(dir, TMPDIR_TEMPLATE, sizeof(TMPDIR_TEMPLATE));
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, path_len, "%s/mountinfo", dir);
+	f = fopen(path, "w");
 	ck_assert_ptr_nonnull(f);
+	return f;
+}
+
+static void write_fixture(void)
+{
+	FILE *f = new_mountinfo(tmpdir, fixture_path, sizeof(fixture_path));
+
 	ck_assert_uint_eq(fwrite(fixture, 1, sizeof(fixture) - 1, f), sizeof(fixture) - 1);
 	ck_assert_int_eq(fclose(f), 0);
 }
@@ -443,13 +451,8 @@ static struct les_mount_table many;
 static void many_setup(void)
 {
 	char dir[sizeof(many_dir) + 16], fsname[1700];
-	FILE *f;
+	FILE *f = new_mountinfo(many_dir, many_path, sizeof(many_path));
 
-	memcpy(many_dir, TMPDIR_TEMPLATE, sizeof(many_dir));
-	ck_assert_ptr_nonnull(mkdtemp(many_dir));
-	snprintf(many_path, sizeof(many_path), "%s/mountinfo", many_dir);
-	f = fopen(many_path, "w");
-	ck_assert_ptr_nonnull(f);
 	fprintf(f, "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n");
 	for (int i = 0; i < MANY_MOUNTS; i++) {
 		snprintf(dir, sizeof(dir), "%s/f%d", many_dir, i);
