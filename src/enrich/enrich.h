@@ -66,8 +66,9 @@ enum les_job_source {
 
 /*
  * What a group of processes shares: job, tags, container. Interned, so a
- * thousand processes of one job hold one copy. job_json and json hold the
- * record members ("job_id":…,"job_source":… and "tags":{…}[,"container_id":…]).
+ * thousand processes of one job hold one copy, and freed with the last
+ * cached process that holds it. job_json and json hold the record members
+ * ("job_id":…,"job_source":… and "tags":{…}[,"container_id":…]).
  */
 struct les_attrib {
 	struct les_attrib *next; /* intern table chain */
