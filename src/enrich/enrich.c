@@ -829,6 +829,7 @@ void les_enrich_get_stats(struct les_enricher *e, struct les_enrich_stats *s)
 	pthread_mutex_lock(&e->user_lock);
 	*s = e->stats;
 	s->users_known = e->users.n;
+	s->user_evictions = e->users.evictions;
 	pthread_mutex_unlock(&e->user_lock);
 	s->procs_known = e->procs.n;
 	s->proc_cache_size = e->procs.cap;
@@ -850,6 +851,7 @@ const struct les_stat_field les_enrich_stat_fields[] = {
 	STAT_FIELD(attrib_overflow, false, "Attributions kept without their tags (too long) or lost (out of memory)."),
 	STAT_FIELD(attrib_aged, false, "Processes dropped from the cache to make room for an attribution."),
 	STAT_FIELD(users_known, true, "Uids in the user name cache."),
+	STAT_FIELD(user_evictions, false, "Uids evicted from the user name cache (looked up again when back)."),
 	STAT_FIELD(username_pending, false, "Records emitted before their user name was resolved."),
 	STAT_FIELD(nss_lookups, false, "User name lookups done."),
 	STAT_FIELD(user_queue_full, false, "User name lookups that found the resolver's queue full (tried again later)."),

@@ -122,6 +122,7 @@ struct les_enrich_stats {
 	uint64_t attrib_overflow;  /* tags too long (kept without them) or out of memory */
 	uint64_t attrib_aged;	   /* processes dropped from the cache to make room for one */
 	uint64_t users_known;	   /* uids in the user cache now */
+	uint64_t user_evictions;   /* uids evicted from it (looked up again when back) */
 	uint64_t username_pending; /* records emitted before their uid resolved */
 	uint64_t nss_lookups;
 	uint64_t user_queue_full; /* lookups not queued: queue full, tried again later */
