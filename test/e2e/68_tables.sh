@@ -18,20 +18,25 @@ echo one >"$A/f"
 
 les_start "$WORK/evict.jsonl" --mount "$A" --proc-cache-size 64
 # One long-lived shell of job evict-me reads the mount itself (a builtin),
-# before and after 300 other processes pushed it out of the cache.
+# before and after 300 other processes pushed it out of the cache. It
+# waits on FIFOs: a fork of its own would make it the most recent again.
+# It lives on until the tool stops: /proc has nothing of a process gone.
+mkfifo "$WORK/go" "$WORK/end"
 env SLURM_JOB_ID=evict-me bash -c '
 	read -r l <"$1/f"; echo $$ >"$2"
-	while [ ! -e "$3" ]; do sleep 0.05; done
-	read -r l <"$1/f"; read -r l <"$1/f"' _ "$A" "$WORK/shell.pid" "$WORK/go" &
+	read -r l <"$3"
+	read -r l <"$1/f"; read -r l <"$1/f"
+	read -r l <"$4"' _ "$A" "$WORK/shell.pid" "$WORK/go" "$WORK/end" &
 shell=$!
 for i in $(seq 1 300); do
 	env SLURM_JOB_ID=other-$i true
 done
 sleep 0.3
-touch "$WORK/go"
-wait "$shell"
-sleep 0.3
+echo go >"$WORK/go"
+sleep 0.5
 les_stop
+echo end >"$WORK/end"
+wait "$shell"
 les_eq "evict: exit status" 0 "$LES_STATUS"
 pid=$(cat "$WORK/shell.pid")
 OUT=$WORK/evict.jsonl
