@@ -3,7 +3,8 @@
  * Process notices for enrichment. A process's job and tags are taken at
  * exec, from the new program's own environment, so records of a process
  * that exits at once (cat, cp, shell pipelines) still carry its job; forks
- * pass the parent's attribution on. Userspace never reads /proc per record.
+ * pass the parent's attribution on. Userspace reads /proc only for a
+ * process missing from its cache (evicted, or its notice lost).
  */
 #ifndef LES_PROC_BPF_H
 #define LES_PROC_BPF_H

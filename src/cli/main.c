@@ -162,6 +162,7 @@ static int select_mounts(const struct les_options *o, struct les_observed *obs)
 		return fail(LES_EXIT_USAGE, "%s", err);
 	if (ret)
 		return fail(LES_EXIT_RUNTIME, "%s", err);
+	les_observed_warn_skipped(obs, NULL, stderr);
 	return 0;
 }
 
@@ -335,6 +336,7 @@ static void refresh_mounts(struct app *a)
 		return;
 	}
 	les_tracer_poll(t, 0);
+	les_observed_warn_skipped(next, obs, stderr);
 	for (size_t i = 0; i < obs->n; i++)
 		if (!les_observed_has(next, &obs->m[i]) && ++changes)
 			les_consumer_emit_notice(c, "mount_gone", &obs->m[i]);

@@ -427,6 +427,19 @@ void les_refusals_json(struct jw *w, const struct les_refusals *refused)
 	jw_arr_end(w);
 }
 
+/* The bounded tables' levels and overflows: "enrich" and "mounts". */
+static void put_tables(struct jw *w, struct les_consumer *c)
+{
+	struct les_enrich_stats es;
+
+	if (c->enricher) {
+		les_enrich_get_stats(c->enricher, &es);
+		les_enrich_stats_json(&es, w);
+	}
+	if (c->observed)
+		les_observed_stats_json(c->observed, w);
+}
+
 int les_consumer_emit_stats(struct les_consumer *c, const struct les_kernel_stats *ks, bool final)
 {
 	struct jw *w = &c->jw;
@@ -463,6 +476,7 @@ int les_consumer_emit_stats(struct les_consumer *c, const struct les_kernel_stat
 	put_kind_counts(w, c);
 	put_kernel_counters(w, ks);
 	les_refusals_json(w, ks->refused);
+	put_tables(w, c);
 	for (size_t i = 0; i < c->n_stats_hooks; i++)
 		c->stats_hooks[i].fn(c->stats_hooks[i].ctx, w);
 	jw_obj_end(w);

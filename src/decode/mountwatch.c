@@ -96,10 +96,13 @@ static void take_mounts(struct les_observed *obs, struct les_observed *one)
 			obs->m[obs->n++] = *m;
 			continue;
 		}
+		if (!les_observed_find(obs, m->dev))
+			obs->skipped_limit++;
 		free(m->mount_point);
 		free(m->fs_type);
 		free(m->fs_name);
 	}
+	obs->skipped_too_long += one->skipped_too_long;
 	one->n = 0;
 }
 
@@ -112,10 +115,9 @@ int les_observed_reselect(struct les_observed *obs, const struct les_mount_table
 
 	memset(obs, 0, sizeof(*obs));
 	if (!n_paths) {
+		/* Nothing to observe now is not an error while running; the rest is. */
 		ret = les_observed_select(obs, t, NULL, 0, err, sizeof(err));
-		if (ret == -ENOENT)
-			return 0;
-		return ret == -ENOMEM ? ret : 0;
+		return ret == -ENOENT ? 0 : ret;
 	}
 	one = malloc(sizeof(*one));
 	if (!one)

@@ -38,7 +38,8 @@ void les_mountwatch_close(struct les_mountwatch *w);
 /*
  * Choose the observed mounts again: the mounts holding paths (skipping
  * those no longer on Lustre, NFS or FUSE), or with n_paths == 0 every such
- * mount. An empty result is not an error. 0 or -ENOMEM.
+ * mount. An empty result is not an error; mounts left out are counted in
+ * obs->skipped_* as by les_observed_select. 0 or -ENOMEM.
  */
 int les_observed_reselect(struct les_observed *obs, const struct les_mount_table *t,
 			  const char *const *paths, size_t n_paths);

@@ -27,6 +27,18 @@ static bool already_observed(const struct les_observed *obs, uint32_t dev)
 	return les_observed_find(obs, dev) != NULL;
 }
 
+static void free_mount(struct les_observed_mount *om)
+{
+	free(om->mount_point);
+	free(om->fs_type);
+	free(om->fs_name);
+}
+
+/*
+ * Observe m: 0 when added (or already observed), -E2BIG when the set is
+ * full, -ENAMETOOLONG when too long to describe (left out: counted),
+ * -ENOMEM. Only a whole mount is ever added.
+ */
 static int add_mount(struct les_observed *obs, const struct les_mount *m)
 {
 	struct les_observed_mount *om;
@@ -42,10 +54,17 @@ static int add_mount(struct les_observed *obs, const struct les_mount *m)
 	om->mount_point = strdup(m->mount_point);
 	om->fs_type = strdup(m->fs_type);
 	om->fs_name = strdup(m->fs_name ? m->fs_name : m->source);
-	if (!om->mount_point || !om->fs_type || !om->fs_name)
+	if (!om->mount_point || !om->fs_type || !om->fs_name) {
+		free_mount(om);
 		return -ENOMEM;
+	}
+	if (encode_mount_json(om)) {
+		free_mount(om);
+		obs->skipped_too_long++;
+		return -ENAMETOOLONG;
+	}
 	obs->n++;
-	return encode_mount_json(om);
+	return 0;
 }
 
 static int add_path(struct les_observed *obs, const struct les_mount_table *t, const char *path,
@@ -65,17 +84,43 @@ static int add_path(struct les_observed *obs, const struct les_mount_table *t, c
 		return -EINVAL;
 	}
 	ret = add_mount(obs, m);
+	if (ret == -ENAMETOOLONG)
+		return 0; /* counted; nothing observed for it */
 	if (ret)
 		snprintf(err, errlen, "--mount %s: %s", path,
 			 ret == -E2BIG ? "too many mounts" : strerror(-ret));
 	return ret;
 }
 
+/* Every Lustre, NFS and FUSE mount, as far as the set goes. */
+static int add_all(struct les_observed *obs, const struct les_mount_table *t, char *err,
+		   size_t errlen)
+{
+	const struct les_mount **found = calloc(t->n ? t->n : 1, sizeof(*found));
+	int n, ret = 0;
+
+	if (!found)
+		return -ENOMEM;
+	n = les_mount_table_network(t, found, t->n);
+	for (int i = 0; i < n; i++) {
+		ret = add_mount(obs, found[i]);
+		if (ret == -E2BIG)
+			obs->skipped_limit++;
+		if (ret == -ENOMEM) {
+			snprintf(err, errlen, "mount %s: %s", found[i]->mount_point,
+				 strerror(ENOMEM));
+			break;
+		}
+		ret = 0;
+	}
+	free(found);
+	return ret;
+}
+
 int les_observed_select(struct les_observed *obs, const struct les_mount_table *t,
 			const char *const *paths, size_t n_paths, char *err, size_t errlen)
 {
-	const struct les_mount *found[256];
-	int n, ret;
+	int ret;
 
 	memset(obs, 0, sizeof(*obs));
 	for (size_t i = 0; i < n_paths; i++) {
@@ -83,31 +128,49 @@ int les_observed_select(struct les_observed *obs, const struct les_mount_table *
 		if (ret)
 			return ret;
 	}
-	if (n_paths)
-		return 0;
-	n = les_mount_table_network(t, found, sizeof(found) / sizeof(found[0]));
-	for (int i = 0; i < n && obs->n < LES_MAX_MOUNTS; i++) {
-		ret = add_mount(obs, found[i]);
-		if (ret) {
-			snprintf(err, errlen, "mount %s: %s", found[i]->mount_point,
-				 strerror(-ret));
-			return ret;
-		}
+	if (!n_paths && (ret = add_all(obs, t, err, errlen)))
+		return ret;
+	if (!obs->n && obs->skipped_too_long) {
+		snprintf(err, errlen,
+			 "nothing to observe: %u mount(s) too long to describe (fs_type, fs and "
+			 "mount over %d bytes of JSON)",
+			 obs->skipped_too_long, LES_MOUNT_JSON_MAX);
+		return -ENOENT;
 	}
-	if (!obs->n) {
+	if (!obs->n && !n_paths) {
 		snprintf(err, errlen, "nothing to observe: no Lustre, NFS or FUSE mount found");
 		return -ENOENT;
 	}
 	return 0;
 }
 
+void les_observed_warn_skipped(const struct les_observed *obs, const struct les_observed *prev,
+			       FILE *f)
+{
+	if (obs->skipped_limit <= (prev ? prev->skipped_limit : 0) &&
+	    obs->skipped_too_long <= (prev ? prev->skipped_too_long : 0))
+		return;
+	fprintf(f,
+		"lustre-ebpf-stream: warning: %u mount(s) not observed: %u past the limit of %d, "
+		"%u too long to describe (over %d bytes of JSON)\n",
+		obs->skipped_limit + obs->skipped_too_long, obs->skipped_limit, LES_MAX_MOUNTS,
+		obs->skipped_too_long, LES_MOUNT_JSON_MAX);
+}
+
+void les_observed_stats_json(const struct les_observed *obs, struct jw *w)
+{
+	jw_key(w, "mounts");
+	jw_obj_begin(w);
+	jw_kv_u64(w, "observed", obs->n);
+	jw_kv_u64(w, "skipped_limit", obs->skipped_limit);
+	jw_kv_u64(w, "skipped_too_long", obs->skipped_too_long);
+	jw_obj_end(w);
+}
+
 void les_observed_free(struct les_observed *obs)
 {
-	for (size_t i = 0; i < obs->n; i++) {
-		free(obs->m[i].mount_point);
-		free(obs->m[i].fs_type);
-		free(obs->m[i].fs_name);
-	}
+	for (size_t i = 0; i < obs->n; i++)
+		free_mount(&obs->m[i]);
 	obs->n = 0;
 }
 

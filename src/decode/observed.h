@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "les_record.h"
 #include "mounts.h"
 
@@ -28,11 +29,17 @@ struct les_observed_mount {
 struct les_observed {
 	struct les_observed_mount m[LES_MAX_MOUNTS];
 	size_t n;
+	/* Mounts of this selection left out, with the reason. */
+	uint32_t skipped_limit;	   /* past LES_MAX_MOUNTS */
+	uint32_t skipped_too_long; /* fs_type, fs and mount over LES_MOUNT_JSON_MAX as JSON */
 };
 
 /*
  * Choose the mounts to observe: each of paths (which must be, or be inside,
  * a Lustre, NFS or FUSE mount), or with n_paths == 0 every such mount.
+ * A mount too long to describe in a record, or past LES_MAX_MOUNTS when
+ * auto-detecting, is left out and counted in skipped_*: anyone may make a
+ * FUSE mount, and one must not stop the tool or hide the others.
  * Returns 0, or a negative errno with a one-line reason in err:
  * -EINVAL for a path that is not on a supported filesystem, -ENOENT when
  * there is nothing to observe.
@@ -42,5 +49,16 @@ int les_observed_select(struct les_observed *obs, const struct les_mount_table *
 void les_observed_free(struct les_observed *obs);
 
 const struct les_observed_mount *les_observed_find(const struct les_observed *obs, uint32_t dev);
+
+/*
+ * One line on f when obs leaves mounts out and prev (the selection before,
+ * NULL at start-up) did not leave out as many: a warning, not one per check.
+ */
+void les_observed_warn_skipped(const struct les_observed *obs, const struct les_observed *prev,
+			       FILE *f);
+
+struct jw;
+/* "mounts":{"observed":…,"skipped_limit":…,"skipped_too_long":…} for the stats record. */
+void les_observed_stats_json(const struct les_observed *obs, struct jw *w);
 
 #endif /* LES_OBSERVED_H */

@@ -20,21 +20,22 @@
 #include "lru.h"
 
 #define ATTRIB_BUCKETS	4096
-#define ATTRIB_MAX	65536
 #define ACTOR_CACHE	512
-#define USER_QUEUE	1024
 #define USER_TTL_NS	(600ULL * 1000000000ULL)
 #define USER_NEG_TTL_NS (60ULL * 1000000000ULL)
 #define USER_WAIT_NS	(5 * 1000000L) /* first record of a uid waits this long at most */
+#define USER_RETRY_NS	(1000000000ULL) /* a uid still pending is looked at again */
+#define PROC_RETRY_NS	(1000000000ULL) /* a pid /proc did not have is read again */
 #define ENV_READ_MAX	(256 * 1024)
 #define LES_PF_KTHREAD	0x00200000
 #define IDENT_SLOTS	1024 /* process identities kept encoded; a power of 2 */
+#define PROC_F_UNREAD	0x80000000u /* not in /proc when read: nothing known */
 
 struct proc_entry {
-	const struct les_attrib *attrib;
-	uint64_t start_ns;
+	struct les_attrib *attrib; /* holds a reference; NULL with PROC_F_UNREAD */
+	uint64_t retry_ns;	   /* PROC_F_UNREAD: when /proc is read again */
 	uint32_t ppid;
-	uint32_t flags; /* LES_PROC_F_* */
+	uint32_t flags; /* LES_PROC_F_*, PROC_F_UNREAD */
 };
 
 enum user_state { USER_EMPTY = 0, USER_PENDING, USER_RESOLVED };
@@ -43,6 +44,7 @@ struct user_entry {
 	uint8_t state;
 	uint8_t has_name;
 	uint8_t waited; /* a record already waited for this lookup */
+	uint8_t queued; /* PENDING: in the resolver's queue (else it was full) */
 	uint64_t expires_ns;
 	char name[64];
 };
@@ -64,7 +66,11 @@ struct ident_slot {
 	bool user_pending; /* each record counts as username_pending */
 	uint32_t pid, uid, gid, flags;
 	char comm[LES_COMM_LEN];
-	const struct les_attrib *attrib; /* interned: never freed while running */
+	/*
+	 * The attribution's serial, never reused: an attribution freed and
+	 * another allocated at its address cannot pass for it.
+	 */
+	uint64_t attrib_serial;
 	uint32_t proc_flags;
 	uint64_t user_gen;   /* user names resolved when it was made */
 	uint64_t expires_ns; /* the user name's lookup is due again */
@@ -82,8 +88,10 @@ struct les_enricher {
 
 	struct les_lru procs;
 	struct les_attrib *attribs[ATTRIB_BUCKETS];
-	uint64_t n_attribs;
+	uint64_t n_attribs, attrib_cap;
+	uint64_t attrib_serial; /* the last one given */
 	struct les_attrib none; /* attribution of a process with nothing known */
+	char *env_buf;		/* ENV_READ_MAX: a process's environment read from /proc */
 
 	int cgroup_root_fd; /* cgroup2 mount, for cgroup id -> path */
 	size_t cgroup_root_len;
@@ -94,8 +102,9 @@ struct les_enricher {
 	pthread_t user_thread;
 	bool user_thread_running, user_stop;
 	struct les_lru users;
-	uint32_t user_queue[USER_QUEUE];
-	unsigned int uq_head, uq_len;
+	int (*lookup_user)(uint32_t uid, char *name, size_t len);
+	uint32_t *user_queue;
+	unsigned int uq_head, uq_len, uq_cap;
 	uint64_t user_gen; /* names resolved so far; atomic, the resolver adds */
 
 	struct ident_slot *idents; /* IDENT_SLOTS, owned by the consumer thread */
@@ -169,7 +178,57 @@ static bool render_attrib(struct les_enricher *e, struct les_attrib *a,
 	return !w.overflow;
 }
 
-static const struct les_attrib *intern(struct les_enricher *e, const struct les_attrib *cand)
+/* Drop one reference to a; the last one frees it. NULL and none are no-ops. */
+static void attrib_put(struct les_enricher *e, struct les_attrib *a)
+{
+	struct les_attrib **link;
+
+	if (!a || a == &e->none || --a->refs)
+		return;
+	for (link = &e->attribs[a->hash % ATTRIB_BUCKETS]; *link != a; link = &(*link)->next)
+		;
+	*link = a->next;
+	free(a);
+	e->n_attribs--;
+}
+
+static void attrib_get(struct les_enricher *e, struct les_attrib *a)
+{
+	if (a && a != &e->none)
+		a->refs++;
+}
+
+/* p takes over the caller's reference to a, and gives up its old one. */
+static void proc_set_attrib(struct les_enricher *e, struct proc_entry *p, struct les_attrib *a)
+{
+	struct les_attrib *old = p->attrib;
+
+	p->attrib = a;
+	attrib_put(e, old);
+}
+
+/* les_lru_evict_fn of the process cache. */
+static void proc_evicted(void *ctx, void *value)
+{
+	struct proc_entry *p = value;
+
+	attrib_put(ctx, p->attrib);
+	p->attrib = NULL;
+}
+
+/*
+ * The table is full only when as many attributions as its size are held
+ * by cached processes (each holds one). The least recent processes then
+ * give theirs up, as if evicted: read again from /proc if they still run.
+ */
+static void attrib_make_room(struct les_enricher *e)
+{
+	while (e->n_attribs >= e->attrib_cap && les_lru_evict_oldest(&e->procs))
+		e->stats.attrib_aged++;
+}
+
+/* The interned copy of cand, with a reference for the caller. */
+static struct les_attrib *intern(struct les_enricher *e, const struct les_attrib *cand)
 {
 	uint64_t h = hash_bytes(cand->json, cand->json_len) ^
 		     hash_bytes(cand->job_json, cand->job_json_len);
@@ -180,20 +239,25 @@ static const struct les_attrib *intern(struct les_enricher *e, const struct les_
 		if (a->hash == h && a->json_len == cand->json_len &&
 		    a->job_json_len == cand->job_json_len &&
 		    memcmp(a->json, cand->json, cand->json_len) == 0 &&
-		    memcmp(a->job_json, cand->job_json, cand->job_json_len) == 0)
+		    memcmp(a->job_json, cand->job_json, cand->job_json_len) == 0) {
+			a->refs++;
 			return a;
+		}
+	attrib_make_room(e);
 	/*
 	 * Only the used part of json[] is kept: most attributions are a few
 	 * dozen bytes of tags, and a node that runs one job per process
 	 * keeps tens of thousands of them.
 	 */
 	size = offsetof(struct les_attrib, json) + cand->json_len;
-	if (e->n_attribs >= ATTRIB_MAX || !(a = malloc(size))) {
+	if (e->n_attribs >= e->attrib_cap || !(a = malloc(size))) {
 		e->stats.attrib_overflow++;
 		return &e->none;
 	}
 	memcpy(a, cand, size);
 	a->hash = h;
+	a->serial = ++e->attrib_serial;
+	a->refs = 1;
 	a->next = *bucket;
 	*bucket = a;
 	e->n_attribs++;
@@ -204,9 +268,9 @@ static const struct les_attrib *intern(struct les_enricher *e, const struct les_
  * Who a process works for: its own environment first, then its cgroup,
  * then its parent's job when it cleared its environment.
  */
-static const struct les_attrib *attribute(struct les_enricher *e, const char *env, size_t env_len,
-					  const struct les_cgroup_info *cg,
-					  const struct les_attrib *parent)
+static struct les_attrib *attribute(struct les_enricher *e, const char *env, size_t env_len,
+				    const struct les_cgroup_info *cg,
+				    const struct les_attrib *parent)
 {
 	static __thread struct les_env_tags tags;
 	static __thread struct les_attrib cand;
@@ -223,8 +287,10 @@ static const struct les_attrib *attribute(struct les_enricher *e, const char *en
 		cand.job_source = LES_JOB_INHERITED;
 	}
 	if (!render_attrib(e, &cand, &tags, cg)) {
+		/* Tags too long for a record: the job and container go without them. */
 		e->stats.attrib_overflow++;
-		return &e->none;
+		if (!render_attrib(e, &cand, NULL, cg))
+			return &e->none;
 	}
 	return intern(e, &cand);
 }
@@ -267,11 +333,11 @@ static bool cgroup_info_of_id(struct les_enricher *e, uint64_t id, struct les_cg
 
 /* --- processes ---------------------------------------------------------- */
 
-static const struct les_attrib *parent_attrib(struct les_enricher *e, uint32_t ppid)
+static struct les_attrib *parent_attrib(struct les_enricher *e, uint32_t ppid)
 {
 	struct proc_entry *p = les_lru_get(&e->procs, ppid);
 
-	return p ? p->attrib : NULL;
+	return p ? p->attrib : NULL; /* NULL too for a pid /proc did not have */
 }
 
 static void user_prefetch(struct les_enricher *e, uint32_t uid);
@@ -281,14 +347,14 @@ void les_enrich_exec(struct les_enricher *e, const struct les_rec_proc *r)
 	struct les_cgroup_info cg;
 	const struct les_attrib *parent = parent_attrib(e, r->ppid);
 	struct proc_entry *p;
-	bool created;
 	size_t env_len = r->env_len < sizeof(r->env) ? r->env_len : sizeof(r->env);
 	bool have_cg = cgroup_info_of_id(e, r->cgroup_id, &cg);
-	const struct les_attrib *a = attribute(e, r->env, env_len, have_cg ? &cg : NULL, parent);
+	/* Referenced: the put below may evict the parent, and with it the last other holder. */
+	struct les_attrib *a = attribute(e, r->env, env_len, have_cg ? &cg : NULL, parent);
 
-	p = les_lru_put(&e->procs, r->pid, &created);
-	p->attrib = a;
-	p->start_ns = r->start_ns;
+	p = les_lru_put(&e->procs, r->pid, NULL);
+	proc_set_attrib(e, p, a);
+	p->retry_ns = 0;
 	p->ppid = r->ppid;
 	p->flags = r->flags;
 	user_prefetch(e, r->uid);
@@ -296,14 +362,15 @@ void les_enrich_exec(struct les_enricher *e, const struct les_rec_proc *r)
 
 void les_enrich_fork(struct les_enricher *e, const struct les_rec_fork *r)
 {
-	const struct les_attrib *parent = parent_attrib(e, r->ppid);
+	struct les_attrib *parent = parent_attrib(e, r->ppid);
 	struct proc_entry *p;
 
 	if (!parent)
-		return; /* nothing known to pass on */
+		return; /* nothing known to pass on; the child is read from /proc if it does I/O */
+	attrib_get(e, parent); /* before the put, which may evict the parent */
 	p = les_lru_put(&e->procs, r->pid, NULL);
-	p->attrib = parent; /* same environment, same attribution */
-	p->start_ns = r->start_ns;
+	proc_set_attrib(e, p, parent); /* same environment, same attribution */
+	p->retry_ns = 0;
 	p->ppid = r->ppid;
 	p->flags = 0;
 }
@@ -361,20 +428,28 @@ static bool read_proc_stat(const char *dir, uint32_t *ppid, uint32_t *flags, uin
 	return true;
 }
 
-static void scan_one(struct les_enricher *e, const char *proc_root, uint32_t pid, char *env)
+/*
+ * Learn process pid from proc_root/pid as an exec notice would tell it:
+ * job, tags and container from its environment and cgroup; with inherit,
+ * the cached parent's job when its environment has none. NULL when /proc
+ * has no such process.
+ */
+static struct proc_entry *read_proc(struct les_enricher *e, const char *proc_root, uint32_t pid,
+				    bool inherit)
 {
 	char dir[256], path[300], cgbuf[8192];
 	struct les_cgroup_info cg;
 	bool have_cg = false;
 	uint32_t ppid, flags, uid;
 	struct proc_entry *p;
+	struct les_attrib *a;
 	ssize_t env_len, cg_len;
 
 	snprintf(dir, sizeof(dir), "%s/%u", proc_root, pid);
 	if (!read_proc_stat(dir, &ppid, &flags, &uid))
-		return;
+		return NULL;
 	snprintf(path, sizeof(path), "%s/environ", dir);
-	env_len = flags & LES_PROC_F_KTHREAD ? 0 : read_file(path, env, ENV_READ_MAX);
+	env_len = flags & LES_PROC_F_KTHREAD ? 0 : read_file(path, e->env_buf, ENV_READ_MAX);
 	if (env_len < 0)
 		env_len = 0;
 	snprintf(path, sizeof(path), "%s/cgroup", dir);
@@ -383,55 +458,91 @@ static void scan_one(struct les_enricher *e, const char *proc_root, uint32_t pid
 		cgbuf[cg_len] = '\0';
 		have_cg = les_cgroup_parse_proc(cgbuf, (size_t)cg_len, &cg) == 0;
 	}
+	a = attribute(e, e->env_buf, (size_t)env_len, have_cg ? &cg : NULL,
+		      inherit ? parent_attrib(e, ppid) : NULL);
+	/* The environment is parsed: nothing but allowlisted values stays. */
+	memset(e->env_buf, 0, (size_t)env_len);
 	p = les_lru_put(&e->procs, pid, NULL);
-	p->attrib = attribute(e, env, (size_t)env_len, have_cg ? &cg : NULL, NULL);
+	proc_set_attrib(e, p, a);
+	p->retry_ns = 0;
 	p->ppid = ppid;
 	p->flags = flags;
-	/* The environment is parsed: nothing but allowlisted values stays. */
-	memset(env, 0, (size_t)env_len);
-	e->stats.scanned++;
 	user_prefetch(e, uid);
+	return p;
+}
+
+/*
+ * A record of a process missing from the cache: evicted (the cache keeps
+ * the proc_cache_size most recent ones) or its exec notice lost. It is
+ * read once from /proc, so it keeps its job. A pid /proc does not have
+ * (the process is gone) is kept as nothing known, read again at most once
+ * a PROC_RETRY_NS: a late record of a dead process costs one failed open.
+ */
+static struct proc_entry *proc_missed(struct les_enricher *e, uint32_t pid, uint64_t ts_ns)
+{
+	struct proc_entry *p = read_proc(e, e->cfg.proc_root, pid, true);
+
+	if (p) {
+		e->stats.proc_rereads++;
+		return p;
+	}
+	p = les_lru_put(&e->procs, pid, NULL);
+	proc_set_attrib(e, p, NULL);
+	p->flags = PROC_F_UNREAD;
+	p->retry_ns = ts_ns + PROC_RETRY_NS;
+	return NULL;
+}
+
+/* The cached process of a record, read from /proc when missing. */
+static struct proc_entry *proc_of(struct les_enricher *e, uint32_t pid, uint64_t ts_ns)
+{
+	struct proc_entry *p = les_lru_get(&e->procs, pid);
+
+	if (!p || (p->flags & PROC_F_UNREAD && ts_ns >= p->retry_ns))
+		return proc_missed(e, pid, ts_ns);
+	return p->flags & PROC_F_UNREAD ? NULL : p;
 }
 
 void les_enrich_scan(struct les_enricher *e, const char *proc_root)
 {
 	DIR *dir;
 	struct dirent *de;
-	char *env = malloc(ENV_READ_MAX);
 
-	if (!proc_root)
-		proc_root = "/proc";
-	dir = opendir(proc_root);
-	if (!dir || !env) {
-		free(env);
-		if (dir)
-			closedir(dir);
+	dir = opendir(proc_root ? proc_root : "/proc");
+	if (!dir)
 		return;
-	}
 	while ((de = readdir(dir))) {
 		char *end;
 		unsigned long pid = strtoul(de->d_name, &end, 10);
+		struct proc_entry *p;
 
 		if (!isdigit((unsigned char)de->d_name[0]) || *end || pid > UINT32_MAX)
 			continue;
 		/* Processes that exec'd meanwhile were learned from their notice. */
-		if (les_lru_get(&e->procs, (uint32_t)pid))
+		p = les_lru_get(&e->procs, (uint32_t)pid);
+		if (p && !(p->flags & PROC_F_UNREAD))
 			continue;
-		scan_one(e, proc_root, (uint32_t)pid, env);
+		if (read_proc(e, proc_root ? proc_root : "/proc", (uint32_t)pid, false))
+			e->stats.scanned++;
 	}
 	closedir(dir);
-	free(env);
 }
 
 /* --- user names --------------------------------------------------------- */
 
-/* Called with user_lock held. */
-static void user_enqueue(struct les_enricher *e, uint32_t uid)
+/*
+ * Called with user_lock held. False when the queue is full: the uid stays
+ * pending, not queued, and is queued again by a later record of it.
+ */
+static bool user_enqueue(struct les_enricher *e, uint32_t uid)
 {
-	if (e->uq_len >= USER_QUEUE)
-		return; /* looked up again on a later miss */
-	e->user_queue[(e->uq_head + e->uq_len++) % USER_QUEUE] = uid;
+	if (e->uq_len >= e->uq_cap) {
+		e->stats.user_queue_full++;
+		return false;
+	}
+	e->user_queue[(e->uq_head + e->uq_len++) % e->uq_cap] = uid;
 	pthread_cond_signal(&e->user_cond);
+	return true;
 }
 
 /*
@@ -446,8 +557,10 @@ static struct user_entry *user_entry_due(struct les_enricher *e, uint32_t uid)
 	if (created || (u->state == USER_RESOLVED && u->expires_ns < les_mono_ns())) {
 		u->state = USER_PENDING;
 		u->waited = 0;
-		user_enqueue(e, uid);
+		u->queued = 0;
 	}
+	if (u->state == USER_PENDING && !u->queued)
+		u->queued = user_enqueue(e, uid);
 	return u;
 }
 
@@ -460,34 +573,46 @@ static void user_prefetch(struct les_enricher *e, uint32_t uid)
 	pthread_mutex_unlock(&e->user_lock);
 }
 
+/* The default lookup_user: NSS (files, LDAP, SSSD...). */
+static int nss_lookup_user(uint32_t uid, char *name, size_t len)
+{
+	struct passwd pw, *res = NULL;
+	char buf[16384];
+
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) || !res)
+		return 0;
+	snprintf(name, len, "%s", res->pw_name);
+	return 1;
+}
+
 static void *user_resolver(void *arg)
 {
 	struct les_enricher *e = arg;
-	char buf[16384];
 
 	pthread_mutex_lock(&e->user_lock);
 	while (!e->user_stop) {
-		struct passwd pw, *res = NULL;
 		struct user_entry *u;
+		char name[sizeof(u->name)];
 		uint32_t uid;
+		int found;
 
 		if (!e->uq_len) {
 			pthread_cond_wait(&e->user_cond, &e->user_lock);
 			continue;
 		}
 		uid = e->user_queue[e->uq_head];
-		e->uq_head = (e->uq_head + 1) % USER_QUEUE;
+		e->uq_head = (e->uq_head + 1) % e->uq_cap;
 		e->uq_len--;
 		/* NSS may take milliseconds: never under the lock. */
 		pthread_mutex_unlock(&e->user_lock);
-		getpwuid_r(uid, &pw, buf, sizeof(buf), &res);
+		found = e->lookup_user(uid, name, sizeof(name));
 		pthread_mutex_lock(&e->user_lock);
 		e->stats.nss_lookups++;
 		u = les_lru_put(&e->users, uid, NULL);
 		u->state = USER_RESOLVED;
-		u->has_name = res != NULL;
-		u->expires_ns = les_mono_ns() + (res ? USER_TTL_NS : USER_NEG_TTL_NS);
-		snprintf(u->name, sizeof(u->name), "%s", res ? res->pw_name : "");
+		u->has_name = found;
+		u->expires_ns = les_mono_ns() + (found ? USER_TTL_NS : USER_NEG_TTL_NS);
+		snprintf(u->name, sizeof(u->name), "%s", found ? name : "");
 		__atomic_add_fetch(&e->user_gen, 1, __ATOMIC_RELEASE);
 		pthread_cond_broadcast(&e->user_done_cond);
 	}
@@ -547,6 +672,8 @@ static void user_lookup(struct les_enricher *e, uint32_t uid, struct les_enriche
 	} else {
 		e->stats.username_pending++;
 		*pending = true;
+		/* Looked at again: its lookup may have found the queue full. */
+		*expires_ns = les_mono_ns() + USER_RETRY_NS;
 	}
 	pthread_mutex_unlock(&e->user_lock);
 }
@@ -614,12 +741,17 @@ static void encode_ident(struct les_enriched *en, const struct les_task *t)
 	en->ident_json_len = jw_members(&w);
 }
 
+static const struct les_attrib *attrib_of(const struct les_enricher *e, const struct proc_entry *p)
+{
+	return p && p->attrib ? p->attrib : &e->none;
+}
+
 /* Everything about the identity, from the caches: the path before the slots. */
 static void enrich_identity(struct les_enricher *e, const struct les_task *t, unsigned int flags,
 			    const struct proc_entry *p, struct ident_slot *s)
 {
 	struct les_enriched *out = &s->en;
-	const struct les_attrib *a = p ? p->attrib : &e->none;
+	const struct les_attrib *a = attrib_of(e, p);
 
 	out->attrib = a;
 	out->job_json_len = 0;
@@ -654,7 +786,7 @@ static bool ident_holds(struct les_enricher *e, const struct ident_slot *s,
 {
 	return s->valid && s->pid == t->pid && s->uid == t->uid && s->gid == t->gid &&
 	       s->flags == flags && memcmp(s->comm, t->comm, LES_COMM_LEN) == 0 &&
-	       s->attrib == (p ? p->attrib : &e->none) && s->proc_flags == (p ? p->flags : 0) &&
+	       s->attrib_serial == attrib_of(e, p)->serial && s->proc_flags == (p ? p->flags : 0) &&
 	       ts_ns < s->expires_ns &&
 	       s->user_gen == __atomic_load_n(&e->user_gen, __ATOMIC_ACQUIRE);
 }
@@ -663,7 +795,7 @@ const struct les_enriched *les_enrich_task(struct les_enricher *e, const struct 
 					   unsigned int flags, uint64_t ts_ns)
 {
 	/* Looked up on every record: it keeps a busy process the most recent. */
-	struct proc_entry *p = les_lru_get(&e->procs, t->pid);
+	struct proc_entry *p = proc_of(e, t->pid, ts_ns);
 	uint64_t h = ident_hash(t, flags);
 	struct ident_slot *s = &e->idents[(h ^ (h >> 32)) & (IDENT_SLOTS - 1)];
 
@@ -677,7 +809,7 @@ const struct les_enriched *les_enrich_task(struct les_enricher *e, const struct 
 		s->gid = t->gid;
 		s->flags = flags;
 		memcpy(s->comm, t->comm, LES_COMM_LEN);
-		s->attrib = s->en.attrib;
+		s->attrib_serial = s->en.attrib->serial;
 		s->proc_flags = p ? p->flags : 0;
 		s->proc_unknown = !p;
 		s->valid = true;
@@ -696,10 +828,47 @@ void les_enrich_get_stats(struct les_enricher *e, struct les_enrich_stats *s)
 {
 	pthread_mutex_lock(&e->user_lock);
 	*s = e->stats;
+	s->users_known = e->users.n;
+	s->user_evictions = e->users.evictions;
 	pthread_mutex_unlock(&e->user_lock);
 	s->procs_known = e->procs.n;
+	s->proc_cache_size = e->procs.cap;
 	s->proc_evictions = e->procs.evictions;
 	s->attribs = e->n_attribs;
+	s->attrib_cache_size = e->attrib_cap;
+}
+
+/* clang-format off */
+#define STAT_FIELD(m, g, h) { #m, offsetof(struct les_enrich_stats, m), g, h }
+const struct les_stat_field les_enrich_stat_fields[] = {
+	STAT_FIELD(procs_known, true, "Processes in the process cache."),
+	STAT_FIELD(proc_cache_size, true, "Processes the process cache holds at most (--proc-cache-size)."),
+	STAT_FIELD(proc_misses, false, "Records of a process neither in the cache nor in /proc."),
+	STAT_FIELD(proc_evictions, false, "Processes evicted from the process cache."),
+	STAT_FIELD(proc_rereads, false, "Processes missing from the cache, read again from /proc."),
+	STAT_FIELD(attribs, true, "Distinct attributions (job, tags, container) held."),
+	STAT_FIELD(attrib_cache_size, true, "Attributions held at most."),
+	STAT_FIELD(attrib_overflow, false, "Attributions kept without their tags (too long) or lost (out of memory)."),
+	STAT_FIELD(attrib_aged, false, "Processes dropped from the cache to make room for an attribution."),
+	STAT_FIELD(users_known, true, "Uids in the user name cache."),
+	STAT_FIELD(user_evictions, false, "Uids evicted from the user name cache (looked up again when back)."),
+	STAT_FIELD(username_pending, false, "Records emitted before their user name was resolved."),
+	STAT_FIELD(nss_lookups, false, "User name lookups done."),
+	STAT_FIELD(user_queue_full, false, "User name lookups that found the resolver's queue full (tried again later)."),
+	STAT_FIELD(scanned, false, "Processes learned by the start-up scan of /proc."),
+};
+/* clang-format on */
+const size_t les_enrich_n_stat_fields =
+	sizeof(les_enrich_stat_fields) / sizeof(les_enrich_stat_fields[0]);
+
+void les_enrich_stats_json(const struct les_enrich_stats *s, struct jw *w)
+{
+	jw_key(w, "enrich");
+	jw_obj_begin(w);
+	for (size_t i = 0; i < les_enrich_n_stat_fields; i++)
+		jw_kv_u64(w, les_enrich_stat_fields[i].name,
+			  les_stat_value(s, &les_enrich_stat_fields[i]));
+	jw_obj_end(w);
 }
 
 /* --- life cycle --------------------------------------------------------- */
@@ -744,6 +913,12 @@ int les_enrich_new(struct les_enricher **out, const struct les_enrich_config *cf
 	if (!e)
 		return -ENOMEM;
 	e->cfg = *cfg;
+	if (!e->cfg.proc_root)
+		e->cfg.proc_root = "/proc";
+	e->lookup_user = cfg->lookup_user ?: nss_lookup_user;
+	e->attrib_cap = cfg->attrib_cache_size
+				?: (uint64_t)(cfg->proc_cache_size ?: LES_PROC_CACHE_DEFAULT) + 1;
+	e->uq_cap = cfg->user_queue_size ?: LES_USER_QUEUE_DEFAULT;
 	e->cgroup_root_fd = -1;
 	snprintf(e->hostname, sizeof(e->hostname), "%s", hostname ? hostname : "");
 	pthread_mutex_init(&e->user_lock, NULL);
@@ -753,17 +928,22 @@ int les_enrich_new(struct les_enricher **out, const struct les_enrich_config *cf
 	if (!ret && !render_attrib(e, &e->none, NULL, NULL))
 		ret = -EINVAL;
 	ret = ret
-		      ?: les_lru_init(&e->procs, cfg->proc_cache_size ?: 65536,
+		      ?: les_lru_init(&e->procs, cfg->proc_cache_size ?: LES_PROC_CACHE_DEFAULT,
 				      sizeof(struct proc_entry));
 	ret = ret
 		      ?: les_lru_init(&e->users, cfg->user_cache_size ?: 4096,
 				      sizeof(struct user_entry));
 	if (!ret && !(e->idents = calloc(IDENT_SLOTS, sizeof(*e->idents))))
 		ret = -ENOMEM;
+	if (!ret && (!(e->user_queue = calloc(e->uq_cap, sizeof(*e->user_queue))) ||
+		     !(e->env_buf = malloc(ENV_READ_MAX))))
+		ret = -ENOMEM;
 	if (ret) {
 		les_enrich_free(e);
 		return ret;
 	}
+	e->procs.on_evict = proc_evicted;
+	e->procs.evict_ctx = e;
 	open_cgroup_root(e);
 	if (!cfg->no_user_lookup && pthread_create(&e->user_thread, NULL, user_resolver, e) == 0)
 		e->user_thread_running = true;
@@ -795,6 +975,8 @@ void les_enrich_free(struct les_enricher *e)
 	les_lru_free(&e->procs);
 	les_lru_free(&e->users);
 	free(e->idents);
+	free(e->user_queue);
+	free(e->env_buf);
 	pthread_mutex_destroy(&e->user_lock);
 	pthread_cond_destroy(&e->user_cond);
 	pthread_cond_destroy(&e->user_done_cond);

@@ -5,8 +5,10 @@
  * from the process's own environment and cgroup, passed on at fork, and
  * scanned once at start-up for processes that already run. Per uid the user
  * name, looked up by a resolver thread (NSS may be LDAP or SSSD and take
- * milliseconds). Per record only cache lookups: no /proc read, no NSS call,
- * no allocation once the caches are warm.
+ * milliseconds). Per record only cache lookups: no NSS call, no allocation
+ * once the caches are warm, and no /proc read but once for a process
+ * missing from the cache (evicted, or its exec notice lost), so that it
+ * keeps its job. Every table is bounded; see docs/reliability.md.
  */
 #ifndef LES_ENRICH_H
 #define LES_ENRICH_H
@@ -36,7 +38,24 @@ struct les_enrich_config {
 	uint32_t proc_cache_size; /* processes remembered (LRU) */
 	uint32_t user_cache_size; /* uids remembered (LRU) */
 	bool no_user_lookup;	  /* tests: never call NSS */
+	/*
+	 * Attributions held at once; 0: one more than the process cache
+	 * holds, so that only a smaller one (tests) ever fills: each cached
+	 * process holds one, and an exec's new one is made before its put.
+	 */
+	uint32_t attrib_cache_size;
+	uint32_t user_queue_size; /* uids waiting for the resolver; 0: the default */
+	/* Where a process missing from the cache is read again; NULL: "/proc". */
+	const char *proc_root;
+	/*
+	 * The user name of uid into name (NUL-terminated): 1 found, 0 not.
+	 * NULL: getpwuid_r (NSS). Tests give a resolver of their own.
+	 */
+	int (*lookup_user)(uint32_t uid, char *name, size_t len);
 };
+
+#define LES_PROC_CACHE_DEFAULT 65536
+#define LES_USER_QUEUE_DEFAULT 1024
 
 enum les_job_source {
 	LES_JOB_NONE = 0,
@@ -47,12 +66,15 @@ enum les_job_source {
 
 /*
  * What a group of processes shares: job, tags, container. Interned, so a
- * thousand processes of one job hold one copy. job_json and json hold the
- * record members ("job_id":…,"job_source":… and "tags":{…}[,"container_id":…]).
+ * thousand processes of one job hold one copy, and freed with the last
+ * cached process that holds it. job_json and json hold the record members
+ * ("job_id":…,"job_source":… and "tags":{…}[,"container_id":…]).
  */
 struct les_attrib {
 	struct les_attrib *next; /* intern table chain */
 	uint64_t hash;
+	uint64_t serial; /* unique in the run, never reused (0: the "nothing known" one) */
+	uint32_t refs;	 /* processes in the cache that hold it; freed at 0 */
 	uint8_t job_source;
 	char job_id[64]; /* "" when none */
 	char job_json[160];
@@ -88,16 +110,40 @@ struct les_enriched {
 	size_t job_json_len;
 };
 
+/* The stats record's "enrich" member and Prometheus' enrich families. */
 struct les_enrich_stats {
 	uint64_t procs_known; /* processes in the cache now */
-	uint64_t proc_misses; /* records of a process never seen */
+	uint64_t proc_cache_size;
+	uint64_t proc_misses; /* records of a process neither cached nor in /proc */
 	uint64_t proc_evictions;
-	uint64_t attribs;	   /* distinct attributions interned */
-	uint64_t attrib_overflow;  /* attributions not interned: table full */
+	uint64_t proc_rereads; /* processes missing from the cache, read again from /proc */
+	uint64_t attribs;      /* distinct attributions held now */
+	uint64_t attrib_cache_size;
+	uint64_t attrib_overflow;  /* tags too long (kept without them) or out of memory */
+	uint64_t attrib_aged;	   /* processes dropped from the cache to make room for one */
+	uint64_t users_known;	   /* uids in the user cache now */
+	uint64_t user_evictions;   /* uids evicted from it (looked up again when back) */
 	uint64_t username_pending; /* records emitted before their uid resolved */
 	uint64_t nss_lookups;
+	uint64_t user_queue_full; /* lookups not queued: queue full, tried again later */
 	uint64_t scanned; /* processes found by the start-up scan */
 };
+
+/* The members of struct les_enrich_stats by name, in order, for every output. */
+struct les_stat_field {
+	const char *name;
+	size_t offset;
+	bool gauge; /* a level now, not a count since the start */
+	const char *help;
+};
+
+extern const struct les_stat_field les_enrich_stat_fields[];
+extern const size_t les_enrich_n_stat_fields;
+
+static inline uint64_t les_stat_value(const void *stats, const struct les_stat_field *f)
+{
+	return *(const uint64_t *)((const char *)stats + f->offset);
+}
 
 struct les_enricher;
 
@@ -130,6 +176,10 @@ const struct les_enriched *les_enrich_task(struct les_enricher *e, const struct 
 					   unsigned int flags, uint64_t ts_ns);
 
 void les_enrich_get_stats(struct les_enricher *e, struct les_enrich_stats *s);
+
+struct jw;
+/* "enrich":{…}, the members of s, for the stats record. */
+void les_enrich_stats_json(const struct les_enrich_stats *s, struct jw *w);
 
 /* The name of a job source, NULL for none. */
 const char *les_job_source_name(unsigned int src);

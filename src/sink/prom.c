@@ -91,6 +91,9 @@ struct self_stats {
 	uint64_t dropped_decode;
 	uint64_t dropped_format;
 	uint64_t dropped_output;
+	bool have_enrich;
+	struct les_enrich_stats enrich;
+	uint32_t mounts_observed, mounts_skipped_limit, mounts_skipped_too_long;
 };
 
 struct les_prom {
@@ -532,6 +535,14 @@ void les_prom_update_stats(struct les_prom *p, struct les_consumer *c,
 	st.dropped_decode = c->decode_errors;
 	st.dropped_format = c->format_errors;
 	st.dropped_output = c->file ? c->file->dropped : 0;
+	st.have_enrich = c->enricher != NULL;
+	if (c->enricher)
+		les_enrich_get_stats(c->enricher, &st.enrich);
+	if (c->observed) {
+		st.mounts_observed = (uint32_t)c->observed->n;
+		st.mounts_skipped_limit = c->observed->skipped_limit;
+		st.mounts_skipped_too_long = c->observed->skipped_too_long;
+	}
 	pthread_mutex_lock(&p->lock);
 	p->self = st;
 	pthread_mutex_unlock(&p->lock);
@@ -746,6 +757,33 @@ static void render_requests(struct les_prom *p, struct out *o)
 		       s->v.ptlrpc.completed);
 }
 
+/*
+ * The bounded tables: lustre_ebpf_stream_enrich_* (one family per member
+ * of the stats record's "enrich", _total for counts) and the mounts.
+ */
+static void render_tables(struct out *o, const struct self_stats *st)
+{
+	char name[96];
+
+	for (size_t i = 0; st->have_enrich && i < les_enrich_n_stat_fields; i++) {
+		const struct les_stat_field *f = &les_enrich_stat_fields[i];
+
+		snprintf(name, sizeof(name), "lustre_ebpf_stream_enrich_%s%s", f->name,
+			 f->gauge ? "" : "_total");
+		family_header(o, name, f->gauge ? "gauge" : "counter", f->help);
+		out_fmt(o, "%s %" PRIu64 "\n", name, les_stat_value(&st->enrich, f));
+	}
+	family_header(o, "lustre_ebpf_stream_observed_mounts", "gauge", "Mounts observed now.");
+	out_fmt(o, "lustre_ebpf_stream_observed_mounts %u\n", st->mounts_observed);
+	family_header(o, "lustre_ebpf_stream_mounts_skipped", "gauge",
+		      "Lustre, NFS and FUSE mounts left out now: past the limit of mounts, or too "
+		      "long to describe.");
+	out_fmt(o,
+		"lustre_ebpf_stream_mounts_skipped{reason=\"limit\"} %u\n"
+		"lustre_ebpf_stream_mounts_skipped{reason=\"too_long\"} %u\n",
+		st->mounts_skipped_limit, st->mounts_skipped_too_long);
+}
+
 static void render_self(struct les_prom *p, struct out *o)
 {
 	const struct self_stats *st = &p->self;
@@ -774,6 +812,7 @@ static void render_self(struct les_prom *p, struct out *o)
 			"lustre_ebpf_stream_records_dropped_total{stage=\"output\"} %" PRIu64 "\n",
 			st->dropped_kernel, st->dropped_decode, st->dropped_format,
 			st->dropped_output);
+		render_tables(o, st);
 	}
 	family_header(o, "lustre_ebpf_stream_prometheus_series", "gauge",
 		      "Series held by the Prometheus endpoint.");

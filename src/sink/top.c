@@ -62,6 +62,8 @@ static void interval_reset(struct top_interval *iv)
 	for (int g = 0; g < LES_TOP_GROUP_MAX; g++) {
 		iv->by[g].n = 0;
 		memset(iv->by[g].slot, 0, sizeof(iv->by[g].slot));
+		/* The overflow row is known by its name: unnamed, it starts again at 0. */
+		iv->by[g].rows[LES_TOP_GROUPS].name[0] = '\0';
 	}
 	iv->requests = iv->resends = iv->expires = 0;
 	iv->sunrpc = iv->backlog_ns = iv->rtt_ns = 0;

@@ -108,6 +108,53 @@ static void bucket_remove(struct les_lru *l, uint32_t i)
 	*link = l->nodes[i].hnext;
 }
 
+/* Take entry i out of the map, its value released, its slot not yet reused. */
+static void unlink_entry(struct les_lru *l, uint32_t i)
+{
+	list_unlink(l, i);
+	bucket_remove(l, i);
+	if (l->on_evict)
+		l->on_evict(l->evict_ctx, value_of(l, i));
+}
+
+/*
+ * Free slots are n..cap-1; an evicted entry's slot is moved there by
+ * moving the last used slot into it, so the used slots stay 0..n-1.
+ */
+static void move_slot(struct les_lru *l, uint32_t from, uint32_t to)
+{
+	struct les_lru_node *n = &l->nodes[from];
+	uint32_t *link = &l->buckets[hash32(n->key) & (l->nbuckets - 1)];
+
+	while (*link != from)
+		link = &l->nodes[*link].hnext;
+	*link = to;
+	if (n->prev != LES_LRU_NIL)
+		l->nodes[n->prev].next = to;
+	else
+		l->head = to;
+	if (n->next != LES_LRU_NIL)
+		l->nodes[n->next].prev = to;
+	else
+		l->tail = to;
+	l->nodes[to] = *n;
+	memcpy(value_of(l, to), value_of(l, from), l->value_size);
+}
+
+bool les_lru_evict_oldest(struct les_lru *l)
+{
+	uint32_t i = l->tail;
+
+	if (i == LES_LRU_NIL)
+		return false;
+	unlink_entry(l, i);
+	l->evictions++;
+	if (i != l->n - 1)
+		move_slot(l, l->n - 1, i);
+	l->n--;
+	return true;
+}
+
 void *les_lru_put(struct les_lru *l, uint32_t key, bool *created)
 {
 	uint32_t i = find(l, key), b;
@@ -121,8 +168,7 @@ void *les_lru_put(struct les_lru *l, uint32_t key, bool *created)
 		i = l->n++;
 	} else {
 		i = l->tail; /* least recent makes room */
-		list_unlink(l, i);
-		bucket_remove(l, i);
+		unlink_entry(l, i);
 		l->evictions++;
 	}
 	b = hash32(key) & (l->nbuckets - 1);

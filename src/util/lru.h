@@ -17,6 +17,9 @@ struct les_lru_node {
 	uint32_t prev, next; /* recency list, most recent at head */
 };
 
+/* Called with the value an entry had, before its slot is taken for another key. */
+typedef void (*les_lru_evict_fn)(void *ctx, void *value);
+
 struct les_lru {
 	uint32_t cap, n;
 	uint32_t nbuckets; /* power of 2 */
@@ -26,6 +29,8 @@ struct les_lru {
 	unsigned char *values;
 	size_t value_size;
 	uint64_t evictions;
+	les_lru_evict_fn on_evict; /* NULL: values hold nothing to release */
+	void *evict_ctx;
 };
 
 #define LES_LRU_NIL UINT32_MAX
@@ -36,5 +41,7 @@ void les_lru_free(struct les_lru *l);
 void *les_lru_get(struct les_lru *l, uint32_t key);
 /* The value slot of key, zeroed if new (evicting the least recent when full). */
 void *les_lru_put(struct les_lru *l, uint32_t key, bool *created);
+/* Evict the least recent entry (on_evict sees it); false when empty. */
+bool les_lru_evict_oldest(struct les_lru *l);
 
 #endif /* LES_LRU_H */

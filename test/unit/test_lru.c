@@ -84,6 +84,63 @@ START_TEST(test_random_against_model)
 }
 END_TEST
 
+static uint64_t released_sum, released_n;
+
+static void count_release(void *ctx, void *value)
+{
+	(void)ctx;
+	released_sum += *(uint32_t *)value;
+	released_n++;
+}
+
+/*
+ * Every value leaves through on_evict exactly once, whether a put makes
+ * room or evict_oldest ages it out; the rest stay findable with their
+ * values although evict_oldest moves slots around.
+ */
+START_TEST(test_evict_oldest_releases_each_value)
+{
+	enum { CAP = 16, OPS = 50000 };
+	struct les_lru l;
+	uint64_t in_sum = 0, in_n = 0, live_sum = 0;
+
+	ck_assert_int_eq(les_lru_init(&l, CAP, sizeof(uint32_t)), 0);
+	l.on_evict = count_release;
+	srand(777);
+	for (uint32_t i = 1; i <= OPS; i++) {
+		bool created;
+		uint32_t *v;
+
+		if (rand() % 3 == 0) {
+			bool had = l.n > 0;
+
+			ck_assert(les_lru_evict_oldest(&l) == had);
+			continue;
+		}
+		v = les_lru_put(&l, (uint32_t)rand() % 40, &created);
+		if (!created)
+			continue;
+		*v = i;
+		in_sum += i;
+		in_n++;
+	}
+	for (uint32_t k = 0; k < 40; k++) {
+		uint32_t *v = les_lru_get(&l, k);
+
+		if (v)
+			live_sum += *v;
+	}
+	ck_assert_uint_le(l.n, CAP);
+	ck_assert_uint_eq(released_n + l.n, in_n);
+	ck_assert_uint_eq(released_sum + live_sum, in_sum);
+	while (les_lru_evict_oldest(&l))
+		;
+	ck_assert_uint_eq(l.n, 0);
+	ck_assert_uint_eq(released_sum, in_sum);
+	les_lru_free(&l);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("lru");
@@ -94,6 +151,7 @@ int main(void)
 	tcase_add_test(tc, test_put_get);
 	tcase_add_test(tc, test_evicts_least_recent);
 	tcase_add_test(tc, test_random_against_model);
+	tcase_add_test(tc, test_evict_oldest_releases_each_value);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -8,7 +8,10 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include "json.h"
 #include "mounts.h"
+#include "mountwatch.h"
+#include "observed.h"
 
 /*
  * A mount namespace with one of everything. Mount ids are chosen so that
@@ -41,15 +44,23 @@ static char tmpdir[sizeof(TMPDIR_TEMPLATE)];
 static char fixture_path[sizeof(tmpdir) + 32];
 static struct les_mount_table table;
 
-static void write_fixture(void)
+/* A new directory dir (sizeof(TMPDIR_TEMPLATE)) and its file "mountinfo" open for writing. */
+static FILE *new_mountinfo(char *dir, char *path, size_t path_len)
 {
 	FILE *f;
 
-	memcpy(tmpdir, TMPDIR_TEMPLATE, sizeof(tmpdir));
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-	snprintf(fixture_path, sizeof(fixture_path), "%s/mountinfo", tmpdir);
-	f = fopen(fixture_path, "w");
+	memcpy(dir, TMPDIR_TEMPLATE, sizeof(TMPDIR_TEMPLATE));
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, path_len, "%s/mountinfo", dir);
+	f = fopen(path, "w");
 	ck_assert_ptr_nonnull(f);
+	return f;
+}
+
+static void write_fixture(void)
+{
+	FILE *f = new_mountinfo(tmpdir, fixture_path, sizeof(fixture_path));
+
 	ck_assert_uint_eq(fwrite(fixture, 1, sizeof(fixture) - 1, f), sizeof(fixture) - 1);
 	ck_assert_int_eq(fclose(f), 0);
 }
@@ -424,6 +435,148 @@ START_TEST(test_real_mountinfo)
 }
 END_TEST
 
+/* --- observed mounts at their limits -------------------------------------- */
+
+#define MANY_MOUNTS 20
+#define LONG_MOUNT  2 /* its fsname makes its JSON longer than LES_MOUNT_JSON_MAX */
+
+static char many_dir[sizeof(TMPDIR_TEMPLATE)];
+static char many_path[sizeof(many_dir) + 32];
+static struct les_mount_table many;
+
+/*
+ * A real mountinfo text: MANY_MOUNTS FUSE mounts on real directories (so
+ * that --mount paths resolve), one of them with a 1600-byte fsname.
+ */
+static void many_setup(void)
+{
+	char dir[sizeof(many_dir) + 16], fsname[1700];
+	FILE *f = new_mountinfo(many_dir, many_path, sizeof(many_path));
+
+	fprintf(f, "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n");
+	for (int i = 0; i < MANY_MOUNTS; i++) {
+		snprintf(dir, sizeof(dir), "%s/f%d", many_dir, i);
+		ck_assert_int_eq(mkdir(dir, 0700), 0);
+		if (i == LONG_MOUNT) {
+			memset(fsname, 'x', 1600);
+			fsname[1600] = '\0';
+		} else {
+			snprintf(fsname, sizeof(fsname), "fs%d", i);
+		}
+		fprintf(f, "%d 22 0:%d / %s rw - fuse.app %s rw,user_id=1000\n", 100 + i, 100 + i,
+			dir, fsname);
+	}
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(les_mount_table_load(&many, many_path), 0);
+}
+
+static void many_teardown(void)
+{
+	char dir[sizeof(many_dir) + 16];
+
+	les_mount_table_free(&many);
+	for (int i = 0; i < MANY_MOUNTS; i++) {
+		snprintf(dir, sizeof(dir), "%s/f%d", many_dir, i);
+		rmdir(dir);
+	}
+	unlink(many_path);
+	rmdir(many_dir);
+}
+
+/* The mounts auto-detection observes: the first 16 but the long one, in order. */
+static void assert_first_mounts(const struct les_observed *obs)
+{
+	char want[sizeof(many_dir) + 16];
+
+	ck_assert_uint_eq(obs->n, LES_MAX_MOUNTS);
+	ck_assert_uint_eq(obs->skipped_too_long, 1);
+	ck_assert_uint_eq(obs->skipped_limit, MANY_MOUNTS - 1 - LES_MAX_MOUNTS);
+	for (size_t i = 0; i < obs->n; i++) {
+		snprintf(want, sizeof(want), "%s/f%zu", many_dir, i < LONG_MOUNT ? i : i + 1);
+		ck_assert_str_eq(obs->m[i].mount_point, want);
+		ck_assert_uint_gt(obs->m[i].json_len, 0);
+		ck_assert_ptr_nonnull(strstr(obs->m[i].json, "\"fuse.app\""));
+	}
+}
+
+/* What les_observed_warn_skipped writes, in buf. */
+static size_t warn_text(const struct les_observed *obs, const struct les_observed *prev, char *buf,
+			size_t len)
+{
+	FILE *f = fmemopen(buf, len, "w");
+	long n;
+
+	ck_assert_ptr_nonnull(f);
+	les_observed_warn_skipped(obs, prev, f);
+	n = ftell(f);
+	fclose(f);
+	return (size_t)n;
+}
+
+/*
+ * Auto-detection with more mounts than the limit and one too long: start
+ * and reselect both observe the 16 others, in order, count the rest and
+ * say so once on stderr.
+ */
+START_TEST(test_observed_many_and_long)
+{
+	struct les_observed *obs = calloc(1, sizeof(*obs)), *again = calloc(1, sizeof(*again));
+	char err[512], text[512], stats[256];
+	struct jw w;
+
+	ck_assert_int_eq(les_observed_select(obs, &many, NULL, 0, err, sizeof(err)), 0);
+	assert_first_mounts(obs);
+	ck_assert_int_eq(les_observed_reselect(again, &many, NULL, 0), 0);
+	assert_first_mounts(again);
+
+	ck_assert_uint_gt(warn_text(obs, NULL, text, sizeof(text)), 0);
+	ck_assert_msg(strstr(text, "4 mount(s) not observed: 3 past the limit of 16, 1 too long") &&
+			      !strchr(text, '\n')[1],
+		      "%s", text);
+	ck_assert_uint_eq(warn_text(again, obs, text, sizeof(text)), 0); /* said already */
+
+	jw_init(&w, stats, sizeof(stats));
+	jw_obj_begin(&w);
+	les_observed_stats_json(obs, &w);
+	jw_obj_end(&w);
+	stats[w.len] = '\0';
+	ck_assert_str_eq(
+		stats, "{\"mounts\":{\"observed\":16,\"skipped_limit\":3,\"skipped_too_long\":1}}");
+	les_observed_free(obs);
+	les_observed_free(again);
+	free(obs);
+	free(again);
+}
+END_TEST
+
+/* --mount on the long mount: left out, the other paths kept; alone, nothing to observe. */
+START_TEST(test_observed_long_path)
+{
+	struct les_observed *obs = calloc(1, sizeof(*obs));
+	char err[512], p_long[sizeof(many_dir) + 16], p_ok[sizeof(many_dir) + 16];
+	const char *both[] = {p_long, p_ok}, *alone[] = {p_long};
+
+	snprintf(p_long, sizeof(p_long), "%s/f%d", many_dir, LONG_MOUNT);
+	snprintf(p_ok, sizeof(p_ok), "%s/f5", many_dir);
+	ck_assert_int_eq(les_observed_select(obs, &many, both, 2, err, sizeof(err)), 0);
+	ck_assert_uint_eq(obs->n, 1);
+	ck_assert_str_eq(obs->m[0].mount_point, p_ok);
+	ck_assert_uint_eq(obs->skipped_too_long, 1);
+	les_observed_free(obs);
+
+	ck_assert_int_eq(les_observed_reselect(obs, &many, both, 2), 0);
+	ck_assert_uint_eq(obs->n, 1);
+	ck_assert_str_eq(obs->m[0].mount_point, p_ok);
+	ck_assert_uint_eq(obs->skipped_too_long, 1);
+	les_observed_free(obs);
+
+	ck_assert_int_eq(les_observed_select(obs, &many, alone, 1, err, sizeof(err)), -ENOENT);
+	ck_assert_msg(strstr(err, "too long") != NULL, "%s", err);
+	les_observed_free(obs);
+	free(obs);
+}
+END_TEST
+
 static Suite *mounts_suite(void)
 {
 	Suite *s = suite_create("mounts");
@@ -453,6 +606,12 @@ static Suite *mounts_suite(void)
 	tcase_add_test(tc, test_find_dev);
 	tcase_add_test(tc, test_find_path);
 	tcase_add_test(tc, test_network);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("observed");
+	tcase_add_checked_fixture(tc, many_setup, many_teardown);
+	tcase_add_test(tc, test_observed_many_and_long);
+	tcase_add_test(tc, test_observed_long_path);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("real");

@@ -6,6 +6,7 @@
  */
 #include <arpa/inet.h>
 #include <check.h>
+#include <jansson.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -209,6 +210,66 @@ START_TEST(test_requests_in_flight)
 	text = render(p);
 	assert_has_line(text, "lustre_client_ptlrpc_requests_started_total" WHO " 4");
 	free(text);
+	rig_close(&r);
+	les_prom_free(p);
+}
+END_TEST
+
+/*
+ * The bounded tables' levels and overflows, in Prometheus and in the stats
+ * record alike: the enricher's (one process of job 42 cached, an
+ * attribution too long for its tags) and the observed mounts'.
+ */
+START_TEST(test_table_counters)
+{
+	struct les_prom *p = make(true, false, 0);
+	static struct les_kernel_stats ks;
+	char path[] = "/tmp/les-test-stats.XXXXXX", *text, line[16384];
+	json_t *doc, *en, *mounts;
+	struct rig r;
+	FILE *f;
+	int fd;
+
+	rig_open(&r, p);
+	memset(&ks, 0, sizeof(ks));
+	r.observed.skipped_too_long = 2;
+	les_prom_update_stats(p, &r.consumer, &ks);
+	text = render(p);
+	assert_has_line(text, "lustre_ebpf_stream_enrich_attribs 1");
+	assert_has_line(text, "lustre_ebpf_stream_enrich_attrib_cache_size 65537");
+	assert_has_line(text, "lustre_ebpf_stream_enrich_procs_known 1");
+	assert_has_line(text, "lustre_ebpf_stream_enrich_attrib_overflow_total 0");
+	assert_has_line(text, "lustre_ebpf_stream_enrich_user_queue_full_total 0");
+	assert_has_line(text, "# TYPE lustre_ebpf_stream_enrich_attrib_aged_total counter");
+	assert_has_line(text, "lustre_ebpf_stream_observed_mounts 1");
+	assert_has_line(text, "lustre_ebpf_stream_mounts_skipped{reason=\"limit\"} 0");
+	assert_has_line(text, "lustre_ebpf_stream_mounts_skipped{reason=\"too_long\"} 2");
+	free(text);
+
+	/* The stats record, written to a real file. */
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	les_sink_file_close(&r.out);
+	ck_assert_int_eq(les_sink_file_open(&r.out, path), 0);
+	ck_assert_int_eq(les_consumer_emit_stats(&r.consumer, &ks, true), 0);
+	les_sink_file_close(&r.out);
+	ck_assert_int_eq(les_sink_file_open(&r.out, "/dev/null"), 0);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+	fclose(f);
+	unlink(path);
+	doc = json_loads(line, 0, NULL);
+	ck_assert_msg(doc, "%s", line);
+	en = json_object_get(doc, "enrich");
+	mounts = json_object_get(doc, "mounts");
+	ck_assert_int_eq(json_integer_value(json_object_get(en, "attribs")), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(en, "attrib_overflow")), 0);
+	ck_assert_int_eq(json_object_size(en), les_enrich_n_stat_fields);
+	ck_assert_int_eq(json_integer_value(json_object_get(mounts, "observed")), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(mounts, "skipped_too_long")), 2);
+	json_decref(doc);
 	rig_close(&r);
 	les_prom_free(p);
 }
@@ -487,6 +548,7 @@ static Suite *prom_suite(void)
 
 	tc = tcase_create("text");
 	tcase_add_test(tc, test_escape_label);
+	tcase_add_test(tc, test_table_counters);
 	tcase_add_test(tc, test_parse_listen);
 	tcase_add_test(tc, test_render_families);
 	tcase_add_test(tc, test_requests_in_flight);

@@ -86,12 +86,27 @@ START_TEST(test_rows_by_job_and_process)
 }
 END_TEST
 
+/* An interval of extra more jobs than the table holds, one read each, rendered by job. */
+static void full_interval(struct les_top *t, int extra, char *frame, size_t len)
+{
+	struct les_event ev;
+	char name[32];
+
+	for (int i = 0; i < LES_TOP_GROUPS + extra; i++) {
+		snprintf(name, sizeof(name), "job%d", i);
+		ev = access_ev(name, "alice", "dd", "read", 1000, 10, 0);
+		les_top_event(t, &ev);
+	}
+	les_top_close_interval(t, 1.0, 0, NULL);
+	les_top_render(t, LES_TOP_JOB, LES_TOP_SORT_OPS, 80, 0, frame, len);
+}
+
 START_TEST(test_filter_keys_and_overflow)
 {
 	struct les_top *t = les_top_new();
 	struct les_top_view v = { 0 };
 	static char frame[256 * 1024];
-	char line[256], name[32];
+	char line[256];
 	struct les_event ev;
 
 	les_top_set_filter(t, "42");
@@ -112,15 +127,24 @@ START_TEST(test_filter_keys_and_overflow)
 	ck_assert(les_top_key(&v, 'q') && v.quit);
 
 	/* More jobs than the table holds: the rest sum into "(other)". */
-	for (int i = 0; i < LES_TOP_GROUPS + 10; i++) {
-		snprintf(name, sizeof(name), "job%d", i);
-		ev = access_ev(name, "alice", "dd", "read", 1000, 10, 0);
-		les_top_event(t, &ev);
-	}
-	les_top_close_interval(t, 1.0, 0, NULL);
-	les_top_render(t, LES_TOP_JOB, LES_TOP_SORT_OPS, 80, 0, frame, sizeof(frame));
+	full_interval(t, 10, frame, sizeof(frame));
 	ck_assert_ptr_nonnull(row(frame, "(other)", line, sizeof(line)));
 	ck_assert_msg(strstr(line, "  10.0 ") != NULL, "%s", line);
+	/*
+	 * The overflow row is a sum of its interval like the others: one
+	 * interval later with the table full again by 3, it shows 3 ops/s
+	 * (not 10 + 3), and an interval without overflow has no such row.
+	 */
+	full_interval(t, 3, frame, sizeof(frame));
+	ck_assert_ptr_nonnull(row(frame, "(other)", line, sizeof(line)));
+	ck_assert_msg(strstr(line, "   3.0 ") != NULL, "%s", line);
+	ev = access_ev("42", "alice", "dd", "read", 1000, 10, 0);
+	les_top_event(t, &ev);
+	les_top_close_interval(t, 1.0, 0, NULL);
+	les_top_render(t, LES_TOP_JOB, LES_TOP_SORT_OPS, 80, 0, frame, sizeof(frame));
+	ck_assert_ptr_null(row(frame, "(other)", line, sizeof(line)));
+	/* Back to the full frame for the height test below. */
+	full_interval(t, 10, frame, sizeof(frame));
 	/* A height limit cuts rows, never the header. */
 	les_top_render(t, LES_TOP_JOB, LES_TOP_SORT_OPS, 80, 6, frame, sizeof(frame));
 	int lines = 0;
