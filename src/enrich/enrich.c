@@ -210,10 +210,14 @@ static const struct les_attrib *attribute(struct les_enricher *e, const char *en
 {
 	static __thread struct les_env_tags tags;
 	static __thread struct les_attrib cand;
+	bool cut;
+	int rc;
 
 	memset(&cand, 0, sizeof(cand));
 	les_env_extract(&e->allow, env, env_len, &tags);
-	if (les_env_job_id(&e->allow, &tags, cand.job_id, sizeof(cand.job_id)) == 0) {
+	rc = les_env_job_id(&e->allow, &tags, cand.job_id, sizeof(cand.job_id), &cut);
+	e->stats.job_env_cut += cut; /* a cut job variable: not used, see envtags.h */
+	if (rc == 0) {
 		cand.job_source = LES_JOB_ENV;
 	} else if (cg && cg->job_id[0]) {
 		snprintf(cand.job_id, sizeof(cand.job_id), "%s", cg->job_id);

@@ -97,6 +97,7 @@ struct les_enrich_stats {
 	uint64_t username_pending; /* records emitted before their uid resolved */
 	uint64_t nss_lookups;
 	uint64_t scanned; /* processes found by the start-up scan */
+	uint64_t job_env_cut; /* job variables not used: cut by the environment read */
 };
 
 struct les_enricher;

@@ -110,6 +110,29 @@ START_TEST(test_exec_changes_attribution)
 }
 END_TEST
 
+/* An exec whose environment was cut inside SLURM_JOB_ID: no job, counted. */
+START_TEST(test_cut_env_no_job)
+{
+	static const char env[] = "HOME=/\0SLURM_JOB_ID=4242";
+	struct les_enricher *e = new_enricher(false);
+	struct les_task t = task(4243, 1000, "app");
+	struct les_enrich_stats st;
+	const struct les_enriched *en;
+
+	exec_with_env(e, 4243, env, sizeof(env) - 1);
+	en = les_enrich_task(e, &t, 0, 1000);
+	ck_assert_ptr_null(en->job_id);
+	les_enrich_get_stats(e, &st);
+	ck_assert_uint_eq(st.job_env_cut, 1);
+	exec_with_env(e, 4243, "SLURM_JOB_ID=4242", sizeof("SLURM_JOB_ID=4242"));
+	en = les_enrich_task(e, &t, 0, 2000);
+	ck_assert_str_eq(en->job_id, "4242");
+	les_enrich_get_stats(e, &st);
+	ck_assert_uint_eq(st.job_env_cut, 1);
+	les_enrich_free(e);
+}
+END_TEST
+
 static uint64_t mono_now(void)
 {
 	struct timespec ts;
@@ -159,6 +182,7 @@ int main(void)
 	int failed;
 
 	tcase_add_test(tc, test_exec_changes_attribution);
+	tcase_add_test(tc, test_cut_env_no_job);
 	tcase_add_test(tc, test_user_name_follows_resolution);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
