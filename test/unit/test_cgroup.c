@@ -67,8 +67,8 @@ static const struct cg_case slurm_cases[] = {
 	{"/user.slice/user-1000.slice/user@1000.service/system.slice/slurmstepd.scope/job_999/step_0/"
 	 "user/task_0",
 	 0, LES_SCHED_NONE, "", "", 0, ""},
-	{"/user.slice/user-1000.slice/user@1000.service/user.slice/slurm/uid_1000/job_999/step_0", 0,
-	 LES_SCHED_NONE, "", "", 0, ""},
+	{"/user.slice/user-1000.slice/user@1000.service/user.slice/slurm/uid_1000/job_999/step_0",
+	 0, LES_SCHED_NONE, "", "", 0, ""},
 	{"/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" HEX64
 	 ".scope/container/system.slice/slurmstepd.scope/job_7",
 	 1, LES_SCHED_NONE, "", "", LES_CRT_PODMAN, HEX64},

@@ -122,8 +122,8 @@ END_TEST
 START_TEST(test_nul_byte)
 {
 	static const char text[] = "mount = /a\nmount = /b\0/c\nfile-id\n";
-	char path[] = "/tmp/les-test-config.XXXXXX", *argv[] = {"lustre-ebpf-stream", "--config",
-							       path};
+	char path[] = "/tmp/les-test-config.XXXXXX",
+	     *argv[] = {"lustre-ebpf-stream", "--config", path};
 	struct les_settings s = {0};
 	struct les_options o;
 	char err[256] = "";
