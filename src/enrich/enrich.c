@@ -266,7 +266,7 @@ static bool cgroup_info_of_id(struct les_enricher *e, uint64_t id, struct les_cg
 		return false;
 	path[n] = '\0';
 	return les_cgroup_parse(path + e->cgroup_root_len, (size_t)n - e->cgroup_root_len, out) ==
-	       0;
+	       1;
 }
 
 /* --- processes ---------------------------------------------------------- */
@@ -385,7 +385,7 @@ static void scan_one(struct les_enricher *e, const char *proc_root, uint32_t pid
 	cg_len = read_file(path, cgbuf, sizeof(cgbuf) - 1);
 	if (cg_len > 0) {
 		cgbuf[cg_len] = '\0';
-		have_cg = les_cgroup_parse_proc(cgbuf, (size_t)cg_len, &cg) == 0;
+		have_cg = les_cgroup_parse_proc(cgbuf, (size_t)cg_len, &cg) == 1;
 	}
 	p = les_lru_put(&e->procs, pid, NULL);
 	p->attrib = attribute(e, env, (size_t)env_len, have_cg ? &cg : NULL, NULL);
