@@ -18,6 +18,7 @@
 #include "jobid.h"
 #include "json.h"
 #include "lru.h"
+#include "procfs.h"
 
 #define ATTRIB_BUCKETS	4096
 #define ATTRIB_MAX	65536
@@ -337,29 +338,23 @@ static ssize_t read_file(const char *path, char *buf, size_t cap)
 static bool read_proc_stat(const char *dir, uint32_t *ppid, uint32_t *flags, uint32_t *uid)
 {
 	char path[300], buf[4096];
-	unsigned long long f = 0;
-	unsigned int pp = 0, u = 0;
+	uint64_t f = 0;
+	uint32_t u = 0;
 	ssize_t n;
-	char *p;
 
 	snprintf(path, sizeof(path), "%s/stat", dir);
 	n = read_file(path, buf, sizeof(buf) - 1);
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
-	/* comm may hold spaces and parentheses: fields start after the last ')'. */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %u %*d %*d %*d %*d %llu", &pp, &f) != 2)
+	if (!les_procfs_stat(buf, ppid, &f))
 		return false;
 	snprintf(path, sizeof(path), "%s/status", dir);
 	n = read_file(path, buf, sizeof(buf) - 1);
 	if (n > 0) {
 		buf[n] = '\0';
-		p = strstr(buf, "\nUid:");
-		if (p)
-			sscanf(p + 5, "%u", &u);
+		les_procfs_status_uid(buf, &u);
 	}
-	*ppid = pp;
 	*flags = f & LES_PF_KTHREAD ? LES_PROC_F_KTHREAD : 0;
 	*uid = u;
 	return true;
