@@ -189,6 +189,21 @@ START_TEST(test_backwards_in_frame)
 }
 END_TEST
 
+/* An access line without "op" (found by fuzz_replay): a record of no op, no crash. */
+START_TEST(test_access_without_op)
+{
+	static const char text[] = "{\"type\":\"access\",\"ts\":\"2026-12-01T16:47:56.1Z\"}\n";
+	char *path = write_capture(text, sizeof(text) - 1);
+	static struct run r;
+
+	replay(path, &r);
+	unlink(path);
+	ck_assert_int_eq(r.rc, 0);
+	ck_assert_ptr_nonnull(strstr(r.err, "1 records in 1 frames"));
+	ck_assert_ptr_nonnull(strstr(r.out, "\n(no job) "));
+}
+END_TEST
+
 static Suite *replay_suite(void)
 {
 	Suite *s = suite_create("replay");
@@ -198,6 +213,7 @@ static Suite *replay_suite(void)
 	tcase_add_test(tc, test_short_gap_kept);
 	tcase_add_test(tc, test_skipped_lines_counted);
 	tcase_add_test(tc, test_backwards_in_frame);
+	tcase_add_test(tc, test_access_without_op);
 	suite_add_tcase(s, tc);
 	return s;
 }
