@@ -5,29 +5,30 @@
  * leaves the rules as they were; a kept one classifies into a known class
  * and, for a comm it matches first, into its own class.
  */
+#define _GNU_SOURCE /* memfd_create, in fuzz_util.h */
 #include <assert.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "actor.h"
+#include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct les_actor_rules rules = {0};
-	char *buf = malloc(size + 1), *nl, err[256] = "";
-	const char *comm;
+	char *buf = malloc(size + 1), *rest, err[256] = "";
+	const char *spec, *comm;
 	int rc;
 
 	if (!buf)
 		return 0;
 	memcpy(buf, data, size);
 	buf[size] = '\0';
-	nl = memchr(buf, '\n', size);
-	if (nl)
-		*nl = '\0';
-	comm = nl ? nl + 1 : "";
-	rc = les_actor_rules_add(&rules, buf, err, sizeof(err));
+	rest = buf;
+	spec = fuzz_next_line(&rest);
+	comm = rest ? rest : "";
+	rc = les_actor_rules_add(&rules, spec, err, sizeof(err));
 	assert(rc == 0 || rc == -22 /* EINVAL */ || rc == -7 /* E2BIG */);
 	assert(rc == 0 ? rules.n == 1 : rules.n == 0 && err[0]);
 	assert(memchr(err, '\0', sizeof(err)));

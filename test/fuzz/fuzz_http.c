@@ -25,6 +25,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
+#include "fuzz_util.h"
 #include "les_record.h"
 #include "ops.h"
 #include "prom.h"
@@ -114,20 +115,6 @@ static void check_exposition(const char *text, size_t len)
 	}
 }
 
-/* The next '\n'-separated value of the labels part, NUL-terminated in place. */
-static const char *value(char **p)
-{
-	char *s = *p, *nl;
-
-	if (!s)
-		return NULL;
-	nl = strchr(s, '\n');
-	*p = nl ? nl + 1 : NULL;
-	if (nl)
-		*nl = '\0';
-	return s;
-}
-
 static void add_record(char *labels_part)
 {
 	struct les_event ev = {
@@ -142,11 +129,11 @@ static void add_record(char *labels_part)
 	};
 	char *p = labels_part;
 
-	ev.job_id = value(&p);
-	ev.process = ev.comm = value(&p);
-	ev.mount = value(&p);
-	ev.username = value(&p);
-	ev.fs_type = value(&p);
+	ev.job_id = fuzz_next_line(&p);
+	ev.process = ev.comm = fuzz_next_line(&p);
+	ev.mount = fuzz_next_line(&p);
+	ev.username = fuzz_next_line(&p);
+	ev.fs_type = fuzz_next_line(&p);
 	ev.fs = ev.mount;
 	les_prom_add(prom, &ev);
 }

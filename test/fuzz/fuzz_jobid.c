@@ -5,28 +5,13 @@
  * bounded by Lustre's LUSTRE_JOBID_SIZE and terminated; a format the check
  * accepts is shorter than it.
  */
+#define _GNU_SOURCE /* memfd_create, in fuzz_util.h */
 #include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz_util.h"
 #include "jobid.h"
-
-/* The next '\n'-ended piece of *p (NULL past the end), terminated in place. */
-static const char *piece(char **p)
-{
-	char *s = *p, *nl;
-
-	if (!s)
-		return NULL;
-	nl = strchr(s, '\n');
-	if (nl) {
-		*nl = '\0';
-		*p = nl + 1;
-	} else {
-		*p = NULL;
-	}
-	return s;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -39,13 +24,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(buf, data, size);
 	buf[size] = '\0';
-	fmt = piece(&p);
-	c.job_id = piece(&p);
-	c.comm = piece(&p);
+	fmt = fuzz_next_line(&p);
+	c.job_id = fuzz_next_line(&p);
+	c.comm = fuzz_next_line(&p);
 	c.comm_len = c.comm ? 16 : 0;
 	if (c.comm && strlen(c.comm) < 16)
 		c.comm_len = strlen(c.comm) + 1;
-	c.hostname = piece(&p);
+	c.hostname = fuzz_next_line(&p);
 	if (les_jobid_fmt_check(fmt, err, sizeof(err)) == 0)
 		assert(strlen(fmt) < LES_JOBID_SIZE);
 	else

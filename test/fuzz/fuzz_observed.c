@@ -16,24 +16,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
+#include "fuzz_util.h"
 #include "mountwatch.h"
 #include "observed.h"
 
 #define PATHS_MAX 8
 
-static int fd = -1;
-static char path[64];
 static struct les_observed obs;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	fd = memfd_create("les-fuzz-observed", 0);
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	return fd < 0;
+	return fuzz_file_init("les-fuzz-observed");
 }
 
 static void check_set(const struct les_observed *o)
@@ -66,20 +61,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *rest = NULL, *p, err[512] = "";
 	int ret;
 
-	if (ftruncate(fd, 0) || pwrite(fd, data, table_len, 0) != (ssize_t)table_len)
+	if (!fuzz_file_put(data, table_len))
 		return 0;
-	if (les_mount_table_load(&t, path))
+	if (les_mount_table_load(&t, fuzz_path))
 		return 0;
 	if (nul) {
 		rest = strndup((const char *)nul + 1, size - table_len - 1);
-		for (p = rest; p && *p && n_paths < PATHS_MAX;) {
-			char *nl = strchr(p, '\n');
-
-			if (nl)
-				*nl = '\0';
-			paths[n_paths++] = p;
-			p = nl ? nl + 1 : NULL;
-		}
+		for (p = rest; p && *p && n_paths < PATHS_MAX;)
+			paths[n_paths++] = fuzz_next_line(&p);
 	}
 	ret = les_observed_select(&obs, &t, paths, n_paths, err, sizeof(err));
 	if (ret == 0)

@@ -13,7 +13,11 @@
 #include <string.h>
 #include "prom.h"
 
-/* Length of the UTF-8 sequence at p (strict: no overlong, surrogate, > U+10FFFF), 0 if bad. */
+/*
+ * Length of the UTF-8 sequence at p (strict: no overlong, surrogate, >
+ * U+10FFFF), 0 if bad. A decoder of its own, not prom.c's: the oracle must
+ * not share the code it checks.
+ */
 static size_t utf8_len(const unsigned char *p, size_t left)
 {
 	uint32_t cp;

@@ -13,22 +13,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
+#include "fuzz_util.h"
 #include "les_record.h"
 #include "options.h"
 #include "replay.h"
-
-static int fd = -1;
-static char path[64];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	fd = memfd_create("les-fuzz-replay", 0);
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	return fd < 0;
+	return fuzz_file_init("les-fuzz-replay");
 }
 
 /* Each line alone: a record has a kind the stages know, or it is not one. */
@@ -57,11 +51,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct les_options o;
 
 	parse_lines(data, size);
-	if (ftruncate(fd, 0) || pwrite(fd, data, size, 0) != (ssize_t)size)
+	if (!fuzz_file_put(data, size))
 		return 0;
 	les_options_defaults(&o);
 	o.top = true;
-	o.input_path = path;
+	o.input_path = fuzz_path;
 	o.top_interval_ns = 1000000000ULL;
 	assert(les_replay_run(&o) == 0);
 	return 0;
