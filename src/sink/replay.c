@@ -114,6 +114,7 @@ struct replay {
 	uint64_t interval_ns, frame_start;
 	uint64_t gap_ns;    /* the frame being closed spans a gap of this long (0: none) */
 	bool open_empty;    /* no record in the open frame yet */
+	bool rewound;	    /* '[' while a frame was shown: read again from the start */
 	uint32_t frames;    /* closed so far */
 	uint32_t show_from; /* frames before this are replayed without being shown */
 	struct les_replay_stats st;
@@ -152,6 +153,7 @@ static int rewind_replay(struct replay *r, uint32_t show_from)
 	if (!r->top || gzrewind(r->in) != 0)
 		return -1;
 	r->frames = 0;
+	r->rewound = true;
 	r->frame_start = 0;
 	r->gap_ns = 0;
 	r->open_empty = true;
@@ -254,13 +256,14 @@ static int advance(struct replay *r, uint64_t ts)
 	       !batch_done(r)) {
 		uint64_t behind = (ts - r->frame_start) / r->interval_ns;
 		uint64_t span = r->open_empty && behind > LES_REPLAY_GAP_MAX ? behind : 1;
-		uint32_t before = r->frames;
 
 		if (span > 1)
 			r->st.gaps++;
 		close_frame(r, span);
-		if (r->frames < before) /* rewound */
+		if (r->rewound) {
+			r->rewound = false;
 			return 1;
+		}
 		r->frame_start += span * r->interval_ns;
 	}
 	return 0;
@@ -369,8 +372,9 @@ int les_replay_run(const struct les_options *o)
 		/* The last, partial interval; the screen then waits for q (or [). */
 		r->at_end = true;
 		close_frame(r, 1);
-		if (r->frames) /* not rewound */
+		if (!r->rewound)
 			break;
+		r->rewound = false;
 	}
 	if (r->screen)
 		les_top_screen_close();

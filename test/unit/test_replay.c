@@ -5,6 +5,10 @@
  * skipped, counted and reported; the frames' sums are the records'.
  */
 #include <check.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +208,73 @@ START_TEST(test_access_without_op)
 }
 END_TEST
 
+/* Read what the screen drew for ms milliseconds, appended to buf. */
+static void drain(int fd, char *buf, size_t cap, size_t *len, int ms)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+
+	while (poll(&p, 1, ms) > 0) {
+		ssize_t n = read(fd, buf + *len, cap - 1 - *len);
+
+		if (n <= 0)
+			break;
+		*len += (size_t)n;
+		buf[*len] = '\0';
+		if (*len >= cap - 1)
+			*len = 0; /* keep reading; only the latest screens matter */
+	}
+}
+
+/*
+ * '[' on the screen while the very first frame is shown: the replay starts
+ * again from the capture's first record. Its frame counter went back to 0,
+ * where it already was, so the rewind went unseen: the frames went on
+ * from the epoch's first second to the record, as a gap (an endless loop
+ * of empty frames before gaps were bounded).
+ */
+START_TEST(test_rewind_at_first_frame)
+{
+	static const char text[] = ACCESS("2026-12-01T16:47:56.1Z", "601")
+		ACCESS("2026-12-01T16:47:57.1Z", "602") ACCESS("2026-12-01T16:47:58.1Z", "603");
+	char *path = write_capture(text, sizeof(text) - 1);
+	struct winsize ws = {.ws_row = 24, .ws_col = 80};
+	static char screen[1 << 16];
+	size_t len = 0;
+	int master, status = -1;
+	pid_t pid = forkpty(&master, NULL, NULL, &ws);
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct les_options o;
+
+		setenv("TERM", "xterm", 1);
+		les_options_defaults(&o);
+		o.top = true;
+		o.input_path = path;
+		o.top_interval_ns = 1000000000ULL;
+		o.replay_speed = 1;
+		_exit(les_replay_run(&o));
+	}
+	drain(master, screen, sizeof(screen), &len, 500); /* the first frame, shown 1 s */
+	ck_assert_int_eq(write(master, "[", 1), 1);
+	len = 0;
+	screen[0] = '\0';
+	drain(master, screen, sizeof(screen), &len, 1500);
+	for (int i = 0; i < 50 && waitpid(pid, &status, WNOHANG) == 0; i++) {
+		ck_assert_int_eq(write(master, "q", 1), 1);
+		drain(master, screen + len, sizeof(screen) - len, &(size_t){0}, 100);
+	}
+	if (waitpid(pid, &status, WNOHANG) == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	close(master);
+	unlink(path);
+	ck_assert_msg(!strstr(screen, "gap:"), "a gap frame after '[': %s", screen);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
+}
+END_TEST
+
 static Suite *replay_suite(void)
 {
 	Suite *s = suite_create("replay");
@@ -214,6 +285,8 @@ static Suite *replay_suite(void)
 	tcase_add_test(tc, test_skipped_lines_counted);
 	tcase_add_test(tc, test_backwards_in_frame);
 	tcase_add_test(tc, test_access_without_op);
+	tcase_add_test(tc, test_rewind_at_first_frame);
+	tcase_set_timeout(tc, 20);
 	suite_add_tcase(s, tc);
 	return s;
 }
