@@ -153,7 +153,7 @@ les_true "filter 601: no other job" bash -c "! grep -q '^602 ' '$WORK/filtered.t
 "$LES_BIN" --top --input "$CAP" --interval 1s --batch 100000 >"$WORK/replay.txt" 2>"$WORK/replay.err"
 les_eq "--input: exit 0" 0 "$?"
 gzip -c "$CAP" >"$CAP.gz"
-"$LES_BIN" --top --input "$CAP.gz" --interval 1s --batch 100000 >"$WORK/replay-gz.txt"
+"$LES_BIN" --top --input "$CAP.gz" --interval 1s --batch 100000 >"$WORK/replay-gz.txt" 2>"$WORK/replay-gz.err"
 les_true "--input FILE.gz: the same frames" cmp -s "$WORK/replay.txt" "$WORK/replay-gz.txt"
 cat >"$WORK/sum.py" <<'PY'
 import json, re, sys
