@@ -224,12 +224,38 @@ static int config_line(struct cfg_reader *r, char *text, const struct les_option
 	return 0;
 }
 
+/*
+ * One line into buf (cap bytes), without its newline: its length, or -1 at
+ * the end of the file. fgets cannot tell a NUL byte from the end of what it
+ * read, so the line is read byte by byte and *nul says whether it held
+ * one; a line of cap bytes or more is cut and *long_line set.
+ */
+static long read_line(FILE *f, char *buf, size_t cap, bool *nul, bool *long_line)
+{
+	size_t n = 0;
+	int c;
+
+	*nul = *long_line = false;
+	while ((c = getc(f)) != EOF && c != '\n') {
+		if (n + 1 >= cap) {
+			*long_line = true;
+			break;
+		}
+		*nul |= c == '\0';
+		buf[n++] = (char)c;
+	}
+	buf[n] = '\0';
+	return c == EOF && !n && !*long_line ? -1 : (long)n;
+}
+
 int les_config_load(const char *path, const struct les_option_table *t,
 		    const char *const *forbidden, struct les_settings *s, char *err, size_t errlen)
 {
 	struct cfg_reader r = {.path = path, .err = err, .errlen = errlen};
-	char buf[LES_CONFIG_LINE_MAX + 2];
+	char buf[LES_CONFIG_LINE_MAX + 1];
+	bool nul, long_line;
 	FILE *f;
+	long n;
 	int ret = 0;
 
 	f = fopen(path, "re");
@@ -244,22 +270,18 @@ int les_config_load(const char *path, const struct les_option_table *t,
 		fclose(f);
 		return -ENOMEM;
 	}
-	while (fgets(buf, sizeof(buf), f)) {
-		size_t n = strlen(buf);
-
+	while ((n = read_line(f, buf, sizeof(buf), &nul, &long_line)) >= 0) {
 		r.line++;
-		if (n && buf[n - 1] == '\n')
-			buf[--n] = '\0';
-		else if (!feof(f)) {
+		if (long_line) {
 			ret = cfg_error(&r, "line longer than %d bytes", LES_CONFIG_LINE_MAX);
 			break;
 		}
-		if (n && buf[n - 1] == '\r')
-			buf[--n] = '\0';
-		if (strlen(buf) != n) {
+		if (nul) {
 			ret = cfg_error(&r, "NUL byte in line");
 			break;
 		}
+		if (n && buf[n - 1] == '\r')
+			buf[n - 1] = '\0';
 		ret = config_line(&r, buf, t, forbidden, s);
 		if (ret)
 			break;

@@ -21,11 +21,20 @@ enum pbs_state {
 	PBS_WANT_ID,	 /* after ".../jobid", "/pbs", "/torque": the job id */
 };
 
+/* Where the walk is in Slurm's own layout (see slurm_comp). */
+enum slurm_state {
+	SLURM_IDLE = 0,
+	SLURM_WANT_UID, /* after a v1 "slurm*" root: "uid_<digits>" */
+	SLURM_WANT_JOB, /* after "system.slice/[X_]slurmstepd.scope" or ".../uid_N": "job_N" */
+};
+
 struct walk {
-	bool slurm_area;       /* below a Slurm cgroup */
-	bool kube_area;	       /* below a kubepods cgroup */
-	bool after_pod_dir;    /* previous component was pod<uid> (cgroupfs driver) */
-	bool after_docker_dir; /* previous component was "docker" */
+	enum slurm_state slurm;
+	bool after_system_slice; /* previous component was "system.slice" */
+	bool user_delegated;	 /* below user@UID.service: the user may create cgroups */
+	bool kube_area;		 /* below a kubepods cgroup */
+	bool after_pod_dir;	 /* previous component was pod<uid> (cgroupfs driver) */
+	bool after_docker_dir;	 /* previous component was "docker" */
 	enum pbs_state pbs;
 	struct comp pbs_slice; /* "<prefix>" of a "<prefix>.slice" PBS parent, n = 0 if none */
 };
@@ -99,17 +108,45 @@ static void copy_str(char *dst, size_t cap, const char *src, size_t n)
 
 /* ---- Slurm ---------------------------------------------------------------- */
 
+/* "<prefix><digits>", at most 20 digits (more than any 64-bit id). */
+static bool prefixed_number(struct comp c, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return starts_with(c, prefix) && c.n - n <= 20 && all_of(c.p + n, c.n - n, is_digit);
+}
+
+/*
+ * Slurm's layout, anchored: job_N is the child of the stepd scope (v2:
+ * system.slice/slurmstepd.scope, or X_slurmstepd.scope with several
+ * slurmd) or the grandchild of the v1 root (slurm or slurm_X, then uid_N),
+ * never anywhere below. And nothing under user@UID.service counts: systemd
+ * delegates that subtree to the user, who can create a
+ * "system.slice/slurmstepd.scope/job_1" there and claim any job.
+ */
 static void slurm_comp(struct walk *w, struct comp c, struct les_cgroup_info *out)
 {
-	if (!w->slurm_area) {
-		w->slurm_area = starts_with(c, "slurm") || find_last(c, "slurmstepd") >= 0;
+	enum slurm_state prev = w->slurm;
+	bool after_system_slice = w->after_system_slice;
+
+	w->slurm = SLURM_IDLE;
+	w->after_system_slice = comp_is(c, "system.slice");
+	if (starts_with(c, "user@") && ends_with(c, ".service"))
+		w->user_delegated = true;
+	if (w->user_delegated || out->sched != LES_SCHED_NONE)
 		return;
-	}
-	/* job_<digits>; 20 digits is more than any 64-bit job id. */
-	if (out->sched == LES_SCHED_NONE && starts_with(c, "job_") && c.n - 4 <= 20 &&
-	    all_of(c.p + 4, c.n - 4, is_digit)) {
-		copy_str(out->job_id, sizeof(out->job_id), c.p + 4, c.n - 4);
-		out->sched = LES_SCHED_SLURM;
+	if (prev == SLURM_WANT_JOB) {
+		if (prefixed_number(c, "job_")) {
+			copy_str(out->job_id, sizeof(out->job_id), c.p + 4, c.n - 4);
+			out->sched = LES_SCHED_SLURM;
+		}
+	} else if (prev == SLURM_WANT_UID) {
+		if (prefixed_number(c, "uid_"))
+			w->slurm = SLURM_WANT_JOB;
+	} else if (after_system_slice && ends_with(c, "slurmstepd.scope")) {
+		w->slurm = SLURM_WANT_JOB;
+	} else if (starts_with(c, "slurm")) {
+		w->slurm = SLURM_WANT_UID;
 	}
 }
 

@@ -8,13 +8,18 @@
  *
  * Shapes recognised (empty components are ignored):
  *
- * Slurm (job id = the number; scheduler LES_SCHED_SLURM)
- *   any component starting with "slurm" or containing "slurmstepd", then,
- *   anywhere below it, "job_<digits>":
+ * Slurm (job id = the number; scheduler LES_SCHED_SLURM), Slurm's own
+ * layout and nothing looser: "job_<digits>" right below the stepd scope,
+ * itself right below "system.slice" (v2), or right below "uid_<digits>"
+ * right below a component starting with "slurm" (v1):
  *     /system.slice/slurmstepd.scope/job_1234/step_0/user/task_0   (v2)
  *     /system.slice/node1_slurmstepd.scope/job_1234/...            (v2, multi-slurmd)
  *     /slurm/uid_1000/job_1234/step_batch                           (v1)
  *     /slurm_node1/uid_1000/job_1234/step_0                         (v1, multi-slurmd)
+ *   What comes before is free (a slurmd in a container, a /sys/fs/cgroup
+ *   directory), except a "user@<uid>.service" component: systemd delegates
+ *   that subtree to the user, who could create the same names there, so no
+ *   Slurm job is read below it.
  *
  * PBS Pro / OpenPBS / Torque (job id = the full PBS id as in PBS_JOBID,
  * e.g. "1234.server" or "1234[7].server"; scheduler LES_SCHED_PBS).

@@ -18,6 +18,7 @@
 #include "jobid.h"
 #include "json.h"
 #include "lru.h"
+#include "procfs.h"
 
 #define ATTRIB_BUCKETS	4096
 #define ACTOR_CACHE	512
@@ -274,10 +275,14 @@ static struct les_attrib *attribute(struct les_enricher *e, const char *env, siz
 {
 	static __thread struct les_env_tags tags;
 	static __thread struct les_attrib cand;
+	bool cut;
+	int rc;
 
 	memset(&cand, 0, sizeof(cand));
 	les_env_extract(&e->allow, env, env_len, &tags);
-	if (les_env_job_id(&e->allow, &tags, cand.job_id, sizeof(cand.job_id)) == 0) {
+	rc = les_env_job_id(&e->allow, &tags, cand.job_id, sizeof(cand.job_id), &cut);
+	e->stats.job_env_cut += cut; /* a cut job variable: not used, see envtags.h */
+	if (rc == 0) {
 		cand.job_source = LES_JOB_ENV;
 	} else if (cg && cg->job_id[0]) {
 		snprintf(cand.job_id, sizeof(cand.job_id), "%s", cg->job_id);
@@ -328,7 +333,7 @@ static bool cgroup_info_of_id(struct les_enricher *e, uint64_t id, struct les_cg
 		return false;
 	path[n] = '\0';
 	return les_cgroup_parse(path + e->cgroup_root_len, (size_t)n - e->cgroup_root_len, out) ==
-	       0;
+	       1;
 }
 
 /* --- processes ---------------------------------------------------------- */
@@ -400,29 +405,23 @@ static ssize_t read_file(const char *path, char *buf, size_t cap)
 static bool read_proc_stat(const char *dir, uint32_t *ppid, uint32_t *flags, uint32_t *uid)
 {
 	char path[300], buf[4096];
-	unsigned long long f = 0;
-	unsigned int pp = 0, u = 0;
+	uint64_t f = 0;
+	uint32_t u = 0;
 	ssize_t n;
-	char *p;
 
 	snprintf(path, sizeof(path), "%s/stat", dir);
 	n = read_file(path, buf, sizeof(buf) - 1);
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
-	/* comm may hold spaces and parentheses: fields start after the last ')'. */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %u %*d %*d %*d %*d %llu", &pp, &f) != 2)
+	if (!les_procfs_stat(buf, ppid, &f))
 		return false;
 	snprintf(path, sizeof(path), "%s/status", dir);
 	n = read_file(path, buf, sizeof(buf) - 1);
 	if (n > 0) {
 		buf[n] = '\0';
-		p = strstr(buf, "\nUid:");
-		if (p)
-			sscanf(p + 5, "%u", &u);
+		les_procfs_status_uid(buf, &u);
 	}
-	*ppid = pp;
 	*flags = f & LES_PF_KTHREAD ? LES_PROC_F_KTHREAD : 0;
 	*uid = u;
 	return true;
@@ -456,7 +455,7 @@ static struct proc_entry *read_proc(struct les_enricher *e, const char *proc_roo
 	cg_len = read_file(path, cgbuf, sizeof(cgbuf) - 1);
 	if (cg_len > 0) {
 		cgbuf[cg_len] = '\0';
-		have_cg = les_cgroup_parse_proc(cgbuf, (size_t)cg_len, &cg) == 0;
+		have_cg = les_cgroup_parse_proc(cgbuf, (size_t)cg_len, &cg) == 1;
 	}
 	a = attribute(e, e->env_buf, (size_t)env_len, have_cg ? &cg : NULL,
 		      inherit ? parent_attrib(e, ppid) : NULL);

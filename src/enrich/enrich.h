@@ -127,6 +127,7 @@ struct les_enrich_stats {
 	uint64_t nss_lookups;
 	uint64_t user_queue_full; /* lookups not queued: queue full, tried again later */
 	uint64_t scanned; /* processes found by the start-up scan */
+	uint64_t job_env_cut; /* job variables not used: cut by the environment read */
 };
 
 /* The members of struct les_enrich_stats by name, in order, for every output. */

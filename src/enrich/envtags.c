@@ -218,14 +218,34 @@ const char *les_env_value_name(const struct les_env_allow *a, const struct les_e
 	return v->name_idx < a->n ? a->e[v->name_idx].name : "";
 }
 
-/* Non-empty kept value of entry idx, or NULL. */
-static const char *nonempty(const struct les_env_tags *t, unsigned int idx)
-{
-	const struct les_env_value *v = les_env_get(t, idx);
+/*
+ * A job id must be the value the scheduler set, or nothing: a value cut by
+ * the environment read (the block ended inside it, or it was longer than
+ * LES_ENV_VALUE_MAX - 1) would name another job. Such a value is skipped,
+ * as if absent, and *cut tells the caller.
+ */
+struct job_pick {
+	const struct les_env_tags *t;
+	bool cut;
+};
 
-	return v && v->len ? v->value : NULL;
+static bool is_cut(struct job_pick *j, unsigned int idx)
+{
+	const struct les_env_value *v = les_env_get(j->t, idx);
+
+	if (!v || !v->truncated)
+		return false;
+	j->cut = true;
+	return true;
 }
 
+/* Non-empty, whole kept value of entry idx, or NULL. */
+static const char *nonempty(struct job_pick *j, unsigned int idx)
+{
+	const struct les_env_value *v = les_env_get(j->t, idx);
+
+	return v && !is_cut(j, idx) && v->len ? v->value : NULL;
+}
 static bool all_digits(const char *s)
 {
 	if (!*s)
@@ -238,9 +258,9 @@ static bool all_digits(const char *s)
 }
 
 /* LSF array index: a number other than 0 (LSF sets 0 outside arrays). */
-static const char *lsf_index(const struct les_env_tags *t)
+static const char *lsf_index(struct job_pick *j)
 {
-	const char *idx = nonempty(t, LES_ENV_LSB_JOBINDEX);
+	const char *idx = nonempty(j, LES_ENV_LSB_JOBINDEX);
 
 	if (!idx || !all_digits(idx) || strspn(idx, "0") == strlen(idx))
 		return NULL;
@@ -248,50 +268,85 @@ static const char *lsf_index(const struct les_env_tags *t)
 }
 
 /* SGE array task: SGE sets "undefined" outside arrays. */
-static const char *sge_task(const struct les_env_tags *t)
+static const char *sge_task(struct job_pick *j)
 {
-	const char *task = nonempty(t, LES_ENV_SGE_TASK_ID);
+	const char *task = nonempty(j, LES_ENV_SGE_TASK_ID);
 
 	if (!task || strcmp(task, "undefined") == 0)
 		return NULL;
 	return task;
 }
 
-/* Write id, followed by open + sfx + close when sfx is set. */
-static int write_id(char *out, size_t cap, const char *id, const char *open, const char *sfx,
-		    const char *close)
+/*
+ * Write id, followed by open + sfx + close when sfx is set. An id that does
+ * not fit in cap is not written (cut, it would be another job's).
+ */
+static bool write_id(struct job_pick *j, char *out, size_t cap, const char *id, const char *open,
+		     const char *sfx, const char *close)
 {
+	int n;
+
 	if (sfx)
-		snprintf(out, cap, "%s%s%s%s", id, open, sfx, close);
+		n = snprintf(out, cap, "%s%s%s%s", id, open, sfx, close);
 	else
-		snprintf(out, cap, "%s", id);
-	return 0;
+		n = snprintf(out, cap, "%s", id);
+	if (n >= 0 && (size_t)n < cap)
+		return true;
+	out[0] = '\0';
+	j->cut = true;
+	return false;
+}
+
+/* The value of entry idx as the job id, if it is there and whole. */
+static bool try_plain(struct job_pick *j, char *out, size_t cap, unsigned int idx)
+{
+	const char *id = nonempty(j, idx);
+
+	return id && write_id(j, out, cap, id, "", NULL, "");
+}
+
+/*
+ * id + open + suffix + close: a cut suffix (an array index) makes the whole
+ * id cut, as the id without it is the array's, not the task's.
+ */
+static bool try_suffixed(struct job_pick *j, char *out, size_t cap, unsigned int idx,
+			 const char *open, unsigned int sfx_idx,
+			 const char *(*sfx)(struct job_pick *), const char *close)
+{
+	const char *id = nonempty(j, idx);
+
+	return id && !is_cut(j, sfx_idx) && write_id(j, out, cap, id, open, sfx(j), close);
+}
+
+static int job_id(struct job_pick *j, const struct les_env_allow *a, char *out, size_t cap)
+{
+	if (try_plain(j, out, cap, LES_ENV_SLURM_JOB_ID) ||
+	    try_plain(j, out, cap, LES_ENV_SLURM_JOBID) ||
+	    try_plain(j, out, cap, LES_ENV_PBS_JOBID) ||
+	    try_suffixed(j, out, cap, LES_ENV_LSB_JOBID, "[", LES_ENV_LSB_JOBINDEX, lsf_index,
+			 "]") ||
+	    try_suffixed(j, out, cap, LES_ENV_JOB_ID, ".", LES_ENV_SGE_TASK_ID, sge_task, "") ||
+	    try_plain(j, out, cap, LES_ENV_FLUX_JOB_ID))
+		return 0;
+	for (unsigned int i = LES_ENV_JOB_VARS; i < a->n; i++)
+		if ((a->e[i].role & LES_ENV_ROLE_SITE) && try_plain(j, out, cap, i))
+			return 0;
+	return -ENOENT;
 }
 
 int les_env_job_id(const struct les_env_allow *a, const struct les_env_tags *t, char *out,
-		   size_t cap)
+		   size_t cap, bool *cut)
 {
-	const char *id;
+	struct job_pick j = {.t = t};
+	int rc;
 
+	if (cut)
+		*cut = false;
 	if (!cap)
 		return -EINVAL;
 	out[0] = '\0';
-
-	if ((id = nonempty(t, LES_ENV_SLURM_JOB_ID)) || (id = nonempty(t, LES_ENV_SLURM_JOBID)) ||
-	    (id = nonempty(t, LES_ENV_PBS_JOBID)))
-		return write_id(out, cap, id, "", NULL, "");
-	if ((id = nonempty(t, LES_ENV_LSB_JOBID)))
-		return write_id(out, cap, id, "[", lsf_index(t), "]");
-	if ((id = nonempty(t, LES_ENV_JOB_ID)))
-		return write_id(out, cap, id, ".", sge_task(t), "");
-	if ((id = nonempty(t, LES_ENV_FLUX_JOB_ID)))
-		return write_id(out, cap, id, "", NULL, "");
-
-	for (unsigned int i = LES_ENV_JOB_VARS; i < a->n; i++) {
-		if (!(a->e[i].role & LES_ENV_ROLE_SITE))
-			continue;
-		if ((id = nonempty(t, i)))
-			return write_id(out, cap, id, "", NULL, "");
-	}
-	return -ENOENT;
+	rc = job_id(&j, a, out, cap);
+	if (cut)
+		*cut = j.cut;
+	return rc;
 }

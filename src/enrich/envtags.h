@@ -124,10 +124,14 @@ const char *les_env_value_name(const struct les_env_allow *a, const struct les_e
  * PBS_JOBID, LSB_JOBID (as "ID[INDEX]" when LSB_JOBINDEX is a non-zero
  * number), JOB_ID (as "ID.TASK" when SGE_TASK_ID is set, non-empty and not
  * "undefined"), FLUX_JOB_ID, then the --job-env names in order.
- * Writes a NUL-terminated id (cut to cap - 1 bytes) into out.
+ * Writes a NUL-terminated id into out.
+ * A value that was cut (the block ended inside it, or it was longer than
+ * LES_ENV_VALUE_MAX - 1), an id with a cut array index, or an id longer
+ * than cap - 1, is never a job id (it would name another job): it is
+ * skipped as if absent, and *cut (may be NULL) is set true.
  * Returns 0 if found, -ENOENT if none (out is then ""), -EINVAL if cap is 0.
  */
 int les_env_job_id(const struct les_env_allow *a, const struct les_env_tags *t, char *out,
-		   size_t cap);
+		   size_t cap, bool *cut);
 
 #endif /* LES_ENVTAGS_H */

@@ -58,7 +58,8 @@ const char *les_op_name(unsigned int op)
 
 int les_op_from_name(const char *name)
 {
-	for (unsigned int i = 0; i < LES_OP_MAX; i++)
+	/* NULL-safe as the other lookups: a replayed access line may have no "op". */
+	for (unsigned int i = 0; name && i < LES_OP_MAX; i++)
 		if (strcmp(op_table[i].name, name) == 0)
 			return (int)i;
 	return -1;

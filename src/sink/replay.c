@@ -14,7 +14,7 @@
 #include "replay.h"
 #include "top.h"
 
-#define LINE_MAX_LEN (256 * 1024)
+#define LINE_MAX_LEN (256 * 1024) /* newline included; longer lines are skipped */
 
 static json_t *doc; /* the line les_replay_parse filled ev from */
 
@@ -27,13 +27,14 @@ static uint64_t u64_of(json_t *o, const char *key)
 {
 	json_t *v = json_object_get(o, key);
 
-	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v)
+							       : 0;
 }
 
 /* "2026-12-01T16:47:56.821209727Z" as ns since the epoch; 0 if malformed. */
 static uint64_t parse_ts(const char *ts)
 {
-	struct tm tm = { 0 };
+	struct tm tm = {0};
 	char frac[16] = "";
 	uint64_t ns = 0;
 	time_t secs;
@@ -44,7 +45,8 @@ static uint64_t parse_ts(const char *ts)
 	tm.tm_year -= 1900;
 	tm.tm_mon -= 1;
 	secs = timegm(&tm);
-	if (secs < 0)
+	/* ns since the epoch fit in 64 bits until 2554; a later time is malformed. */
+	if (secs < 0 || (uint64_t)secs > UINT64_MAX / 1000000000ULL - 1)
 		return 0;
 	/* Nanoseconds: the fraction's first 9 digits, padded with zeros. */
 	for (size_t i = 0, n = strlen(frac); i < 9; i++)
@@ -110,20 +112,30 @@ struct replay {
 	bool screen, paused, step, at_end;
 	double speed;
 	uint64_t interval_ns, frame_start;
-	uint32_t frames; /* closed so far */
+	uint64_t gap_ns;    /* the frame being closed spans a gap of this long (0: none) */
+	bool open_empty;    /* no record in the open frame yet */
+	bool rewound;	    /* '[' while a frame was shown: read again from the start */
+	uint32_t frames;    /* closed so far */
 	uint32_t show_from; /* frames before this are replayed without being shown */
-	char line[LINE_MAX_LEN];
+	struct les_replay_stats st;
+	char line[LINE_MAX_LEN + 1];
 	char frame[64 * 1024];
 };
 
 static void draw(struct replay *r)
 {
 	int width = 80, height = 0;
+	size_t n;
 
 	if (r->screen)
 		les_top_screen_size(&width, &height);
-	les_top_render(r->top, r->view.group, r->view.sort, width, height, r->frame,
-		       sizeof(r->frame));
+	/* A gap frame says so on its last line (kept short: no row has so few words). */
+	n = les_top_render(r->top, r->view.group, r->view.sort, width,
+			   r->gap_ns && height > 1 ? height - 1 : height, r->frame,
+			   sizeof(r->frame));
+	if (r->gap_ns)
+		snprintf(r->frame + n, sizeof(r->frame) - n, "gap: %.0f s without records\n",
+			 (double)r->gap_ns / 1e9);
 	if (r->screen) {
 		les_top_screen_draw(r->frame);
 		return;
@@ -141,7 +153,11 @@ static int rewind_replay(struct replay *r, uint32_t show_from)
 	if (!r->top || gzrewind(r->in) != 0)
 		return -1;
 	r->frames = 0;
+	r->rewound = true;
 	r->frame_start = 0;
+	r->gap_ns = 0;
+	r->open_empty = true;
+	memset(&r->st, 0, sizeof(r->st));
 	r->show_from = show_from;
 	r->at_end = false;
 	return 0;
@@ -204,12 +220,21 @@ static void show_frame(struct replay *r)
 	}
 }
 
-static void close_frame(struct replay *r)
+/*
+ * Close the open frame, spanning intervals intervals (more than one: a gap
+ * frame). The header's dropped is what the replay skipped so far.
+ */
+static void close_frame(struct replay *r, uint64_t intervals)
 {
+	struct les_top_header h = {.dropped = r->st.malformed + r->st.too_long};
+
+	r->gap_ns = intervals > 1 ? intervals * r->interval_ns : 0;
 	les_top_close_interval(r->top, (double)r->interval_ns / 1e9,
-			       r->frame_start + r->interval_ns, NULL);
+			       r->frame_start + intervals * r->interval_ns, &h);
 	r->frames++;
+	r->open_empty = true;
 	show_frame(r);
+	r->gap_ns = 0;
 }
 
 static bool batch_done(const struct replay *r)
@@ -217,27 +242,99 @@ static bool batch_done(const struct replay *r)
 	return r->o->top_batch && r->frames >= r->show_from + r->o->top_batch;
 }
 
+/*
+ * Close the frames before the interval of a record at ts: a record of a
+ * later interval closes the open one, and each empty one up to it. More
+ * than LES_REPLAY_GAP_MAX empty ones in a row are one frame, noted as a
+ * gap, so a capture with a jump in time (two lines years apart) gives two
+ * frames, not one per interval of the years between. A record from before
+ * the open frame (out of order) is summed into it. Returns 1 if rewound.
+ */
+static int advance(struct replay *r, uint64_t ts)
+{
+	while (ts >= r->frame_start && ts - r->frame_start >= r->interval_ns && !r->view.quit &&
+	       !batch_done(r)) {
+		uint64_t behind = (ts - r->frame_start) / r->interval_ns;
+		uint64_t span = r->open_empty && behind > LES_REPLAY_GAP_MAX ? behind : 1;
+
+		if (span > 1)
+			r->st.gaps++;
+		close_frame(r, span);
+		if (r->rewound) {
+			r->rewound = false;
+			return 1;
+		}
+		r->frame_start += span * r->interval_ns;
+	}
+	return 0;
+}
+
+/*
+ * The next line into r->line: 1, or 0 at the end. A line over LINE_MAX_LEN
+ * bytes is skipped whole and counted, not split into pieces that would
+ * each be read as a malformed line. gzgets does not say how much it read
+ * (a NUL byte may be in the line): a full buffer is seen by its last byte,
+ * set before and overwritten with the terminator only when it filled.
+ */
+static int next_line(struct replay *r)
+{
+	const size_t last = sizeof(r->line) - 1;
+	bool full;
+
+	for (;;) {
+		r->line[last] = 1;
+		if (!gzgets(r->in, r->line, (int)sizeof(r->line)))
+			return 0;
+		full = !r->line[last] && r->line[last - 1] != '\n';
+		if (!full)
+			return 1;
+		r->st.too_long++;
+		r->st.lines++;
+		do {
+			r->line[last] = 1;
+			if (!gzgets(r->in, r->line, (int)sizeof(r->line)))
+				return 0;
+		} while (!r->line[last] && r->line[last - 1] != '\n');
+	}
+}
+
 static int replay_file(struct replay *r)
 {
 	struct les_event ev;
 
-	while (!r->view.quit && !batch_done(r) && gzgets(r->in, r->line, sizeof(r->line))) {
-		if (les_replay_parse(r->line, &ev) != 1 || !ev.ts_epoch_ns)
+	while (!r->view.quit && !batch_done(r) && next_line(r)) {
+		int rc;
+
+		r->st.lines++;
+		if (r->line[0] == '\n')
 			continue;
+		rc = les_replay_parse(r->line, &ev);
+		if (rc == 0)
+			continue;
+		if (rc < 0 || !ev.ts_epoch_ns) {
+			r->st.malformed++;
+			continue;
+		}
+		r->st.records++;
 		if (!r->frame_start)
 			r->frame_start = ev.ts_epoch_ns;
-		while (ev.ts_epoch_ns >= r->frame_start + r->interval_ns && !r->view.quit &&
-		       !batch_done(r)) {
-			uint32_t before = r->frames;
-
-			close_frame(r);
-			if (r->frames < before) /* rewound */
-				return 1;
-			r->frame_start += r->interval_ns;
-		}
+		if (advance(r, ev.ts_epoch_ns))
+			return 1;
 		les_top_event(r->top, &ev);
+		r->open_empty = false;
 	}
 	return 0;
+}
+
+/* The one line a replay ends with, on stderr: what it read and skipped. */
+static void report(const struct replay *r)
+{
+	fprintf(stderr,
+		"lustre-ebpf-stream: --input %s: %llu lines, %llu records in %u frames; skipped "
+		"%llu malformed, %llu over %d bytes; %llu gaps shown as one frame\n",
+		r->o->input_path, (unsigned long long)r->st.lines,
+		(unsigned long long)r->st.records, r->frames, (unsigned long long)r->st.malformed,
+		(unsigned long long)r->st.too_long, LINE_MAX_LEN, (unsigned long long)r->st.gaps);
 }
 
 int les_replay_run(const struct les_options *o)
@@ -251,7 +348,8 @@ int les_replay_run(const struct les_options *o)
 	}
 	r->o = o;
 	r->speed = o->replay_speed > 0 ? o->replay_speed : 1;
-	r->interval_ns = o->top_interval_ns;
+	r->interval_ns = o->top_interval_ns ? o->top_interval_ns : 1000000000ULL;
+	r->open_empty = true;
 	r->in = gzopen(o->input_path, "rb");
 	r->top = les_top_new();
 	if (!r->in || !r->top) {
@@ -273,12 +371,14 @@ int les_replay_run(const struct les_options *o)
 			break;
 		/* The last, partial interval; the screen then waits for q (or [). */
 		r->at_end = true;
-		close_frame(r);
-		if (r->frames) /* not rewound */
+		close_frame(r, 1);
+		if (!r->rewound)
 			break;
+		r->rewound = false;
 	}
 	if (r->screen)
 		les_top_screen_close();
+	report(r);
 out:
 	if (r->in)
 		gzclose(r->in);

@@ -5,7 +5,8 @@
  * frames: an interval closes when a record of a later one is read, so a
  * replay shows the rows the live view showed over the same records. Frames
  * come at the recorded pace, --speed times faster, or at once with
- * --batch. On the screen: space pauses, n steps one frame while paused,
+ * --batch. A jump in time of more than LES_REPLAY_GAP_MAX empty intervals
+ * is one frame, its last line "gap: N s without records". On the screen: space pauses, n steps one frame while paused,
  * ] skips 10 frames ahead, [ goes 10 back, + and - change the speed; the
  * live view's keys group, sort and filter.
  */
@@ -26,7 +27,25 @@ struct les_options;
  */
 int les_replay_parse(const char *line, struct les_event *ev);
 
-/* The exit status: 0, or 1 with one line on stderr when FILE cannot be read. */
+/* More empty intervals than this in a row are shown as one frame, a gap. */
+#define LES_REPLAY_GAP_MAX 10
+
+/* What a replay read and skipped; the end-of-replay line on stderr says it. */
+struct les_replay_stats {
+	uint64_t lines;	    /* read, skipped ones included */
+	uint64_t records;   /* access, rpc and rpc_event records summed into frames */
+	uint64_t malformed; /* not a JSON object, or a record without a valid "ts" */
+	uint64_t too_long;  /* over 256 KiB, newline included: skipped whole */
+	uint64_t gaps;	    /* runs of empty intervals shown as one frame */
+};
+
+/*
+ * The exit status: 0, or 1 with one line on stderr when FILE cannot be
+ * read. A replay ends with one line on stderr: the les_replay_stats counts
+ * and the frames shown. Skipped lines do not change the exit status (a
+ * capture cut by a crash ends in half a line); the frames' header shows
+ * them as dropped while replaying.
+ */
 int les_replay_run(const struct les_options *o);
 
 #endif /* LES_REPLAY_H */

@@ -153,7 +153,7 @@ les_true "filter 601: no other job" bash -c "! grep -q '^602 ' '$WORK/filtered.t
 "$LES_BIN" --top --input "$CAP" --interval 1s --batch 100000 >"$WORK/replay.txt" 2>"$WORK/replay.err"
 les_eq "--input: exit 0" 0 "$?"
 gzip -c "$CAP" >"$CAP.gz"
-"$LES_BIN" --top --input "$CAP.gz" --interval 1s --batch 100000 >"$WORK/replay-gz.txt"
+"$LES_BIN" --top --input "$CAP.gz" --interval 1s --batch 100000 >"$WORK/replay-gz.txt" 2>"$WORK/replay-gz.err"
 les_true "--input FILE.gz: the same frames" cmp -s "$WORK/replay.txt" "$WORK/replay-gz.txt"
 cat >"$WORK/sum.py" <<'PY'
 import json, re, sys
@@ -196,6 +196,19 @@ PY
 les_true "--input: per job, the frames' sums are the capture's records" \
 	python3 "$WORK/sum.py" "$WORK/replay.txt" "$CAP"
 les_true "--input needs --top" bash -c "! '$LES_BIN' --input '$CAP' 2>/dev/null"
+les_eq "--input: one line on stderr, nothing skipped" \
+	"1 skipped 0 malformed, 0 over 262144 bytes" \
+	"$(wc -l <"$WORK/replay.err") $(grep -o 'skipped [0-9]* malformed, [0-9]* over [0-9]* bytes' "$WORK/replay.err")"
+# The same capture, a garbage line and a record 500 years on: one gap frame
+# and one frame more, the garbage counted.
+{ cat "$CAP"; echo 'not json'; jq -c 'select(.type == "access")' "$CAP" | tail -n 1 |
+	sed 's/"ts":"20\([0-9][0-9]\)/"ts":"25\1/'; } >"$WORK/gap.jsonl"
+"$LES_BIN" --top --input "$WORK/gap.jsonl" --interval 1s --batch 100000 >"$WORK/gap.txt" 2>"$WORK/gap.err"
+les_eq "--input over a 500-year gap: two frames more" \
+	"$(($(grep -c '^lustre-ebpf-stream --top ' "$WORK/replay.txt") + 2))" \
+	"$(grep -c '^lustre-ebpf-stream --top ' "$WORK/gap.txt")"
+les_eq "--input over a 500-year gap: one gap frame" 1 "$(grep -c '^gap: [0-9]* s without records$' "$WORK/gap.txt")"
+les_true "--input: the garbage line counted" grep -q 'skipped 1 malformed' "$WORK/gap.err"
 
 # --batch: N plain frames on stdout, then exit 0.
 "$LES_BIN" --top --batch 2 --interval 1s -m "$M" >"$WORK/batch.txt" 2>"$WORK/batch.err"

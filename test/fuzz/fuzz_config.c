@@ -8,29 +8,23 @@
 #include <assert.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <sys/mman.h>
-#include <unistd.h>
+#include "fuzz_util.h"
 #include "options.h"
-
-static int fd = -1;
-static char path[64];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	fd = memfd_create("les-fuzz-config", 0);
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	return fd < 0;
+	return fuzz_file_init("les-fuzz-config");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *argv[] = {"lustre-ebpf-stream", "--config", path, NULL};
+	char *argv[] = {"lustre-ebpf-stream", "--config", fuzz_path, NULL};
 	struct les_options o;
 	int ret;
 
-	if (ftruncate(fd, 0) || pwrite(fd, data, size, 0) != (ssize_t)size)
+	if (!fuzz_file_put(data, size))
 		return 0;
 	les_options_defaults(&o);
 	ret = les_options_parse(&o, 3, argv);

@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		assert(v->value[v->len] == '\0');
 		assert(les_env_value_name(&allow, v) != NULL);
 	}
-	if (les_env_job_id(&allow, &tags, job, sizeof(job)) == 0)
+	if (les_env_job_id(&allow, &tags, job, sizeof(job), NULL) == 0)
 		assert(strlen(job) < sizeof(job));
 	else
 		assert(job[0] == '\0');

@@ -52,8 +52,30 @@ static const struct cg_case slurm_cases[] = {
 	{"/slurm/uid_1000/job_12a4/step_0", 0, LES_SCHED_NONE, "", "", 0, ""},
 	{"/slurm/uid_1000/job_/step_0", 0, LES_SCHED_NONE, "", "", 0, ""},
 	{"/slurm/uid_1000/job_123456789012345678901/step_0", 0, LES_SCHED_NONE, "", "", 0, ""},
-	/* The first job wins. */
-	{"/slurm/job_1/job_2", 1, LES_SCHED_SLURM, "1", "", 0, ""},
+	/* Slurm's layout only: job_N right below the scope or uid_N, nowhere else. */
+	{"/slurm/job_1/job_2", 0, LES_SCHED_NONE, "", "", 0, ""},
+	{"/system.slice/slurmstepd.scope/step_0/job_5", 0, LES_SCHED_NONE, "", "", 0, ""},
+	{"/system.slice/slurmstepd.scope/system/job_5", 0, LES_SCHED_NONE, "", "", 0, ""},
+	{"/slurmstepd.scope/job_5", 0, LES_SCHED_NONE, "", "", 0, ""},
+	{"/system.slice/slurmd.service/job_5", 0, LES_SCHED_NONE, "", "", 0, ""},
+	{"/system.slice/myslurm.service/job_3", 0, LES_SCHED_NONE, "", "", 0, ""},
+	{"/slurm/uid_1000/step_0/job_3", 0, LES_SCHED_NONE, "", "", 0, ""},
+	{"/user.slice/user-1000.slice/session-3.scope/job_5", 0, LES_SCHED_NONE, "", "", 0, ""},
+	/* A user's own delegated subtree (user@UID.service) cannot forge a job. */
+	{"/user.slice/user-1000.slice/user@1000.service/app.slice/slurmstepd.scope/job_999", 0,
+	 LES_SCHED_NONE, "", "", 0, ""},
+	{"/user.slice/user-1000.slice/user@1000.service/system.slice/slurmstepd.scope/job_999/step_0/"
+	 "user/task_0",
+	 0, LES_SCHED_NONE, "", "", 0, ""},
+	{"/user.slice/user-1000.slice/user@1000.service/user.slice/slurm/uid_1000/job_999/step_0",
+	 0, LES_SCHED_NONE, "", "", 0, ""},
+	{"/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" HEX64
+	 ".scope/container/system.slice/slurmstepd.scope/job_7",
+	 1, LES_SCHED_NONE, "", "", LES_CRT_PODMAN, HEX64},
+	/* A slurmd in a pod (as the host sees it): the job, the pod and the container. */
+	{"/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UID_
+	 ".slice/cri-containerd-" HEX64 ".scope/system.slice/slurmstepd.scope/job_12/step_0",
+	 1, LES_SCHED_SLURM, "12", UID, LES_CRT_CONTAINERD, HEX64},
 };
 
 static const struct cg_case pbs_cases[] = {
@@ -282,7 +304,7 @@ static const struct {
 	/* v1 only, nothing: the first line. */
 	{"5:cpu,cpuacct:/user.slice\n4:memory:/other\n", "/user.slice", ""},
 	/* No trailing newline, colons in the path, malformed lines skipped. */
-	{"garbage\n\n:\n0::/a:b/slurm/job_3", "/a:b/slurm/job_3", "3"},
+	{"garbage\n\n:\n0::/a:b/slurm/uid_1/job_3", "/a:b/slurm/uid_1/job_3", "3"},
 	{"", NULL, ""},
 	{"no colons here\nnor here", NULL, ""},
 };

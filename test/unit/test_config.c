@@ -118,6 +118,55 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* A NUL byte in a line: refused with its line number, not read as a shorter line. */
+START_TEST(test_nul_byte)
+{
+	static const char text[] = "mount = /a\nmount = /b\0/c\nfile-id\n";
+	char path[] = "/tmp/les-test-config.XXXXXX",
+	     *argv[] = {"lustre-ebpf-stream", "--config", path};
+	struct les_settings s = {0};
+	struct les_options o;
+	char err[256] = "";
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	ck_assert_int_eq(les_config_load(path, &test_table, test_forbidden, &s, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_msg(strstr(err, ":2: NUL byte in line"), "error '%s'", err);
+	les_settings_free(&s);
+	/* The same file as --config: a usage error, exit 2. */
+	les_options_defaults(&o);
+	ck_assert_int_eq(les_options_parse(&o, 3, argv), LES_EXIT_USAGE);
+	les_options_release();
+	unlink(path);
+}
+END_TEST
+
+/* A line over the limit is refused, one of exactly the limit read. */
+START_TEST(test_long_line)
+{
+	char *text = malloc(LES_CONFIG_LINE_MAX + 16);
+
+	ck_assert_ptr_nonnull(text);
+	memcpy(text, "mount = ", 8);
+	memset(text + 8, 'x', LES_CONFIG_LINE_MAX - 8);
+	strcpy(text + LES_CONFIG_LINE_MAX, "y\n");
+	expect_error(text, ":1: line longer than 4096 bytes");
+	strcpy(text + LES_CONFIG_LINE_MAX, "\n");
+	{
+		struct les_settings s = {0};
+		char err[256] = "";
+
+		ck_assert_int_eq(load_text(text, &s, err, sizeof(err)), 0);
+		ck_assert_uint_eq(strlen(s.v[0].value), LES_CONFIG_LINE_MAX - 8);
+		les_settings_free(&s);
+	}
+	free(text);
+}
+END_TEST
+
 START_TEST(test_missing_file)
 {
 	struct les_settings s = {0};
@@ -432,6 +481,8 @@ int main(void)
 	tcase_add_test(tc, test_format);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_missing_file);
+	tcase_add_test(tc, test_nul_byte);
+	tcase_add_test(tc, test_long_line);
 	tcase_add_test(tc, test_print_reads_back);
 	tcase_add_test(tc, test_options_from_file);
 	tcase_add_test(tc, test_cmdline_overrides);

@@ -10,7 +10,9 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -115,6 +117,100 @@ START_TEST(test_exec_changes_attribution)
 	ck_assert_int_eq(json_integer_value(json_object_get(doc, "uid")), 0);
 	json_decref(doc);
 	les_enrich_free(e);
+}
+END_TEST
+
+/* An exec whose environment was cut inside SLURM_JOB_ID: no job, counted. */
+START_TEST(test_cut_env_no_job)
+{
+	static const char env[] = "HOME=/\0SLURM_JOB_ID=4242";
+	struct les_enricher *e = new_enricher(false);
+	struct les_task t = task(4243, 1000, "app");
+	struct les_enrich_stats st;
+	const struct les_enriched *en;
+
+	exec_with_env(e, 4243, env, sizeof(env) - 1);
+	en = les_enrich_task(e, &t, 0, 1000);
+	ck_assert_ptr_null(en->job_id);
+	les_enrich_get_stats(e, &st);
+	ck_assert_uint_eq(st.job_env_cut, 1);
+	exec_with_env(e, 4243, "SLURM_JOB_ID=4242", sizeof("SLURM_JOB_ID=4242"));
+	en = les_enrich_task(e, &t, 0, 2000);
+	ck_assert_str_eq(en->job_id, "4242");
+	les_enrich_get_stats(e, &st);
+	ck_assert_uint_eq(st.job_env_cut, 1);
+	les_enrich_free(e);
+}
+END_TEST
+
+static void put_file(const char *dir, const char *name, const char *data, size_t len)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+	fclose(f);
+}
+
+/* A process of a /proc tree made of real files: stat, status, environ, cgroup. */
+static void fake_proc(const char *root, uint32_t pid, const char *env, size_t env_len,
+		      const char *cgroup)
+{
+	char dir[256], stat[256];
+
+	snprintf(dir, sizeof(dir), "%s/%u", root, pid);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	snprintf(stat, sizeof(stat), "%u (a) b) S 1 %u %u 0 -1 4194560 0 0 0 0\n", pid, pid, pid);
+	put_file(dir, "stat", stat, strlen(stat));
+	put_file(dir, "status", "Name:\ta) b\nUid:\t1000\t1000\t1000\t1000\n",
+		 strlen("Name:\ta) b\nUid:\t1000\t1000\t1000\t1000\n"));
+	put_file(dir, "environ", env, env_len);
+	put_file(dir, "cgroup", cgroup, strlen(cgroup));
+}
+
+/*
+ * The start-up scan over a /proc of real files: a job from the cgroup when
+ * the environment has none (or a cut one), none from a cgroup the user made
+ * in the subtree systemd delegates to it.
+ */
+START_TEST(test_scan_cgroup_job)
+{
+	char root[] = "/tmp/les-test-proc.XXXXXX", cmd[64];
+	struct les_enricher *e = new_enricher(false);
+	struct les_enrich_stats st;
+	const struct les_enriched *en;
+	struct les_task t;
+
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	fake_proc(root, 100, "HOME=/", sizeof("HOME=/"),
+		  "0::/system.slice/slurmstepd.scope/job_77/step_0/user/task_0\n");
+	fake_proc(root, 101, "HOME=/", sizeof("HOME=/"),
+		  "0::/user.slice/user-1000.slice/user@1000.service/app.slice/"
+		  "slurmstepd.scope/job_999/step_0\n");
+	fake_proc(root, 102, "HOME=/\0SLURM_JOB_ID=5", sizeof("HOME=/\0SLURM_JOB_ID=5") - 1,
+		  "0::/system.slice/slurmstepd.scope/job_55/step_0\n");
+	les_enrich_scan(e, root);
+	les_enrich_get_stats(e, &st);
+	ck_assert_uint_eq(st.scanned, 3);
+	ck_assert_uint_eq(st.job_env_cut, 1);
+	t = task(100, 1000, "a) b");
+	en = les_enrich_task(e, &t, 0, 1000);
+	ck_assert_ptr_nonnull(en->job_id);
+	ck_assert_str_eq(en->job_id, "77");
+	ck_assert_str_eq(en->job_source, "cgroup");
+	t = task(101, 1000, "a) b");
+	en = les_enrich_task(e, &t, 0, 2000);
+	ck_assert_ptr_null(en->job_id);
+	t = task(102, 1000, "a) b");
+	en = les_enrich_task(e, &t, 0, 3000);
+	ck_assert_ptr_nonnull(en->job_id);
+	ck_assert_str_eq(en->job_id, "55");
+	les_enrich_free(e);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -455,6 +551,8 @@ int main(void)
 	int failed;
 
 	tcase_add_test(tc, test_exec_changes_attribution);
+	tcase_add_test(tc, test_cut_env_no_job);
+	tcase_add_test(tc, test_scan_cgroup_job);
 	tcase_add_test(tc, test_user_name_follows_resolution);
 	tcase_add_test(tc, test_job_churn_default_caches);
 	tcase_add_test(tc, test_job_churn_small_attrib_table);

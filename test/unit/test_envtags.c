@@ -2,6 +2,7 @@
 /* Environment block parsing, allowlist retention and job id derivation. */
 #include <check.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,7 +337,7 @@ START_TEST(overflow_keeps_job_vars)
 	les_env_extract(&a, block, pos, &tags);
 	ck_assert_uint_eq(tags.n, LES_ENV_TAGS_MAX);
 	ck_assert_uint_eq(tags.dropped, LES_ENV_USER_MAX + 1 - LES_ENV_TAGS_MAX);
-	ck_assert_int_eq(les_env_job_id(&a, &tags, id, sizeof(id)), 0);
+	ck_assert_int_eq(les_env_job_id(&a, &tags, id, sizeof(id), NULL), 0);
 	ck_assert_str_eq(id, "77");
 	/* The lowest-index tags survive. */
 	ck_assert_ptr_nonnull(les_env_get(&tags, LES_ENV_JOB_VARS));
@@ -381,19 +382,67 @@ START_TEST(job_id_priority)
 	char id[64] = "junk";
 
 	les_env_extract(&allow, job_cases[_i].block, job_cases[_i].len, &tags);
-	ck_assert_int_eq(les_env_job_id(&allow, &tags, id, sizeof(id)), job_cases[_i].rc);
+	ck_assert_int_eq(les_env_job_id(&allow, &tags, id, sizeof(id), NULL), job_cases[_i].rc);
 	ck_assert_str_eq(id, job_cases[_i].id);
 }
 END_TEST
 
+/* An id longer than the room for it is not cut into another job's: no id. */
 START_TEST(job_id_cut_to_cap)
 {
 	char id[5];
+	bool cut;
 
 	les_env_extract(&allow, BLOCK("LSB_JOBID=123456\0LSB_JOBINDEX=7\0"), &tags);
-	ck_assert_int_eq(les_env_job_id(&allow, &tags, id, sizeof(id)), 0);
-	ck_assert_str_eq(id, "1234");
-	ck_assert_int_eq(les_env_job_id(&allow, &tags, id, 0), -EINVAL);
+	ck_assert_int_eq(les_env_job_id(&allow, &tags, id, sizeof(id), &cut), -ENOENT);
+	ck_assert_str_eq(id, "");
+	ck_assert(cut);
+	les_env_extract(&allow, BLOCK("LSB_JOBID=123\0"), &tags);
+	ck_assert_int_eq(les_env_job_id(&allow, &tags, id, sizeof(id), &cut), 0);
+	ck_assert_str_eq(id, "123");
+	ck_assert(!cut);
+	ck_assert_int_eq(les_env_job_id(&allow, &tags, id, 0, NULL), -EINVAL);
+}
+END_TEST
+
+#define DIGITS_150                                                                                  \
+	"12345678901234567890123456789012345678901234567890123456789012345678901234567890123456789" \
+	"0123456789012345678901234567890123456789012345678901234567890"
+
+/* A value cut by the environment read never becomes the job id. */
+static const struct {
+	const char *block;
+	size_t len;
+	int rc;
+	const char *id;
+	bool cut;
+} cut_cases[] = {
+	/* the block ends inside the value (no NUL after it): 4242 might be 42421 */
+	{BLOCK("HOME=/\0SLURM_JOB_ID=4242"), -ENOENT, "", true},
+	/* the whole duplicate Slurm sets is used instead */
+	{BLOCK("SLURM_JOBID=4242\0SLURM_JOB_ID=42"), 0, "4242", true},
+	/* longer than a kept value */
+	{BLOCK("SLURM_JOB_ID=" DIGITS_150 "\0"), -ENOENT, "", true},
+	/* a cut array index: not the array's id either */
+	{BLOCK("LSB_JOBID=1234\0LSB_JOBINDEX=7"), -ENOENT, "", true},
+	{BLOCK("JOB_ID=555\0SGE_TASK_ID=3"), -ENOENT, "", true},
+	{BLOCK("SITE_JOB=site-1"), -ENOENT, "", true},
+	/* a cut tag is not a job's business */
+	{BLOCK("SLURM_JOB_ID=4242\0PROJECT=cli"), 0, "4242", false},
+	{BLOCK("SLURM_JOB_ID=4242\0"), 0, "4242", false},
+	/* the block cut right after the '=' */
+	{BLOCK("PBS_JOBID=7.srv\0SLURM_JOB_ID="), 0, "7.srv", true},
+};
+
+START_TEST(job_id_cut_value)
+{
+	char id[64] = "junk";
+	bool cut = !cut_cases[_i].cut;
+
+	les_env_extract(&allow, cut_cases[_i].block, cut_cases[_i].len, &tags);
+	ck_assert_int_eq(les_env_job_id(&allow, &tags, id, sizeof(id), &cut), cut_cases[_i].rc);
+	ck_assert_str_eq(id, cut_cases[_i].id);
+	ck_assert_int_eq(cut, cut_cases[_i].cut);
 }
 END_TEST
 
@@ -435,6 +484,7 @@ static Suite *envtags_suite(void)
 	tcase_add_checked_fixture(tc, setup_allow, NULL);
 	tcase_add_loop_test(tc, job_id_priority, 0, sizeof(job_cases) / sizeof(job_cases[0]));
 	tcase_add_test(tc, job_id_cut_to_cap);
+	tcase_add_loop_test(tc, job_id_cut_value, 0, sizeof(cut_cases) / sizeof(cut_cases[0]));
 	suite_add_tcase(s, tc);
 	return s;
 }
