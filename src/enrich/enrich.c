@@ -855,6 +855,7 @@ const struct les_stat_field les_enrich_stat_fields[] = {
 	STAT_FIELD(nss_lookups, false, "User name lookups done."),
 	STAT_FIELD(user_queue_full, false, "User name lookups that found the resolver's queue full (tried again later)."),
 	STAT_FIELD(scanned, false, "Processes learned by the start-up scan of /proc."),
+	STAT_FIELD(job_env_cut, false, "Job variables not used: cut by the bounded environment read."),
 };
 /* clang-format on */
 const size_t les_enrich_n_stat_fields =
