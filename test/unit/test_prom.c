@@ -678,6 +678,21 @@ START_TEST(test_http_slow_client)
 }
 END_TEST
 
+/* The DaemonSet's "[$(POD_IP)]:9108": brackets around an IPv4 address too. */
+START_TEST(test_http_bracketed_ipv4)
+{
+	struct les_prom_config cfg = {.listen = "[127.0.0.1]:0", .path = "/metrics"};
+	struct les_prom *p = les_prom_new(&cfg);
+	char err[256], *resp;
+
+	ck_assert_int_eq(les_prom_start(p, err, sizeof(err)), 0);
+	resp = http_get(les_prom_port(p), "/metrics");
+	ck_assert_msg(strstr(resp, " 200 "), "%s", resp);
+	free(resp);
+	les_prom_free(p);
+}
+END_TEST
+
 START_TEST(test_http_bad_address)
 {
 	struct les_prom_config cfg = {.listen = "203.0.113.7:0", .path = "/metrics"};
@@ -716,6 +731,7 @@ static Suite *prom_suite(void)
 	tc = tcase_create("http");
 	tcase_add_test(tc, test_http_server);
 	tcase_add_test(tc, test_http_slow_client);
+	tcase_add_test(tc, test_http_bracketed_ipv4);
 	tcase_add_test(tc, test_http_bad_address);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
