@@ -11,7 +11,8 @@
 #     Kafka flush towards a port where no broker listens);
 #   - SIGTERM during start-up (libbpf loading and attaching): the one
 #     cleanup path runs (status 0, a final stats record) and no les<PID>_
-#     event stays in tracefs kprobe_events (where the kernel has them);
+#     event stays in tracefs kprobe_events (where the kernel has them),
+#     and those of a run killed by SIGKILL go at the next start;
 #   - an escape sequence in the job ID and in comm comes out escaped in
 #     --top --batch (live and replayed) and in the summary.
 
@@ -125,7 +126,25 @@ for delay in 0 0.2 0.5; do
 		les_eq "no les${SP}_ event left in $KE" 0 "$(grep -c "les${SP}_" "$KE")"
 	fi
 done
-[ -n "$KE" ] || echo "# no kprobe_events on this kernel: the tracefs check is skipped"
+# A run killed (SIGKILL: no cleanup) leaves its return probes; the next start removes them.
+if [ -n "$KE" ]; then
+	les_start "$WORK/k1.jsonl" --mount "$M" --stats-interval 0
+	K1=$LES_PID
+	left=$(grep -c "les${K1}_" "$KE")
+	kill -KILL "$K1"
+	wait "$K1" 2>/dev/null
+	if [ "$left" -gt 0 ]; then
+		les_start "$WORK/k2.jsonl" --mount "$M" --stats-interval 0
+		les_true "the next start says it removed them" \
+			grep -q "removed $left return probe" "$WORK/k2.jsonl.err"
+		les_eq "no les${K1}_ event left after the next start" 0 "$(grep -c "les${K1}_" "$KE")"
+		les_stop
+	else
+		echo "# this run made no tracefs return probes: the reaping check is skipped"
+	fi
+else
+	echo "# no kprobe_events on this kernel: the tracefs checks are skipped"
+fi
 
 # --- names on the terminal ---------------------------------------------------------------
 mkdir -p "$WORK/bin"
