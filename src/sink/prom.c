@@ -575,8 +575,12 @@ struct snapshot {
 	uint64_t expired, dropped, scrapes_cut;
 };
 
-/* A sample line beyond its label set: name, extra label, value, at most. */
-#define LINE_MAX_EXTRA 192
+/*
+ * A sample line beyond its label set, at most: the longest name with its
+ * suffix (46), "{" and ",", an extra label (snprintf'd into 64), "} ", a
+ * value (20 digits, or a _sum's 20.9) and the newline.
+ */
+#define LINE_MAX_EXTRA 144
 /* Room kept in the body cap for the headers and the self-metrics. */
 #define BODY_FIXED 16384
 
