@@ -108,7 +108,7 @@ for f in /sys/kernel/tracing/kprobe_events /sys/kernel/debug/tracing/kprobe_even
 done
 for delay in 0 0.2 0.5; do
 	# -vv: libbpf's messages say the start-up has reached the BPF object.
-	"$LES_BIN" -o "$WORK/s.jsonl" -vv --mount "$M" --stats-interval 0 2>"$WORK/s.err" &
+	"$LES_BIN" -o "$WORK/s$delay.jsonl" -vv --mount "$M" --stats-interval 0 2>"$WORK/s.err" &
 	SP=$!
 	for _ in $(seq 1 300); do
 		grep -q '^libbpf: ' "$WORK/s.err" && break
@@ -121,7 +121,7 @@ for delay in 0 0.2 0.5; do
 	st=$?
 	[ "$st" = 0 ] || les_fail "SIGTERM ${delay}s into loading$attached: status $st: $(tail -n 3 "$WORK/s.err")"
 	les_eq "SIGTERM ${delay}s into loading$attached: status 0, a final stats record" 1 \
-		"$(les_jq "$WORK/s.jsonl" 'map(select(.type == "stats" and .final)) | length')"
+		"$(les_jq "$WORK/s$delay.jsonl" 'map(select(.type == "stats" and .final)) | length')"
 	if [ -n "$KE" ]; then
 		les_eq "no les${SP}_ event left in $KE" 0 "$(grep -c "les${SP}_" "$KE")"
 	fi
