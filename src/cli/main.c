@@ -33,6 +33,7 @@
 #include "sink.h"
 #include "sink_kafka.h"
 #include "tracer.h"
+#include "utf8.h"
 
 /*
  * The signal handlers' flags and libbpf's print level are file scope: a
@@ -118,15 +119,17 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, args);
 }
 
+/* One line on stderr; mount paths and names in it escaped for the terminal. */
 static int fail(int status, const char *fmt, ...)
 {
+	char msg[2048], safe[LES_TERM_SAFE_LEN(sizeof(msg))];
 	va_list ap;
 
-	fputs("lustre-ebpf-stream: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	les_term_safe(msg, safe, sizeof(safe));
+	fprintf(stderr, "lustre-ebpf-stream: %s\n", safe);
 	return status;
 }
 

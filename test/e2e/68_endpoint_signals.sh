@@ -14,7 +14,7 @@
 #     event stays in tracefs kprobe_events (where the kernel has them),
 #     and those of a run killed by SIGKILL go at the next start;
 #   - an escape sequence in the job ID and in comm comes out escaped in
-#     --top --batch (live and replayed) and in the summary.
+#     --top --batch (live and replayed), in the summary and in an error line.
 
 . "$(dirname "$0")/lib.sh"
 les_init 68_endpoint_signals curl python3
@@ -175,6 +175,12 @@ wait "$SMP"
 les_true "summary: the job ID escaped" grep -qF '  9\x1b]0;t\x07' "$WORK/sum.err"
 les_true "summary: comm escaped" grep -qF '  e\x1b[2Jx' "$WORK/sum.err"
 les_eq "summary: no escape byte" 0 "$(grep -c "$ESC" "$WORK/sum.err")"
+
+# An error line that names a path: the one stderr line escapes it too.
+"$LES_BIN" -o /dev/null --mount "$WORK/no${ESC}[2Jmount" 2>"$WORK/fail.err"
+les_eq "--mount of a path that is not there: exit 2" 2 "$?"
+les_true "the error line: the path escaped" grep -qF 'no\x1b[2Jmount' "$WORK/fail.err"
+les_eq "the error line: no escape byte" 0 "$(grep -c "$ESC" "$WORK/fail.err")"
 
 # A capture replayed (--top --input) carries what the records carried.
 for t in 0.1 2.1; do
