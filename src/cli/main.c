@@ -33,6 +33,7 @@
 #include "sink.h"
 #include "sink_kafka.h"
 #include "tracer.h"
+#include "utf8.h"
 
 /*
  * The signal handlers' flags and libbpf's print level are file scope: a
@@ -73,11 +74,17 @@ struct app {
 	uint64_t drops_warned; /* output lines lost, as last warned about */
 };
 
-/* First signal asks for a clean stop; a second one kills. */
+/*
+ * The first signal asks for a clean stop; the second kills: the default
+ * action back, and the signal sent again (it is delivered when this
+ * handler returns, as the handler blocks it meanwhile).
+ */
 static void on_signal(int sig)
 {
-	if (exiting)
+	if (exiting) {
 		signal(sig, SIG_DFL);
+		raise(sig);
+	}
 	exiting = 1;
 }
 
@@ -112,15 +119,17 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, args);
 }
 
+/* One line on stderr; mount paths and names in it escaped for the terminal. */
 static int fail(int status, const char *fmt, ...)
 {
+	char msg[2048], safe[LES_TERM_SAFE_LEN(sizeof(msg))];
 	va_list ap;
 
-	fputs("lustre-ebpf-stream: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	les_term_safe(msg, safe, sizeof(safe));
+	fprintf(stderr, "lustre-ebpf-stream: %s\n", safe);
 	return status;
 }
 
@@ -767,6 +776,13 @@ static int start_and_run(struct app *a)
 	const struct les_options *o = a->o;
 	int ret;
 
+	/*
+	 * Before anything is attached: a SIGTERM during start-up stops the
+	 * run through the one cleanup path (run() sees it before its first
+	 * poll; the tracefs events go), not by the default action, which
+	 * leaves them behind.
+	 */
+	install_signals();
 	ret = check_enrichment(o, a->host);
 	ret = ret ?: select_mounts(o, &a->observed);
 	if (ret)
@@ -794,7 +810,6 @@ static int start_and_run(struct app *a)
 	/* After attach: a process that starts meanwhile sends an exec notice. */
 	if (a->enricher)
 		les_enrich_scan(a->enricher, NULL);
-	install_signals();
 	if (o->verbose)
 		fprintf(stderr, "lustre-ebpf-stream: observing %zu mount(s), %zu probes attached\n",
 			a->observed.n, a->tracer.n_links);

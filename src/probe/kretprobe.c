@@ -2,6 +2,7 @@
 /* Return probes made in tracefs, with maxactive: see kretprobe.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,9 +12,8 @@
 #include "kfacts.h"
 #include "kretprobe.h"
 
-static int kprobe_events_write(const char *line)
+static int kprobe_events_write_at(const char *root, const char *line)
 {
-	const char *root = les_tracefs_root();
 	char path[256];
 	ssize_t len = (ssize_t)strlen(line), n;
 	int fd;
@@ -28,6 +28,11 @@ static int kprobe_events_write(const char *line)
 	n = n < 0 ? -errno : n;
 	close(fd);
 	return n == len ? 0 : n < 0 ? (int)n : -EIO;
+}
+
+static int kprobe_events_write(const char *line)
+{
+	return kprobe_events_write_at(les_tracefs_root(), line);
 }
 
 /* The tracepoint id tracefs gave the event, or a negative errno. */
@@ -59,12 +64,82 @@ static void event_name(char *buf, size_t len, unsigned int seq, const char *func
 			buf[i] = '_';
 }
 
-static void remove_event(const char *event)
+static int remove_event_at(const char *root, const char *event)
 {
 	char line[LES_KRETPROBE_NAME_LEN + 8];
 
 	snprintf(line, sizeof(line), "-:%s\n", event);
-	kprobe_events_write(line);
+	return kprobe_events_write_at(root, line);
+}
+
+static void remove_event(const char *event)
+{
+	remove_event_at(les_tracefs_root(), event);
+}
+
+/*
+ * The pid in an event name of ours ("les<pid>_<seq>_<func>", in a line
+ * "r1024:kprobes/les<pid>_..."), 0 when the line is not one.
+ */
+static pid_t event_pid(const char *line, char *event, size_t len)
+{
+	const char *slash = strchr(line, '/'), *p;
+	size_t n;
+	long pid = 0;
+
+	if (!slash || strncmp(slash + 1, "les", 3) != 0)
+		return 0;
+	for (p = slash + 4; *p >= '0' && *p <= '9' && pid < 4194304; p++)
+		pid = pid * 10 + (*p - '0');
+	n = strcspn(slash + 1, " \n");
+	if (*p != '_' || pid <= 0 || n >= len)
+		return 0;
+	memcpy(event, slash + 1, n);
+	event[n] = '\0';
+	return (pid_t)pid;
+}
+
+#define REAP_BATCH 256
+
+/* Up to REAP_BATCH events of dead runs, read before any is removed. */
+static size_t stale_events(const char *root, char (*event)[LES_KRETPROBE_NAME_LEN])
+{
+	char path[256], line[512];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/kprobe_events", root);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (n < REAP_BATCH && fgets(line, sizeof(line), f)) {
+		pid_t pid = event_pid(line, event[n], LES_KRETPROBE_NAME_LEN);
+
+		/* A live run's, or one in a PID namespace we do not see: kept (in use: EBUSY). */
+		if (pid > 0 && kill(pid, 0) && errno == ESRCH)
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
+int les_kretprobes_reap(const char *root)
+{
+	static char event[REAP_BATCH][LES_KRETPROBE_NAME_LEN];
+	int removed = 0, pass_removed, passes = 0;
+	size_t n;
+
+	if (!root)
+		return 0;
+	/* A batch at a time (tracefs' list changes under a reader as events go), 16 at most. */
+	do {
+		n = stale_events(root, event);
+		pass_removed = 0;
+		for (size_t i = 0; i < n; i++)
+			pass_removed += remove_event_at(root, event[i]) == 0;
+		removed += pass_removed;
+	} while (n == REAP_BATCH && pass_removed && ++passes < 16);
+	return removed;
 }
 
 struct bpf_link *les_kretprobe_attach(struct les_kretprobes *k, struct bpf_program *prog,

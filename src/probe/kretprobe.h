@@ -38,5 +38,11 @@ struct bpf_link *les_kretprobe_attach(struct les_kretprobes *k, struct bpf_progr
 uint64_t les_kretprobes_missed(const struct les_kretprobes *k);
 /* Remove the events (after their links are gone). */
 void les_kretprobes_remove(struct les_kretprobes *k);
+/*
+ * Remove the events that runs killed before their cleanup left in
+ * root/kprobe_events (les<PID>_*, the PID gone); returns how many. The
+ * root is a parameter for the tests; the tool passes les_tracefs_root().
+ */
+int les_kretprobes_reap(const char *root);
 
 #endif /* LES_KRETPROBE_H */

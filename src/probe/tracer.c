@@ -660,8 +660,15 @@ static int attach_fn(struct les_tracer *t, int verbose)
 
 int les_tracer_attach(struct les_tracer *t, int verbose)
 {
+	int reaped = les_kretprobes_reap(les_tracefs_root());
 	struct bpf_program *prog;
 	int err;
+
+	if (reaped)
+		fprintf(stderr,
+			"lustre-ebpf-stream: removed %d return probe(s) a killed run left in "
+			"tracefs\n",
+			reaped);
 
 	bpf_object__for_each_program(prog, t->skel->obj)
 	{

@@ -19,6 +19,7 @@
 #include "consumer.h"
 #include "ops.h"
 #include "prom.h"
+#include "utf8.h"
 
 #define KEY_MAX	  4096 /* a rendered label set */
 #define N_BUCKETS 12
@@ -50,34 +51,37 @@ enum series_kind {
 	SK_MAX,
 };
 
+union series_values {
+	struct {
+		uint64_t ops;
+		uint64_t bytes;
+		uint64_t errors[LES_ERRC_MAX];
+	} access;
+	struct {
+		uint64_t count;
+		uint64_t sum_ns;
+		uint64_t buckets[N_BUCKETS]; /* per bucket, made cumulative when rendered */
+	} hist;
+	uint64_t rpc_ops;
+	uint64_t events[LES_EV_MAX];
+	struct {
+		uint64_t count; /* valid when gen is the store's inflight_gen */
+		uint64_t gen;
+	} inflight;
+	struct {
+		uint64_t started; /* completed + in flight, never decreasing */
+		uint64_t completed;
+	} ptlrpc;
+};
+
 struct series {
 	struct series *next; /* hash chain */
+	struct series *older, *newer; /* creation order: a capped scrape takes the oldest */
 	uint64_t hash;
 	uint64_t last_ns; /* last update, CLOCK_MONOTONIC */
 	uint8_t kind;
 	bool data_op; /* access read/write: bytes are data bytes */
-	union {
-		struct {
-			uint64_t ops;
-			uint64_t bytes;
-			uint64_t errors[LES_ERRC_MAX];
-		} access;
-		struct {
-			uint64_t count;
-			uint64_t sum_ns;
-			uint64_t buckets[N_BUCKETS]; /* per bucket, made cumulative when rendered */
-		} hist;
-		uint64_t rpc_ops;
-		uint64_t events[LES_EV_MAX];
-		struct {
-			uint64_t count; /* valid when gen is the store's inflight_gen */
-			uint64_t gen;
-		} inflight;
-		struct {
-			uint64_t started; /* completed + in flight, never decreasing */
-			uint64_t completed;
-		} ptlrpc;
-	} v;
+	union series_values v;
 	uint32_t key_len;
 	char key[]; /* rendered labels: fs_type="fuse",fs="...",... */
 };
@@ -103,45 +107,22 @@ struct les_prom {
 	struct series **table;
 	size_t n_buckets; /* power of 2 */
 	size_t n_series;
+	struct series *oldest, *newest;
 	uint64_t now_ns;
 	uint64_t expired;
 	uint64_t dropped; /* updates lost: series cap, key too long, no memory */
 	struct self_stats self;
 	uint64_t inflight_gen; /* in-flight counts read so far */
 	uint64_t inflight_unlabeled; /* in flight beyond what the tracer listed */
+	size_t last_unrendered;	     /* series the last scrape left out (body cap) */
+	uint64_t scrapes_cut;	     /* scrapes that left series out */
 	struct MHD_Daemon *httpd;
+	uint64_t log_next_ns, log_held; /* microhttpd's messages, held back (HTTP thread) */
 	uint16_t port;
 	char key[KEY_MAX]; /* scratch for the consumer thread */
 };
 
 /* --- label values -------------------------------------------------------- */
-
-/* Length of the well-formed UTF-8 sequence at p (RFC 3629), 0 if none. */
-static size_t utf8_seq_len(const unsigned char *p)
-{
-	uint32_t cp;
-	size_t n, i;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		n = 2, cp = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		n = 3, cp = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		n = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80) /* also stops at the NUL */
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
 
 /* Bytes copied as they are: ASCII other than the three the format escapes. */
 static size_t plain_run(const unsigned char *p)
@@ -175,7 +156,7 @@ size_t les_prom_escape_label(const char *s, char *out, size_t cap)
 		} else if (*p == '\n') {
 			piece = "\\n", n = 2, adv = 1;
 		} else {
-			adv = n = utf8_seq_len(p);
+			adv = n = les_utf8_seq_len(p);
 			if (!adv)
 				piece = "\xef\xbf\xbd", n = 3, adv = 1; /* U+FFFD */
 		}
@@ -307,6 +288,12 @@ static struct series *lookup(struct les_prom *p, enum series_kind kind, size_t k
 	memcpy(s->key, p->key, key_len);
 	s->next = *head;
 	*head = s;
+	s->older = p->newest;
+	if (p->newest)
+		p->newest->newer = s;
+	else
+		p->oldest = s;
+	p->newest = s;
 	p->n_series++;
 	maybe_grow(p);
 	return s;
@@ -450,6 +437,18 @@ int les_prom_add(void *ctx, const struct les_event *ev)
 	return 0;
 }
 
+static void unlink_age(struct les_prom *p, struct series *s)
+{
+	if (s->older)
+		s->older->newer = s->newer;
+	else
+		p->oldest = s->newer;
+	if (s->newer)
+		s->newer->older = s->older;
+	else
+		p->newest = s->older;
+}
+
 void les_prom_tick(struct les_prom *p, uint64_t now_ns)
 {
 	uint64_t ttl;
@@ -465,6 +464,7 @@ void les_prom_tick(struct les_prom *p, uint64_t now_ns)
 		while ((s = *link)) {
 			if (s->last_ns + ttl <= now_ns) {
 				*link = s->next;
+				unlink_age(p, s);
 				free(s);
 				p->n_series--;
 				p->expired++;
@@ -559,6 +559,151 @@ uint64_t les_prom_expired(const struct les_prom *p)
 	return p->expired;
 }
 
+/* --- the snapshot a scrape renders --------------------------------------- */
+
+/* A series as one scrape sees it: its values, copied under the lock. */
+struct snap_series {
+	const char *key; /* in the snapshot's key arena */
+	uint32_t key_len;
+	uint8_t kind;
+	bool data_op;
+	union series_values v;
+};
+
+/*
+ * What one scrape renders, copied under the store's lock; the formatting,
+ * the slow part (1.2 s for 100 k jobs), runs unlocked, so the consumer
+ * waits at most for this copy.
+ */
+struct snapshot {
+	struct snap_series *series;
+	size_t n;
+	char *keys;
+	size_t body_max; /* what the series render to at most */
+	struct self_stats self;
+	uint64_t inflight_gen, inflight_unlabeled;
+	size_t n_series, unrendered;
+	uint64_t expired, dropped, scrapes_cut;
+};
+
+/*
+ * A sample line beyond its label set, at most: the longest name with its
+ * suffix (46), "{" and ",", an extra label (snprintf'd into 64), "} ", a
+ * value (20 digits, or a _sum's 20.9) and the newline.
+ */
+#define LINE_MAX_EXTRA 144
+/* Room kept in the body cap for the headers and the self-metrics. */
+#define BODY_FIXED 16384
+
+/* The sample lines a series renders to (as the render_ functions do). */
+static size_t series_lines(const struct series *s)
+{
+	size_t n = 0;
+
+	switch (s->kind) {
+	case SK_ACCESS:
+		n = s->data_op ? 2 : 1;
+		for (unsigned int c = LES_ERRC_NONE + 1; c < LES_ERRC_MAX; c++)
+			n += s->v.access.errors[c] != 0;
+		return n;
+	case SK_ACCESS_HIST:
+	case SK_RPC_HIST:
+		return N_BUCKETS + 3; /* the buckets, +Inf, _sum, _count */
+	case SK_RPC_EVENT:
+		for (unsigned int e = 0; e < LES_EV_MAX; e++)
+			n += s->v.events[e] != 0;
+		return n;
+	case SK_PTLRPC:
+		return 2;
+	default:
+		return 1;
+	}
+}
+
+static size_t series_body_max(const struct series *s)
+{
+	return series_lines(s) * (s->key_len + LINE_MAX_EXTRA);
+}
+
+/*
+ * How many of the oldest series fit the body cap, and their keys' bytes.
+ * The oldest first and the first that does not fit ends it: a capped
+ * scrape shows the same series every time, the newest wait for room.
+ */
+static size_t snapshot_count(const struct les_prom *p, size_t *key_bytes, size_t *body_max)
+{
+	size_t budget = p->cfg.max_body > BODY_FIXED ? p->cfg.max_body - BODY_FIXED : 0, n = 0;
+
+	*key_bytes = 0;
+	*body_max = BODY_FIXED;
+	for (const struct series *s = p->oldest; s; s = s->newer, n++) {
+		size_t cost = series_body_max(s);
+
+		if (cost > budget)
+			break;
+		budget -= cost;
+		*body_max += cost;
+		*key_bytes += s->key_len;
+	}
+	return n;
+}
+
+static void snapshot_copy(const struct les_prom *p, struct snapshot *sn)
+{
+	const struct series *s = p->oldest;
+	char *key = sn->keys;
+
+	for (size_t i = 0; i < sn->n; i++, s = s->newer) {
+		struct snap_series *d = &sn->series[i];
+
+		memcpy(key, s->key, s->key_len);
+		d->key = key;
+		d->key_len = s->key_len;
+		d->kind = s->kind;
+		d->data_op = s->data_op;
+		d->v = s->v;
+		key += s->key_len;
+	}
+}
+
+/* Copy what a scrape renders; -ENOMEM leaves nothing to free. */
+static int snapshot_take(struct les_prom *p, struct snapshot *sn)
+{
+	size_t key_bytes;
+
+	memset(sn, 0, sizeof(*sn));
+	pthread_mutex_lock(&p->lock);
+	sn->n = snapshot_count(p, &key_bytes, &sn->body_max);
+	sn->series = malloc(sn->n * sizeof(*sn->series) + 1);
+	sn->keys = malloc(key_bytes + 1);
+	if (!sn->series || !sn->keys) {
+		pthread_mutex_unlock(&p->lock);
+		free(sn->series);
+		free(sn->keys);
+		return -ENOMEM;
+	}
+	snapshot_copy(p, sn);
+	sn->unrendered = p->n_series - sn->n;
+	p->last_unrendered = sn->unrendered;
+	if (sn->unrendered)
+		p->scrapes_cut++;
+	sn->self = p->self;
+	sn->inflight_gen = p->inflight_gen;
+	sn->inflight_unlabeled = p->inflight_unlabeled;
+	sn->n_series = p->n_series;
+	sn->expired = p->expired;
+	sn->dropped = p->dropped;
+	sn->scrapes_cut = p->scrapes_cut;
+	pthread_mutex_unlock(&p->lock);
+	return 0;
+}
+
+static void snapshot_free(struct snapshot *sn)
+{
+	free(sn->series);
+	free(sn->keys);
+}
+
 /* --- rendering ------------------------------------------------------------ */
 
 struct out {
@@ -625,7 +770,7 @@ static void family_header(struct out *o, const char *name, const char *type, con
 }
 
 /* name{key[,extra]} value */
-static void sample(struct out *o, const char *name, const struct series *s, const char *extra,
+static void sample(struct out *o, const char *name, const struct snap_series *s, const char *extra,
 		   uint64_t value)
 {
 	out_str(o, name, strlen(name));
@@ -638,45 +783,40 @@ static void sample(struct out *o, const char *name, const struct series *s, cons
 	out_fmt(o, "} %" PRIu64 "\n", value);
 }
 
-/* Walks the table: every series of one kind, in bucket order. */
+/* Walks the snapshot: every series of one kind, oldest first. */
 struct series_iter {
-	size_t bucket;
-	struct series *next;
+	size_t i;
 };
 
-static struct series *series_next(const struct les_prom *p, struct series_iter *it,
-				  enum series_kind kind)
+static const struct snap_series *series_next(const struct snapshot *sn, struct series_iter *it,
+					     enum series_kind kind)
 {
-	for (;;) {
-		struct series *s = it->next;
+	while (it->i < sn->n) {
+		const struct snap_series *s = &sn->series[it->i++];
 
-		while (!s && it->bucket < p->n_buckets)
-			s = p->table[it->bucket++];
-		if (!s)
-			return NULL;
-		it->next = s->next;
 		if (s->kind == kind)
 			return s;
 	}
+	return NULL;
 }
 
-static void render_access_counters(struct les_prom *p, struct out *o)
+static void render_access_counters(const struct snapshot *sn, struct out *o)
 {
-	const struct series *s;
+	const struct snap_series *s;
 	char extra[64];
 
 	family_header(o, "lustre_client_access_operations_total", "counter",
 		      "File operations completed on the client, by user, process, job and op.");
-	for (struct series_iter it = {0}; (s = series_next(p, &it, SK_ACCESS));)
+	for (struct series_iter it = {0}; (s = series_next(sn, &it, SK_ACCESS));)
 		sample(o, "lustre_client_access_operations_total", s, NULL, s->v.access.ops);
 	family_header(o, "lustre_client_data_bytes_total", "counter",
 		      "Bytes read and written by file operations.");
-	for (struct series_iter it = {0}; (s = series_next(p, &it, SK_ACCESS));)
+	for (struct series_iter it = {0}; (s = series_next(sn, &it, SK_ACCESS));)
 		if (s->data_op)
 			sample(o, "lustre_client_data_bytes_total", s, NULL, s->v.access.bytes);
 	family_header(o, "lustre_client_operation_errors_total", "counter",
 		      "File operations that failed, by errno class.");
-	for (struct series_iter it = {0}; (s = series_next(p, &it, SK_ACCESS));)
+	for (struct series_iter it = {0}; (s = series_next(sn, &it, SK_ACCESS));)
 		for (unsigned int c = LES_ERRC_NONE + 1; c < LES_ERRC_MAX; c++) {
 			if (!s->v.access.errors[c])
 				continue;
@@ -687,14 +827,14 @@ static void render_access_counters(struct les_prom *p, struct out *o)
 		}
 }
 
-static void render_histograms(struct les_prom *p, struct out *o, enum series_kind kind,
+static void render_histograms(const struct snapshot *sn, struct out *o, enum series_kind kind,
 			      const char *name, const char *help)
 {
-	const struct series *s;
+	const struct snap_series *s;
 	char extra[32];
 
 	family_header(o, name, "histogram", help);
-	for (struct series_iter it = {0}; (s = series_next(p, &it, kind));) {
+	for (struct series_iter it = {0}; (s = series_next(sn, &it, kind));) {
 		uint64_t cum = 0;
 
 		for (unsigned int b = 0; b < N_BUCKETS; b++) {
@@ -713,20 +853,20 @@ static void render_histograms(struct les_prom *p, struct out *o, enum series_kin
 	}
 }
 
-static void render_rpc(struct les_prom *p, struct out *o)
+static void render_rpc(const struct snapshot *sn, struct out *o)
 {
-	const struct series *s;
+	const struct snap_series *s;
 	char extra[64];
 
 	family_header(o, "lustre_client_rpc_wait_operations_total", "counter",
 		      "Client requests (FUSE, sunrpc, PtlRPC) completed, by op.");
-	for (struct series_iter it = {0}; (s = series_next(p, &it, SK_RPC));)
+	for (struct series_iter it = {0}; (s = series_next(sn, &it, SK_RPC));)
 		sample(o, "lustre_client_rpc_wait_operations_total", s, NULL, s->v.rpc_ops);
-	render_histograms(p, o, SK_RPC_HIST, "lustre_client_rpc_wait_duration_seconds",
+	render_histograms(sn, o, SK_RPC_HIST, "lustre_client_rpc_wait_duration_seconds",
 			  "Time client requests waited for their reply, in seconds.");
 	family_header(o, "lustre_client_rpc_errors_total", "counter",
 		      "Request events: resend, restart, expire, notconn, retransmit.");
-	for (struct series_iter it = {0}; (s = series_next(p, &it, SK_RPC_EVENT));)
+	for (struct series_iter it = {0}; (s = series_next(sn, &it, SK_RPC_EVENT));)
 		for (unsigned int e = 0; e < LES_EV_MAX; e++) {
 			if (!s->v.events[e])
 				continue;
@@ -736,23 +876,23 @@ static void render_rpc(struct les_prom *p, struct out *o)
 }
 
 /* Requests in flight by submitter, and PtlRPC's started and completed. */
-static void render_requests(struct les_prom *p, struct out *o)
+static void render_requests(const struct snapshot *sn, struct out *o)
 {
-	const struct series *s;
+	const struct snap_series *s;
 
 	family_header(o, "lustre_client_inflight_requests", "gauge",
 		      "Requests in flight now (FUSE, sunrpc, PtlRPC), by submitter.");
-	for (struct series_iter it = {0}; (s = series_next(p, &it, SK_INFLIGHT));)
+	for (struct series_iter it = {0}; (s = series_next(sn, &it, SK_INFLIGHT));)
 		sample(o, "lustre_client_inflight_requests", s, NULL,
-		       s->v.inflight.gen == p->inflight_gen ? s->v.inflight.count : 0);
+		       s->v.inflight.gen == sn->inflight_gen ? s->v.inflight.count : 0);
 	family_header(o, "lustre_client_ptlrpc_requests_started_total", "counter",
 		      "PtlRPC requests sent: completed plus in flight.");
-	for (struct series_iter it = {0}; (s = series_next(p, &it, SK_PTLRPC));)
+	for (struct series_iter it = {0}; (s = series_next(sn, &it, SK_PTLRPC));)
 		sample(o, "lustre_client_ptlrpc_requests_started_total", s, NULL,
 		       s->v.ptlrpc.started);
 	family_header(o, "lustre_client_ptlrpc_requests_completed_total", "counter",
 		      "PtlRPC requests completed (replied, or freed after their send).");
-	for (struct series_iter it = {0}; (s = series_next(p, &it, SK_PTLRPC));)
+	for (struct series_iter it = {0}; (s = series_next(sn, &it, SK_PTLRPC));)
 		sample(o, "lustre_client_ptlrpc_requests_completed_total", s, NULL,
 		       s->v.ptlrpc.completed);
 }
@@ -784,16 +924,16 @@ static void render_tables(struct out *o, const struct self_stats *st)
 		st->mounts_skipped_limit, st->mounts_skipped_too_long);
 }
 
-static void render_self(struct les_prom *p, struct out *o)
+static void render_self(const struct snapshot *sn, struct out *o)
 {
-	const struct self_stats *st = &p->self;
+	const struct self_stats *st = &sn->self;
 
 	if (st->valid) {
 		family_header(o, "lustre_ebpf_stream_inflight_unlabeled", "gauge",
 			      "Requests in flight left out of lustre_client_inflight_requests "
 			      "(more than the tracer lists at once).");
 		out_fmt(o, "lustre_ebpf_stream_inflight_unlabeled %" PRIu64 "\n",
-			p->inflight_unlabeled);
+			sn->inflight_unlabeled);
 		family_header(o, "lustre_ebpf_stream_records_total", "counter",
 			      "Records decoded from the ring buffer, by kind.");
 		for (unsigned int k = 1; k < LES_REC_KIND_MAX; k++)
@@ -816,28 +956,40 @@ static void render_self(struct les_prom *p, struct out *o)
 	}
 	family_header(o, "lustre_ebpf_stream_prometheus_series", "gauge",
 		      "Series held by the Prometheus endpoint.");
-	out_fmt(o, "lustre_ebpf_stream_prometheus_series %zu\n", p->n_series);
+	out_fmt(o, "lustre_ebpf_stream_prometheus_series %zu\n", sn->n_series);
 	family_header(o, "lustre_ebpf_stream_prometheus_series_expired_total", "counter",
 		      "Series removed after --series-ttl without updates.");
-	out_fmt(o, "lustre_ebpf_stream_prometheus_series_expired_total %" PRIu64 "\n", p->expired);
+	out_fmt(o, "lustre_ebpf_stream_prometheus_series_expired_total %" PRIu64 "\n", sn->expired);
 	family_header(o, "lustre_ebpf_stream_prometheus_updates_dropped_total", "counter",
 		      "Record updates lost to the series limit or an oversized label set.");
-	out_fmt(o, "lustre_ebpf_stream_prometheus_updates_dropped_total %" PRIu64 "\n", p->dropped);
+	out_fmt(o, "lustre_ebpf_stream_prometheus_updates_dropped_total %" PRIu64 "\n",
+		sn->dropped);
+	family_header(o, "lustre_ebpf_stream_prometheus_series_unrendered", "gauge",
+		      "Series left out of this scrape: the body would pass its cap "
+		      "(the newest are left out).");
+	out_fmt(o, "lustre_ebpf_stream_prometheus_series_unrendered %zu\n", sn->unrendered);
+	family_header(o, "lustre_ebpf_stream_prometheus_scrapes_cut_total", "counter",
+		      "Scrapes that left series out for the body cap.");
+	out_fmt(o, "lustre_ebpf_stream_prometheus_scrapes_cut_total %" PRIu64 "\n",
+		sn->scrapes_cut);
 }
 
 char *les_prom_render(struct les_prom *p, size_t *len)
 {
+	struct snapshot sn;
 	struct out o = {0};
 
-	pthread_mutex_lock(&p->lock);
-	out_reserve(&o, p->n_series * 512);
-	render_access_counters(p, &o);
-	render_histograms(p, &o, SK_ACCESS_HIST, "lustre_client_access_duration_seconds",
+	if (snapshot_take(p, &sn))
+		return NULL;
+	/* Unlocked from here: the consumer updates the store meanwhile. */
+	out_reserve(&o, sn.body_max);
+	render_access_counters(&sn, &o);
+	render_histograms(&sn, &o, SK_ACCESS_HIST, "lustre_client_access_duration_seconds",
 			  "Latency of file operations, in seconds.");
-	render_rpc(p, &o);
-	render_requests(p, &o);
-	render_self(p, &o);
-	pthread_mutex_unlock(&p->lock);
+	render_rpc(&sn, &o);
+	render_requests(&sn, &o);
+	render_self(&sn, &o);
+	snapshot_free(&sn);
 	if (o.oom || !o.buf) {
 		free(o.buf);
 		return NULL;
@@ -948,6 +1100,8 @@ struct les_prom *les_prom_new(const struct les_prom_config *cfg)
 	p->cfg = *cfg;
 	if (!p->cfg.max_series)
 		p->cfg.max_series = LES_PROM_MAX_SERIES;
+	if (!p->cfg.max_body)
+		p->cfg.max_body = LES_PROM_MAX_BODY;
 	p->path = strdup(cfg->path ? cfg->path : LES_PROM_PATH_DEFAULT);
 	p->n_buckets = 1024;
 	p->table = calloc(p->n_buckets, sizeof(*p->table));
@@ -982,18 +1136,47 @@ void les_prom_free(struct les_prom *p)
 	free(p);
 }
 
+#define LOG_INTERVAL_NS (10 * LES_NS_PER_SEC)
+
+/*
+ * microhttpd's messages, at most one per LOG_INTERVAL_NS: a client that
+ * connects in a loop past the limits makes one per connection.
+ */
+static void http_log(void *cls, const char *fmt, va_list ap)
+{
+	struct les_prom *p = cls;
+	uint64_t now = les_mono_ns();
+
+	if (p->log_next_ns && now < p->log_next_ns) {
+		p->log_held++;
+		return;
+	}
+	if (p->log_held)
+		fprintf(stderr, "lustre-ebpf-stream: microhttpd: %" PRIu64 " messages not shown\n",
+			p->log_held);
+	fputs("lustre-ebpf-stream: microhttpd: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	p->log_held = 0;
+	p->log_next_ns = now + LOG_INTERVAL_NS;
+}
+
+/*
+ * The limits per client: a client that opens connections and sends half
+ * a request (slowloris) holds at most LES_PROM_PER_IP_CONNECTIONS of the
+ * LES_PROM_CONNECTIONS, each for LES_PROM_CONNECTION_TIMEOUT_S without a
+ * byte; the scrapers on other addresses keep the rest.
+ */
 static struct MHD_Daemon *start_on(struct les_prom *p, unsigned int flags, uint16_t port,
 				   const struct sockaddr *addr)
 {
 	flags |= MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
-	if (addr)
-		return MHD_start_daemon(flags, port, NULL, NULL, on_request, p,
-					MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_CONNECTION_TIMEOUT,
-					(unsigned int)10, MHD_OPTION_CONNECTION_LIMIT,
-					(unsigned int)64, MHD_OPTION_END);
-	return MHD_start_daemon(flags, port, NULL, NULL, on_request, p,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64, MHD_OPTION_END);
+	return MHD_start_daemon(
+		flags, port, NULL, NULL, on_request, p, MHD_OPTION_EXTERNAL_LOGGER, http_log, p,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)LES_PROM_CONNECTION_TIMEOUT_S,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)LES_PROM_CONNECTIONS,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)LES_PROM_PER_IP_CONNECTIONS,
+		/* Last: without an address, the list ends here. */
+		addr ? MHD_OPTION_SOCK_ADDR : MHD_OPTION_END, addr, MHD_OPTION_END);
 }
 
 static struct MHD_Daemon *start_daemon(struct les_prom *p, const char *host, uint16_t port,
@@ -1064,18 +1247,22 @@ uint16_t les_prom_port(const struct les_prom *p)
 static void stats_member(void *ctx, struct jw *w)
 {
 	struct les_prom *p = ctx;
-	uint64_t series, expired, dropped;
+	uint64_t series, expired, dropped, unrendered, cut;
 
 	pthread_mutex_lock(&p->lock);
 	series = p->n_series;
 	expired = p->expired;
 	dropped = p->dropped;
+	unrendered = p->last_unrendered;
+	cut = p->scrapes_cut;
 	pthread_mutex_unlock(&p->lock);
 	jw_key(w, "prometheus");
 	jw_obj_begin(w);
 	jw_kv_u64(w, "series", series);
 	jw_kv_u64(w, "series_expired", expired);
 	jw_kv_u64(w, "updates_dropped", dropped);
+	jw_kv_u64(w, "series_unrendered", unrendered);
+	jw_kv_u64(w, "scrapes_cut", cut);
 	jw_obj_end(w);
 }
 

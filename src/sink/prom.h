@@ -6,9 +6,10 @@
  *
  * The store is a hash table of series keyed by their rendered label set.
  * The consumer's thread updates it (les_prom_add, one short critical
- * section per record); the HTTP thread renders it into a private buffer
- * under the same mutex and sends that buffer after unlocking, so a slow
- * client never holds the record path. Series not updated for the TTL are
+ * section per record); the HTTP thread copies the series under the same
+ * mutex (a snapshot, at most what fits the body cap, the oldest first),
+ * then formats and sends the copy unlocked, so neither a big store nor a
+ * slow client holds the record path. Series not updated for the TTL are
  * removed by les_prom_tick(), so the series of finished jobs go away.
  */
 #ifndef LES_PROM_H
@@ -33,6 +34,15 @@
 #define LES_PROM_TTL_DEFAULT_NS (600ULL * 1000000000ULL) /* 10m */
 #define LES_PROM_MAX_SERIES	200000 /* beyond this, new series are dropped, counted */
 #define LES_PROM_HOST_MAX	256
+/*
+ * A scrape's body is at most this: the series past it (the newest) are
+ * left out of that scrape and counted (series_unrendered, scrapes_cut).
+ */
+#define LES_PROM_MAX_BODY (64u << 20)
+/* Connections at once, per client address, and the idle time that closes one. */
+#define LES_PROM_CONNECTIONS	      64
+#define LES_PROM_PER_IP_CONNECTIONS   8
+#define LES_PROM_CONNECTION_TIMEOUT_S 10
 
 struct les_consumer;
 struct les_kernel_stats;
@@ -45,6 +55,7 @@ struct les_prom_config {
 	bool histogram_process; /* process label on the histogram families */
 	uint64_t series_ttl_ns; /* 0: series never expire */
 	uint32_t max_series;	/* 0: LES_PROM_MAX_SERIES */
+	size_t max_body;	/* 0: LES_PROM_MAX_BODY */
 };
 
 struct les_prom;

@@ -4,7 +4,7 @@
 #include <string.h>
 #include "clock.h"
 #include "summary.h"
-
+#include "utf8.h"
 
 enum sum_type { ST_ACCESS = 0, ST_RPC, ST_RPC_EVENT, ST_MAX };
 
@@ -222,9 +222,14 @@ static void print_top(const struct name_table *t, const char *what, const char *
 		top_insert(top, &n, &t->other, by_latency);
 	fprintf(out, "  top %s by %s %s:\n", what, plane, by_latency ? "latency" : "ops");
 	fprintf(out, "    %10s %14s  %s\n", "ops", "latency_s", what[0] == 'j' ? "job" : "process");
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		char name[LES_TERM_SAFE_LEN(LES_SUMMARY_NAME_LEN)];
+
+		/* Job IDs and comm come from users: escaped for the terminal. */
+		les_term_safe(top[i]->name, name, sizeof(name));
 		fprintf(out, "    %10llu %14.6f  %s\n", (unsigned long long)top[i]->ops,
-			(double)top[i]->latency_ns / 1e9, top[i]->name);
+			(double)top[i]->latency_ns / 1e9, name);
+	}
 }
 
 void les_summary_print(const struct les_summary *s, const struct les_summary_totals *t, FILE *out)

@@ -9,6 +9,7 @@
 #include "histogram.h"
 #include "ops.h"
 #include "top.h"
+#include "utf8.h"
 
 #define TABLE_SLOTS (2 * LES_TOP_GROUPS) /* open addressing, at most half full */
 
@@ -341,16 +342,18 @@ static void put_header(struct frame *f, const struct les_top *t, enum les_top_gr
 		       enum les_top_sort sort, double secs)
 {
 	const struct top_interval *iv = t->shown;
-	char mounts[256] = "";
+	char mounts[256] = "", name[LES_TERM_SAFE_LEN(LES_TOP_NAME_LEN)];
 	size_t m = 0;
 
+	les_term_safe(t->filter, name, sizeof(name));
 	put_line(f, "lustre-ebpf-stream --top  %s  by %s, sorted by %s%s%s  (%.1f s)", t->clock,
 		 les_top_group_name(group), les_top_sort_name(sort), t->filter[0] ? ", only " : "",
-		 t->filter, secs);
-	for (size_t i = 0; i < t->header.n_mounts && m < sizeof(mounts); i++)
+		 name, secs);
+	for (size_t i = 0; i < t->header.n_mounts && m < sizeof(mounts); i++) {
+		les_term_safe(t->header.mounts[i].mount, name, sizeof(name));
 		m += (size_t)snprintf(mounts + m, sizeof(mounts) - m, "%s%s %llu", i ? ", " : "",
-				      t->header.mounts[i].mount,
-				      (unsigned long long)t->header.mounts[i].inflight);
+				      name, (unsigned long long)t->header.mounts[i].inflight);
+	}
 	put_line(f, "requests/s %.1f  resends %llu  expires %llu  dropped %llu  in flight: %s",
 		 (double)iv->requests / secs, (unsigned long long)iv->resends,
 		 (unsigned long long)iv->expires, (unsigned long long)t->header.dropped,
@@ -389,12 +392,14 @@ size_t les_top_render(const struct les_top *t, enum les_top_group group, enum le
 	qsort(rows, n, sizeof(rows[0]), cmp_rows);
 	for (size_t i = 0; i < n; i++) {
 		const struct top_row *r = rows[i];
-		char p50[16], p99[16];
+		char p50[16], p99[16], name[LES_TERM_SAFE_LEN(LES_TOP_NAME_LEN)];
 		uint64_t ops = r->ops_meta + r->ops_data;
 
+		/* Names come from users: what reaches the terminal is escaped. */
+		les_term_safe(r->name, name, sizeof(name));
 		fmt_latency(p50, sizeof(p50), les_hist_percentile(&r->latency, 500));
 		fmt_latency(p99, sizeof(p99), les_hist_percentile(&r->latency, 990));
-		if (!put_line(&f, "%-14.14s %6.1f %6.1f %7.2f %7.2f %6s %6s %3.0f%% %5.1f %s", r->name,
+		if (!put_line(&f, "%-14.14s %6.1f %6.1f %7.2f %7.2f %6s %6s %3.0f%% %5.1f %s", name,
 			      (double)r->ops_meta / secs, (double)r->ops_data / secs,
 			      (double)r->bytes_read / secs / 1e6,
 			      (double)r->bytes_write / secs / 1e6, ops ? p50 : "-", ops ? p99 : "-",

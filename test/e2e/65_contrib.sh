@@ -6,6 +6,7 @@
 # process: ops, bytes, latency percentiles, RPC wait), every query parses
 # as PromQL; the Kubernetes DaemonSet parses and has what the tool needs;
 # the example config files read back; the logrotate snippet signals HUP.
+# Metrics bind localhost in the examples and the pod's IP in the DaemonSet.
 
 . "$(dirname "$0")/lib.sh"
 les_init 65_contrib curl promtool
@@ -52,7 +53,8 @@ les_true "every dashboard query parses (promtool check rules)" promtool check ru
 # The families the dashboard uses are those the tool serves.
 M=$WORK/mnt
 les_testfs "$M"
-les_start "$WORK/prom.jsonl" --mount "$M" --prometheus 127.0.0.1:0 --stats-interval 0
+# The bracketed form the DaemonSet gives its pod IP in, IPv4 here.
+les_start "$WORK/prom.jsonl" --mount "$M" --prometheus "[127.0.0.1]:0" --stats-interval 0
 PORT=$(sed -n 's/.*metrics on port \([0-9]*\).*/\1/p' "$WORK/prom.jsonl.err" | head -n 1)
 [ -n "$PORT" ] || les_fail "no metrics port in: $(cat "$WORK/prom.jsonl.err")"
 dd if=/dev/zero of="$M/f" bs=4k count=4 status=none
@@ -98,10 +100,16 @@ ns = kinds["Namespace"]["metadata"].get("labels", {})
 assert ns.get("pod-security.kubernetes.io/enforce") == "privileged", "Pod Security label"
 conf = kinds["ConfigMap"]["data"]["lustre-ebpf-stream.conf"]
 assert "mountinfo = /proc/1/mountinfo" in conf, "the host's mount table"
+# Metrics on the pod's IP only: not in the config (no bind to every address).
+assert not any(l.strip().startswith("prometheus") for l in conf.splitlines()), "prometheus in conf"
+args = c["args"]
+assert args[args.index("--prometheus") + 1] == "[$(POD_IP)]:9108", "--prometheus [$(POD_IP)]:9108"
+env = {e["name"]: e for e in c.get("env", [])}
+assert env["POD_IP"]["valueFrom"]["fieldRef"]["fieldPath"] == "status.podIP", "POD_IP from status.podIP"
 open(sys.argv[2], "w").write(kinds["ConfigMap"]["data"]["lustre-ebpf-stream.conf"])
 print("ok")
 PYEOF
-les_true "DaemonSet: hostPID, capabilities, BTF, writable tracefs, host cgroups, Pod Security label" \
+les_true "DaemonSet: hostPID, capabilities, BTF, writable tracefs, host cgroups, Pod Security label, metrics on the pod IP" \
 	$PY "$WORK/k8s.py" "$C/k8s/daemonset.yaml" "$WORK/k8s.conf"
 KV=${LES_CACHE:-/var/cache/lustre-ebpf-stream}/venv/bin/kubernetes-validate
 [ -x "$KV" ] || les_fail "kubernetes-validate missing (scripts/install-deps)"
@@ -114,6 +122,8 @@ les_true "contrib config example reads back" \
 	"$LES_BIN" --config "$C/lustre-ebpf-stream.conf.example" --print-config
 grep -q '^output = /var/log/lustre-ebpf-stream/' "$WORK/check.out" ||
 	les_fail "the example's output is not under /var/log/lustre-ebpf-stream"
+les_true "contrib config example: metrics on localhost" \
+	grep -qx '#prometheus = 127.0.0.1:9108' "$C/lustre-ebpf-stream.conf.example"
 les_true "logrotate: rotates the output directory's plain captures" \
 	grep -qx '/var/log/lustre-ebpf-stream/\*.jsonl {' "$C/logrotate/lustre-ebpf-stream"
 les_true "logrotate: ... and its gzip captures, not compressed again" \

@@ -9,10 +9,13 @@
 #include <jansson.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include "ops.h"
 #include "consumer.h"
@@ -485,18 +488,185 @@ START_TEST(test_many_series)
 }
 END_TEST
 
+/* n jobs, each with its access counter and histogram: 2 n series. */
+static void add_jobs(struct les_prom *p, int n)
+{
+	char job[32];
+
+	for (int i = 0; i < n; i++) {
+		struct les_event ev = access_ev("read", "dd", 100, 0);
+
+		snprintf(job, sizeof(job), "%d", i);
+		ev.job_id = job;
+		les_prom_add(p, &ev);
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct render_job {
+	struct les_prom *p;
+	atomic_int state; /* 1 rendering, 2 done */
+	double start, seconds;
+	size_t len;
+};
+
+static void *render_thread(void *arg)
+{
+	struct render_job *r = arg;
+	char *text;
+
+	r->start = now_s();
+	atomic_store(&r->state, 1);
+	text = les_prom_render(r->p, &r->len);
+	r->seconds = now_s() - r->start;
+	atomic_store(&r->state, 2);
+	free(text);
+	return NULL;
+}
+
+#define MS_BINS 60000
+
+/*
+ * A scrape of a big store does not hold the record path: while one
+ * renders, the updater (the consumer's thread) keeps counting records,
+ * in the second half of the render as in the first. Rendered under the
+ * store's lock, the updater gets in only before the render takes the
+ * lock, and once after it lets go.
+ */
+START_TEST(test_render_unblocked)
+{
+	struct les_prom *p = make(true, false, 0);
+	struct render_job r = {.p = p};
+	struct les_event ev = access_ev("read", "dd", 100, 0);
+	unsigned int *done_at_ms = calloc(MS_BINS, sizeof(*done_at_ms));
+	unsigned long late = 0, all = 0;
+	double worst = 0;
+	pthread_t th;
+
+	ck_assert_ptr_nonnull(done_at_ms);
+	add_jobs(p, 30000);
+	ck_assert_uint_eq(les_prom_series(p), 60000);
+	ev.job_id = "7";
+	ck_assert_int_eq(pthread_create(&th, NULL, render_thread, &r), 0);
+	while (atomic_load(&r.state) == 0)
+		;
+	while (atomic_load(&r.state) == 1) {
+		double t0 = now_s(), t1;
+		size_t ms;
+
+		les_prom_add(p, &ev);
+		t1 = now_s();
+		ms = (size_t)((t1 - r.start) * 1000);
+		done_at_ms[ms < MS_BINS ? ms : MS_BINS - 1]++;
+		worst = t1 - t0 > worst ? t1 - t0 : worst;
+		/* The consumer has other work between records: the render gets the lock. */
+		usleep(100);
+	}
+	pthread_join(th, NULL);
+	/* Updates done in the second half of the render, its last ms left out. */
+	for (size_t ms = (size_t)(r.seconds * 500); ms + 1 < (size_t)(r.seconds * 1000); ms++)
+		late += done_at_ms[ms];
+	for (size_t ms = 0; ms < MS_BINS; ms++)
+		all += done_at_ms[ms];
+	fprintf(stderr,
+		"test_render_unblocked: 60000 series, %zu bytes rendered in %.3f s; %lu updates "
+		"meanwhile, %lu in its second half, the slowest %.3f s\n",
+		r.len, r.seconds, all, late, worst);
+	ck_assert_uint_gt(r.len, 0);
+	ck_assert_uint_ge(late, 50);
+	free(done_at_ms);
+	les_prom_free(p);
+}
+END_TEST
+
+/* The count of lines that start with prefix. */
+static size_t count_lines(const char *text, const char *prefix)
+{
+	size_t n = 0, len = strlen(prefix);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		n += strncmp(p, prefix, len) == 0;
+	return n;
+}
+
+/*
+ * The body cap: a scrape renders the oldest series that fit and counts
+ * the rest, the same ones every time; the body never passes the cap.
+ */
+START_TEST(test_body_cap)
+{
+	struct les_prom_config cfg = {.path = "/metrics", .max_body = 128 * 1024};
+	struct les_prom *p = les_prom_new(&cfg);
+	char line[128];
+	size_t len, shown, left;
+	char *text;
+
+	ck_assert_ptr_nonnull(p);
+	add_jobs(p, 2000);
+	ck_assert_uint_eq(les_prom_series(p), 4000);
+	for (int scrape = 1; scrape <= 2; scrape++) {
+		text = les_prom_render(p, &len);
+		ck_assert_ptr_nonnull(text);
+		ck_assert_uint_le(len, cfg.max_body);
+		shown = count_lines(text, "lustre_client_access_operations_total{") +
+			count_lines(text, "lustre_client_access_duration_seconds_count{");
+		left = 4000 - shown;
+		ck_assert_uint_gt(shown, 10);
+		ck_assert_uint_gt(left, 0);
+		snprintf(line, sizeof(line), "lustre_ebpf_stream_prometheus_series_unrendered %zu",
+			 left);
+		assert_has_line(text, line);
+		snprintf(line, sizeof(line), "lustre_ebpf_stream_prometheus_scrapes_cut_total %d",
+			 scrape);
+		assert_has_line(text, line);
+		assert_has_line(text, "lustre_ebpf_stream_prometheus_series 4000");
+		/* The oldest are shown, the newest wait. */
+		ck_assert_ptr_nonnull(strstr(text, "slurm_job_id=\"0\"}"));
+		ck_assert_ptr_null(strstr(text, "slurm_job_id=\"1999\"}"));
+		free(text);
+	}
+	les_prom_free(p);
+}
+END_TEST
+
+/* Under the cap, nothing is left out and no scrape counts as cut. */
+START_TEST(test_body_cap_default)
+{
+	struct les_prom *p = make(true, false, 0);
+	char *text;
+
+	add_jobs(p, 2000);
+	text = render(p);
+	assert_has_line(text, "lustre_ebpf_stream_prometheus_series_unrendered 0");
+	assert_has_line(text, "lustre_ebpf_stream_prometheus_scrapes_cut_total 0");
+	ck_assert_uint_eq(count_lines(text, "lustre_client_access_operations_total{"), 2000);
+	free(text);
+	les_prom_free(p);
+}
+END_TEST
+
 /* GET path from 127.0.0.1:port; returns the whole response (malloc'd). */
 static char *http_get(uint16_t port, const char *path)
 {
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
 	size_t len = 0, cap = 1 << 20;
 	char *buf = malloc(cap), req[256];
+	struct timeval tmo = {.tv_sec = 5};
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	ssize_t n;
 
 	ck_assert_ptr_nonnull(buf);
 	ck_assert_int_ge(fd, 0);
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	/* A refused or starved request fails the test rather than hanging it. */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo));
 	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	snprintf(req, sizeof(req), "GET %s HTTP/1.0\r\nHost: localhost\r\n\r\n", path);
 	ck_assert_int_eq(write(fd, req, strlen(req)), (ssize_t)strlen(req));
@@ -523,6 +693,62 @@ START_TEST(test_http_server)
 	free(resp);
 	resp = http_get(les_prom_port(p), "/nothing");
 	ck_assert_ptr_nonnull(strstr(resp, " 404 "));
+	free(resp);
+	les_prom_free(p);
+}
+END_TEST
+
+/*
+ * Slowloris from one address (127.0.0.2): every connection it can open
+ * sends half a request and waits. A scrape from another address (127.0.0.1)
+ * is still answered: one client holds at most its share of connections.
+ */
+START_TEST(test_http_slow_client)
+{
+	struct les_prom *p = make(true, false, 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	struct sockaddr_in from = {.sin_family = AF_INET};
+	struct les_event ev = access_ev("write", "dd", 3000, 0);
+	int fds[LES_PROM_CONNECTIONS];
+	char err[256], *resp;
+	size_t n = 0;
+
+	ck_assert_int_eq(les_prom_start(p, err, sizeof(err)), 0);
+	les_prom_add(p, &ev);
+	sa.sin_port = htons(les_prom_port(p));
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	from.sin_addr.s_addr = htonl(INADDR_LOOPBACK + 1);
+	for (; n < LES_PROM_CONNECTIONS; n++) {
+		static const char half[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n";
+
+		fds[n] = socket(AF_INET, SOCK_STREAM, 0);
+		ck_assert_int_ge(fds[n], 0);
+		ck_assert_int_eq(bind(fds[n], (struct sockaddr *)&from, sizeof(from)), 0);
+		ck_assert_int_eq(connect(fds[n], (struct sockaddr *)&sa, sizeof(sa)), 0);
+		ck_assert_int_eq(write(fds[n], half, sizeof(half) - 1), (ssize_t)sizeof(half) - 1);
+	}
+	usleep(200000); /* the server has taken what it takes of them */
+	resp = http_get(les_prom_port(p), "/metrics");
+	ck_assert_msg(strstr(resp, " 200 ") &&
+			      strstr(resp, "\nlustre_client_access_operations_total{"),
+		      "a scrape beside %zu half requests: '%.200s'", n, resp);
+	free(resp);
+	while (n)
+		close(fds[--n]);
+	les_prom_free(p);
+}
+END_TEST
+
+/* The DaemonSet's "[$(POD_IP)]:9108": brackets around an IPv4 address too. */
+START_TEST(test_http_bracketed_ipv4)
+{
+	struct les_prom_config cfg = {.listen = "[127.0.0.1]:0", .path = "/metrics"};
+	struct les_prom *p = les_prom_new(&cfg);
+	char err[256], *resp;
+
+	ck_assert_int_eq(les_prom_start(p, err, sizeof(err)), 0);
+	resp = http_get(les_prom_port(p), "/metrics");
+	ck_assert_msg(strstr(resp, " 200 "), "%s", resp);
 	free(resp);
 	les_prom_free(p);
 }
@@ -558,10 +784,16 @@ static Suite *prom_suite(void)
 	tc = tcase_create("store");
 	tcase_add_test(tc, test_series_ttl);
 	tcase_add_test(tc, test_many_series);
+	tcase_add_test(tc, test_body_cap);
+	tcase_add_test(tc, test_body_cap_default);
+	tcase_add_test(tc, test_render_unblocked);
+	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("http");
 	tcase_add_test(tc, test_http_server);
+	tcase_add_test(tc, test_http_slow_client);
+	tcase_add_test(tc, test_http_bracketed_ipv4);
 	tcase_add_test(tc, test_http_bad_address);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
