@@ -106,10 +106,13 @@ args = c["args"]
 assert args[args.index("--prometheus") + 1] == "[$(POD_IP)]:9108", "--prometheus [$(POD_IP)]:9108"
 env = {e["name"]: e for e in c.get("env", [])}
 assert env["POD_IP"]["valueFrom"]["fieldRef"]["fieldPath"] == "status.podIP", "POD_IP from status.podIP"
+# host: the node's name (in a pod gethostname() is the pod's).
+assert args[args.index("--hostname") + 1] == "$(NODE_NAME)", "--hostname $(NODE_NAME)"
+assert env["NODE_NAME"]["valueFrom"]["fieldRef"]["fieldPath"] == "spec.nodeName", "NODE_NAME from spec.nodeName"
 open(sys.argv[2], "w").write(kinds["ConfigMap"]["data"]["lustre-ebpf-stream.conf"])
 print("ok")
 PYEOF
-les_true "DaemonSet: hostPID, capabilities, BTF, writable tracefs, host cgroups, Pod Security label, metrics on the pod IP" \
+les_true "DaemonSet: hostPID, capabilities, BTF, writable tracefs, host cgroups, Pod Security label, metrics on the pod IP, host the node's name" \
 	$PY "$WORK/k8s.py" "$C/k8s/daemonset.yaml" "$WORK/k8s.conf"
 KV=${LES_CACHE:-/var/cache/lustre-ebpf-stream}/venv/bin/kubernetes-validate
 [ -x "$KV" ] || les_fail "kubernetes-validate missing (scripts/install-deps)"

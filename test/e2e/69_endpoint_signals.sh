@@ -17,7 +17,7 @@
 #     --top --batch (live and replayed), in the summary and in an error line.
 
 . "$(dirname "$0")/lib.sh"
-les_init 68_endpoint_signals curl python3
+les_init 69_endpoint_signals curl python3
 
 M=$WORK/mnt
 les_testfs "$M"
