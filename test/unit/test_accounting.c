@@ -111,6 +111,16 @@ static void rig_close(struct rig *r, json_t *st)
 	les_sink_file_close(&r->out);
 }
 
+/* The end of a run stopped by --count: so many emitted, so many counted after. */
+static void finish_stopped(struct rig *r, uint64_t emitted, uint64_t stopped)
+{
+	json_t *st = finish(r);
+
+	ck_assert_uint_eq(get_u64(st, "emitted"), emitted);
+	ck_assert_uint_eq(get_u64(st, "dropped_stopped"), stopped);
+	rig_close(r, st);
+}
+
 /* A FIFO in a directory of its own whose reader has read once and left. */
 struct fifo {
 	char dir[64], path[96];
@@ -148,17 +158,13 @@ static void fifo_remove(struct fifo *f)
 START_TEST(test_count_reached_in_drain)
 {
 	struct rig r;
-	json_t *st;
 
 	rig_open(&r, "/dev/null");
 	r.opts.count = 3;
 	ck_assert_int_eq(poll_ring(&r, 2), 0);
 	r.c.draining = true;
 	ck_assert_int_eq(poll_ring(&r, 10), 0);
-	st = finish(&r);
-	ck_assert_uint_eq(get_u64(st, "emitted"), 3);
-	ck_assert_uint_eq(get_u64(st, "dropped_stopped"), 9);
-	rig_close(&r, st);
+	finish_stopped(&r, 3, 9);
 }
 END_TEST
 
@@ -166,16 +172,12 @@ END_TEST
 START_TEST(test_count_reached_running)
 {
 	struct rig r;
-	json_t *st;
 
 	rig_open(&r, "/dev/null");
 	r.opts.count = 3;
 	ck_assert_int_eq(poll_ring(&r, 10), -ECANCELED);
 	ck_assert_uint_eq(r.pending, 7);
-	st = finish(&r);
-	ck_assert_uint_eq(get_u64(st, "emitted"), 3);
-	ck_assert_uint_eq(get_u64(st, "dropped_stopped"), 7);
-	rig_close(&r, st);
+	finish_stopped(&r, 3, 7);
 }
 END_TEST
 
