@@ -51,11 +51,12 @@ static int poll_ring(struct rig *r, unsigned int n)
 	r->in_ring += n;
 	r->pending += n;
 	while (r->pending) {
+		uint64_t id = ++op_id;
 		struct les_rec_access rec = {
 			.kind = LES_REC_ACCESS,
 			.op = 1,
-			.op_id = ++op_id,
-			.ts_ns = 1000 + op_id,
+			.op_id = id,
+			.ts_ns = 1000 + id,
 			.latency_ns = 5000,
 			.bytes = 4096,
 			.task = {.pid = 42, .tid = 42, .uid = 1000, .gid = 1000, .comm = "dd"},
