@@ -3,7 +3,8 @@
  * File sink: write errors counted (/dev/full, plain and gzip; a file size
  * limit hit part way), gzip that resumes after an error and stays whole,
  * and the rules of outfile.h on real paths, at open and at reopen: a
- * symlink, a FIFO, a 0644 file, a hard link, directories others can write.
+ * symlink, a FIFO, a 0644 file, a hard link, directories others can write;
+ * the same rules for --config (les_privs_check_path).
  */
 #include <check.h>
 #include <errno.h>
