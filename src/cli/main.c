@@ -386,7 +386,7 @@ static void reopen_if_asked(struct app *a)
 	err = les_sink_file_reopen(c->file);
 	if (err)
 		fail(0, "cannot reopen %s: %s; lines are counted as dropped until the next SIGHUP",
-		     o->output, strerror(-err));
+		     o->output, c->file->why);
 	else if (o->verbose && c->file->path)
 		fprintf(stderr, "lustre-ebpf-stream: reopened %s\n", c->file->path);
 }
@@ -400,7 +400,7 @@ static void tick_status(struct app *a, uint64_t now)
 		return;
 	les_tracer_read_stats(&a->tracer, &ks);
 	les_status_update(&a->status, now, now - a->start_ns, a->o->duration_ns,
-			  a->consumer.emitted,
+			  les_consumer_emitted(&a->consumer),
 			  ks.counters[LES_CNT_RB_DROPPED] + les_consumer_dropped(&a->consumer));
 	a->next_status_ns = now + LES_NS_PER_SEC;
 }
@@ -417,7 +417,7 @@ static void print_summary(struct app *a)
 		return;
 	les_tracer_read_stats(&a->tracer, &ks);
 	tot.elapsed_ns = les_mono_ns() - c->start_mono_ns;
-	tot.emitted = c->emitted;
+	tot.emitted = les_consumer_emitted(c);
 	tot.dropped = ks.counters[LES_CNT_RB_DROPPED] + les_consumer_dropped(c);
 	tot.filtered = ks.counters[LES_CNT_FILTERED] + c->filtered_userspace;
 	les_summary_print(a->summary, &tot, stderr);
@@ -585,14 +585,14 @@ static int run(struct app *a)
 	/* The final stats record tells what Kafka could not take: flush first. */
 	les_sink_kafka_flush(a->kafka, o->kafka_flush_timeout_ns);
 	emit_stats(a, true);
-	if (c->file && c->file->last_errno && c->file->dropped)
-		fprintf(stderr,
-			"lustre-ebpf-stream: writing %s: %" PRIu64 " lines (%" PRIu64
-			" records) dropped: %s\n",
-			c->file->path ? c->file->path : "stdout", c->file->dropped,
-			c->file->records_dropped, strerror(c->file->last_errno));
 	if (err)
 		return fail(LES_EXIT_RUNTIME, "reading the ring buffer: %s", strerror(-err));
+	/* Lines lost to write errors (not a closed pipe): the run failed, say how much. */
+	if (c->file && c->file->write_errors && c->file->dropped)
+		return fail(LES_EXIT_RUNTIME,
+			    "writing %s: %" PRIu64 " lines (%" PRIu64 " records) dropped: %s",
+			    c->file->path ? c->file->path : "stdout", c->file->dropped,
+			    c->file->records_dropped, strerror(c->file->last_errno));
 	return LES_EXIT_OK;
 }
 
@@ -753,17 +753,11 @@ static int check_config_path(const struct les_options *o)
 	return 0;
 }
 
-/* --output: refuse a path others could write or replace; created 0640. */
+/* --output: a path others could write or replace is refused (outfile.h). */
 static int open_output(struct les_sink_file *out, const struct les_options *o)
 {
-	char err[512];
-	int ret = les_privs_check_path("--output", o->output, err, sizeof(err));
-
-	if (ret)
-		return fail(LES_EXIT_RUNTIME, "%s", err);
-	ret = les_sink_file_open(out, o->output);
-	if (ret)
-		return fail(LES_EXIT_RUNTIME, "cannot open %s: %s", o->output, strerror(-ret));
+	if (les_sink_file_open(out, o->output))
+		return fail(LES_EXIT_RUNTIME, "--output %s: %s", o->output, out->why);
 	return 0;
 }
 
@@ -833,7 +827,10 @@ static int app_free(struct app *a, int ret)
 	les_aggregate_free(a->aggregator);
 	les_tracer_destroy(&a->tracer);
 	les_enrich_free(a->enricher);
-	les_sink_file_close(&a->out);
+	/* The file's last bytes (a gzip end, NFS's delayed errors) go out at close. */
+	if (les_sink_file_close(&a->out) && ret == LES_EXIT_OK)
+		ret = fail(LES_EXIT_RUNTIME, "closing %s: %s", a->out.path ? a->out.path : "stdout",
+			   strerror(a->out.last_errno));
 	les_observed_free(&a->observed);
 	les_mountwatch_close(&a->mountwatch);
 	les_summary_free(a->summary);

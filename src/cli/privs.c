@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Capability dropping and output path checks (see privs.h). */
+/* Capability dropping and the check of the --config path (see privs.h). */
 #include <dirent.h>
 #include <errno.h>
-#include <libgen.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +11,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include "outfile.h"
 #include "privs.h"
 
 #ifndef CAP_PERFMON
@@ -242,53 +243,24 @@ int les_privs_drop(uint64_t keep, les_privs_probe_fn probe, void *probe_ctx,
 	return 0;
 }
 
-/* The directory part of path, in buf. */
-static void dir_of(const char *path, char *buf, size_t len)
-{
-	char *copy = strdup(path);
-
-	snprintf(buf, len, "%s", copy ? dirname(copy) : ".");
-	free(copy);
-}
-
-static bool foreign_owner(uid_t uid)
-{
-	return uid != 0 && uid != geteuid();
-}
-
 int les_privs_check_path(const char *what, const char *path, char *err, size_t errlen)
 {
-	char dir[4096];
+	char why[256];
+	const char *base;
 	struct stat st;
+	int dfd, ret;
 
 	if (!path || strcmp(path, "-") == 0)
 		return 0;
-	dir_of(path, dir, sizeof(dir));
-	if (stat(dir, &st)) {
-		snprintf(err, errlen, "%s %s: %s: %s", what, path, dir, strerror(errno));
-		return -errno;
+	/* The directory is examined by fstat of what was opened, not by name. */
+	dfd = les_outfile_open_dir(path, &base, why, sizeof(why));
+	if (dfd < 0) {
+		snprintf(err, errlen, "%s %s: %s", what, path, why);
+		return dfd;
 	}
-	/* Anyone could put a symlink or a file of their own there first. */
-	if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)) {
-		snprintf(
-			err, errlen,
-			"%s %s: refusing a directory anyone can write (%s, mode %04o, no sticky bit)",
-			what, path, dir, (unsigned int)(st.st_mode & 07777));
-		return -EPERM;
-	}
-	if (stat(path, &st))
-		return 0; /* created 0640 by the sink */
-	if (!S_ISREG(st.st_mode))
-		return 0; /* /dev/null, a FIFO, a terminal */
-	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		snprintf(err, errlen, "%s %s: refusing a file others can write (mode %04o)", what,
-			 path, (unsigned int)(st.st_mode & 07777));
-		return -EPERM;
-	}
-	if (foreign_owner(st.st_uid)) {
-		snprintf(err, errlen, "%s %s: refusing a file owned by uid %u", what, path,
-			 (unsigned int)st.st_uid);
-		return -EPERM;
-	}
-	return 0;
+	ret = fstatat(dfd, base, &st, 0) ? 0 : les_outfile_check_file(&st, why, sizeof(why));
+	close(dfd);
+	if (ret)
+		snprintf(err, errlen, "%s %s: %s", what, path, why);
+	return ret;
 }

@@ -50,11 +50,12 @@ void les_privs_caps_names(uint64_t mask, char *buf, size_t len);
 uint64_t les_privs_effective(void);
 
 /*
- * Refuse a path that others could write or replace: an existing regular
- * file writable by group or others, or owned by another user than root
- * and the caller, or a directory writable by others without the sticky
- * bit. what names the option ("--output") in the message. 0, or -EPERM
- * (-errno when the directory cannot be examined) with one line in err.
+ * Refuse a file to read options from that others could write or replace:
+ * its directory and, when it exists, the file (followed if a symlink)
+ * under the rules of outfile.h. The output itself is checked as it is
+ * opened (les_outfile_open). what names the option ("--config") in the
+ * message. 0, or -EPERM (-errno when the directory cannot be examined)
+ * with one line in err.
  */
 int les_privs_check_path(const char *what, const char *path, char *err, size_t errlen);
 

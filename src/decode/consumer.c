@@ -35,6 +35,14 @@ uint64_t les_consumer_dropped(const struct les_consumer *c)
 	return c->decode_errors + c->format_errors + c->dropped_stopped + output_dropped(c);
 }
 
+uint64_t les_consumer_emitted(const struct les_consumer *c)
+{
+	/* Written, or still buffered (none once flushed, as before a stats record). */
+	if (c->file && c->records_to_lines)
+		return c->file->records_written + c->file->buffered_records;
+	return c->emitted;
+}
+
 static int add_sink(struct les_event_sink *v, size_t *n, size_t max, les_event_fn fn, void *ctx)
 {
 	if (*n >= max)
@@ -98,7 +106,7 @@ int les_consumer_output(struct les_consumer *c, const struct les_event *ev)
 static int emit_record(struct les_consumer *c)
 {
 	struct les_event *ev = &c->ev;
-	int err;
+	int err = 0;
 
 	if (!les_filter_job_passes(c->opts->filter_job, ev->job_id)) {
 		c->filtered_userspace++;
@@ -110,18 +118,28 @@ static int emit_record(struct les_consumer *c)
 	}
 	ev->line = c->line;
 	ev->line_len = c->jw.len;
-	/* Handed over: from here on each sink accounts for the record. */
-	c->emitted++;
+	/*
+	 * Every sink gets the record, whatever one before it said (an event
+	 * sink's error is about its own output, e.g. a window line to a closed
+	 * pipe): the file sink then accounts for it, written or dropped.
+	 */
 	for (size_t i = 0; i < c->n_event_sinks; i++) {
-		err = c->event_sinks[i].fn(c->event_sinks[i].ctx, ev);
-		if (err)
-			return err;
+		int e = c->event_sinks[i].fn(c->event_sinks[i].ctx, ev);
+
+		err = err ?: e;
 	}
 	if (c->records_to_lines) {
-		err = output_line(c, ev, true);
-		if (err)
-			return err;
+		int e = output_line(c, ev, true);
+
+		/* Emitted once the file sink took the line, not before. */
+		if (!e)
+			c->emitted++;
+		err = err ?: e;
+	} else {
+		c->emitted++; /* no line: the event sinks had it */
 	}
+	if (err)
+		return err;
 	if (c->opts->count && c->emitted >= c->opts->count) {
 		c->stop = true;
 		return -ECANCELED;
@@ -308,19 +326,15 @@ static int on_rpc_event(struct les_consumer *c, const struct les_rec_rpc_event *
 	return emit_record(c);
 }
 
-int les_consumer_on_record(void *ctx, void *data, size_t size)
+static int on_record(struct les_consumer *c, void *data, size_t size)
 {
-	struct les_consumer *c = ctx;
 	uint32_t kind;
 
 	if (c->stop) {
-		/*
-		 * libbpf has consumed this record whatever we return. While
-		 * running, stop the poll; in the final drain take the rest.
-		 */
+		/* libbpf has consumed this record whatever we return: count it. */
 		if (size >= sizeof(kind) && is_op_record(data))
 			c->dropped_stopped++;
-		return c->draining ? 0 : -ECANCELED;
+		return -ECANCELED;
 	}
 	if (size < sizeof(kind)) {
 		c->decode_errors++;
@@ -351,6 +365,19 @@ int les_consumer_on_record(void *ctx, void *data, size_t size)
 	default:
 		return 0;
 	}
+}
+
+/*
+ * In the final drain every record must be read, so a sink's error (--count
+ * reached, a closed pipe) sets stop and the rest are counted, not left in
+ * the ring: libbpf stops the drain at the first callback that fails.
+ */
+int les_consumer_on_record(void *ctx, void *data, size_t size)
+{
+	struct les_consumer *c = ctx;
+	int err = on_record(c, data, size);
+
+	return c->draining ? 0 : err;
 }
 
 static void put_kind_counts(struct jw *w, const struct les_consumer *c)
@@ -457,7 +484,7 @@ int les_consumer_emit_stats(struct les_consumer *c, const struct les_kernel_stat
 	jw_kv_bool(w, "final", final);
 	jw_kv_double(w, "elapsed_s", (double)(now - c->start_mono_ns) / 1e9, 3);
 	/* The identity: see les_consumer_emit_stats in consumer.h. */
-	jw_kv_u64(w, "emitted", c->emitted - output_dropped(c));
+	jw_kv_u64(w, "emitted", les_consumer_emitted(c));
 	jw_kv_u64(w, "produced_kernel",
 		  ks->counters[LES_CNT_PRODUCED] + ks->counters[LES_CNT_FILTERED]);
 	jw_kv_u64(w, "dropped_kernel", ks->counters[LES_CNT_RB_DROPPED]);
@@ -467,6 +494,7 @@ int les_consumer_emit_stats(struct les_consumer *c, const struct les_kernel_stat
 	jw_kv_u64(w, "dropped_stopped", c->dropped_stopped);
 	jw_kv_u64(w, "dropped_output", output_dropped(c));
 	jw_kv_u64(w, "dropped_output_lines", c->file ? c->file->dropped : 0);
+	jw_kv_u64(w, "output_errors", c->file ? c->file->write_errors : 0);
 	jw_kv_u64(w, "filtered_kernel", ks->counters[LES_CNT_FILTERED]);
 	jw_kv_u64(w, "filtered_userspace", c->filtered_userspace);
 	jw_kv_u64(w, "kretprobe_missed", ks->kretprobe_missed);

@@ -52,7 +52,7 @@ struct les_consumer {
 	char line[LES_LINE_MAX];
 	uint64_t start_mono_ns;
 	uint64_t by_kind[LES_REC_KIND_MAX]; /* records decoded, by kind */
-	uint64_t emitted; /* record lines handed to the sinks */
+	uint64_t emitted; /* records the file sink took (buffered), or the event sinks */
 	uint64_t decode_errors; /* malformed records: wrong size, unknown kind */
 	uint64_t format_errors; /* lines that did not fit the line buffer */
 	uint64_t unobserved; /* records of a dev no longer observed */
@@ -105,6 +105,13 @@ int les_consumer_on_record(void *ctx, void *data, size_t size);
 uint64_t les_consumer_dropped(const struct les_consumer *c);
 
 /*
+ * Records emitted so far: with per-op lines, those the file sink wrote
+ * (plus those it holds, none after a flush); without, those the event
+ * sinks took. The stats record's "emitted".
+ */
+uint64_t les_consumer_emitted(const struct les_consumer *c);
+
+/*
  * The stats record. Its accounting identity, exact in the final record
  * (the probes are detached and the ring drained before it is made):
  *
@@ -116,7 +123,7 @@ uint64_t les_consumer_dropped(const struct les_consumer *c);
  * filtered_userspace counts the records --job left out.
  * dropped_userspace = dropped_decode + dropped_format + dropped_stopped +
  * dropped_output. emitted counts records the file sink wrote (or, without
- * per-op lines, the event sinks took). Process notices are not records:
+ * per-op lines, the event sinks took): les_consumer_emitted. Process notices are not records:
  * their losses are kernel.notice_dropped. Kafka accounts for its lines in
  * its own member.
  */

@@ -530,7 +530,7 @@ void les_prom_update_stats(struct les_prom *p, struct les_consumer *c,
 	if (!p)
 		return;
 	memcpy(st.by_kind, c->by_kind, sizeof(st.by_kind));
-	st.emitted = c->emitted;
+	st.emitted = les_consumer_emitted(c);
 	st.dropped_kernel = ks->counters[LES_CNT_RB_DROPPED];
 	st.dropped_decode = c->decode_errors;
 	st.dropped_format = c->format_errors;

@@ -79,21 +79,27 @@ les_track_mount() {
 	_les_mounts+=("$1")
 }
 
+# les_wait_ready PID ERR: wait until the tool started -v as PID (stderr in
+# ERR) has its probes attached; it is stopped at exit.
+les_wait_ready() {
+	local i
+	_les_pids+=("$1")
+	for i in $(seq 1 300); do
+		grep -q "probes attached" "$2" 2>/dev/null && return 0
+		kill -0 "$1" 2>/dev/null || les_fail "tool exited at start: $(cat "$2")"
+		sleep 0.1
+	done
+	les_fail "tool not ready after 30 s: $(cat "$2")"
+}
+
 # les_start OUT [OPTIONS...]: start the tool writing to OUT; waits until its
 # probes are attached. Sets LES_PID.
 les_start() {
-	local out=$1 i
+	local out=$1
 	shift
 	"$LES_BIN" -o "$out" -v "$@" 2>"$out.err" &
 	LES_PID=$!
-	_les_pids+=("$LES_PID")
-	for i in $(seq 1 300); do
-		grep -q "probes attached" "$out.err" 2>/dev/null && return 0
-		kill -0 "$LES_PID" 2>/dev/null ||
-			les_fail "tool exited at start: $(cat "$out.err")"
-		sleep 0.1
-	done
-	les_fail "tool not ready after 30 s: $(cat "$out.err")"
+	les_wait_ready "$LES_PID" "$out.err"
 }
 
 # les_stop: SIGINT the tool and wait; LES_STATUS gets its exit status.
