@@ -23,9 +23,17 @@ static int check_dir(const char *dir, const struct stat *st, char *why, size_t l
 		snprintf(why, len, "%s is not a directory", dir);
 		return -ENOTDIR;
 	}
+	/*
+	 * A sticky directory (/tmp) is safe: nobody else can rename or remove
+	 * what the tool made there, and what someone else planted first is
+	 * refused by the checks of the opened file (no link followed, owner,
+	 * hard links). Incident captures go to /tmp.
+	 */
+	if (st->st_mode & S_ISVTX)
+		goto owner;
 	if (st->st_mode & S_IWOTH) {
-		snprintf(why, len, "refusing a directory anyone can write (%s, mode %04o)", dir,
-			 mode);
+		snprintf(why, len, "refusing a directory anyone can write (%s, mode %04o, no sticky bit)",
+			 dir, mode);
 		return -EPERM;
 	}
 	if (st->st_mode & S_IWGRP) {
@@ -33,6 +41,7 @@ static int check_dir(const char *dir, const struct stat *st, char *why, size_t l
 			 mode);
 		return -EPERM;
 	}
+owner:
 	if (foreign_owner(st->st_uid)) {
 		snprintf(why, len, "refusing a directory owned by uid %u (%s)",
 			 (unsigned int)st->st_uid, dir);

@@ -451,12 +451,17 @@ START_TEST(test_dirs_refused)
 {
 	ck_assert_int_eq(chmod(dir, 0775), 0);
 	assert_dir_refused("its group can write");
-	ck_assert_int_eq(chmod(dir, 01777), 0);
-	assert_dir_refused("anyone can write"); /* a sticky bit is no answer */
+	ck_assert_int_eq(chmod(dir, 0777), 0);
+	assert_dir_refused("anyone can write");
 	ck_assert_int_eq(chmod(dir, 0755), 0);
 	if (geteuid() == 0) {
 		ck_assert_int_eq(chown(dir, 65534, 65534), 0);
 		assert_dir_refused("owned by uid 65534");
+		/* Sticky, but its owner may remove what is in it. */
+		ck_assert_int_eq(chmod(dir, 01777), 0);
+		assert_dir_refused("owned by uid 65534");
+		ck_assert_int_eq(chown(dir, 0, 0), 0);
+		ck_assert_int_eq(chmod(dir, 0755), 0);
 	}
 }
 END_TEST
@@ -466,6 +471,42 @@ END_TEST
  * dropped and counted until the next reopen), then by a 0644 file (made
  * 0640, appended to).
  */
+/*
+ * A sticky directory of root's, as /tmp: accepted (incident captures go
+ * there); a file someone else planted in it first is still refused.
+ */
+START_TEST(test_sticky_dir)
+{
+	const char *path = in_dir("out.jsonl"), *victim = in_dir("victim");
+	struct les_sink_file s;
+	size_t len;
+	char *text;
+
+	ck_assert_int_eq(chmod(dir, 01777), 0);
+	ck_assert_int_eq(les_sink_file_open(&s, path), 0);
+	write_lines(&s, 0, 3);
+	les_sink_file_close(&s);
+	ck_assert_int_eq(unlink(path), 0);
+	if (geteuid() == 0) {
+		make_file(path, "keep\n", 0600);
+		ck_assert_int_eq(chown(path, 65534, 65534), 0);
+		assert_refused_untouched(path, "owned by uid 65534");
+		ck_assert_int_eq(unlink(path), 0);
+	}
+	make_file(victim, "keep\n", 0600);
+	ck_assert_int_eq(symlink(victim, path), 0);
+	ck_assert_int_lt(les_sink_file_open(&s, path), 0);
+	ck_assert_msg(strstr(s.why, "symbolic link"), "'%s'", s.why);
+	les_sink_file_close(&s);
+	text = read_file(victim, &len);
+	ck_assert_str_eq(text, "keep\n");
+	free(text);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(unlink(victim), 0);
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+}
+END_TEST
+
 START_TEST(test_reopen_same_rules)
 {
 	const char *path = in_dir("out.jsonl"), *victim = in_dir("victim");
@@ -582,6 +623,7 @@ static Suite *sink_suite(void)
 	tcase_add_test(tc, test_existing_0644_becomes_0640);
 	tcase_add_test(tc, test_files_refused);
 	tcase_add_test(tc, test_dirs_refused);
+	tcase_add_test(tc, test_sticky_dir);
 	tcase_add_test(tc, test_config_path);
 	suite_add_tcase(s, tc);
 
