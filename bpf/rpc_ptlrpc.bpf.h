@@ -758,6 +758,7 @@ int BPF_KPROBE(ptl_free_req_kp, void *req)
 	return ptl_free((__u64)req);
 }
 
+/* 7 arguments: more than the trampolines of kernels before 6.6 take, so a kprobe. */
 SEC("kprobe/osc_brw_prep_request")
 int BPF_KPROBE(ptl_brw_prep_kp, int cmd, void *cli, void *oa, __u32 page_count, void *pga)
 {
@@ -851,8 +852,8 @@ int BPF_KRETPROBE(ptl_completion_kr, long rc)
  *
  * Arguments through fn_ctx_arg (access_fn.bpf.h): plain numbers whatever
  * the module's prototypes say. fexit finds the return value after the
- * arguments. ldlm_cli_enqueue has 11 arguments, more than the trampolines
- * of many kernels take: it is always a kprobe.
+ * arguments. ldlm_cli_enqueue has 11 arguments and osc_brw_prep_request 7,
+ * more than the trampolines of many kernels take: they are always kprobes.
  */
 
 SEC("fexit/ptlrpc_request_alloc")
@@ -903,12 +904,6 @@ SEC("fentry/__ptlrpc_free_req")
 int ptl_free_req_fe(__u64 *ctx)
 {
 	return ptl_free(fn_ctx_arg(ctx, 0));
-}
-
-SEC("fentry/osc_brw_prep_request")
-int ptl_brw_prep_fe(__u64 *ctx)
-{
-	return ptl_brw_prep((__u32)fn_ctx_arg(ctx, 3), fn_ctx_arg(ctx, 4));
 }
 
 SEC("fentry/ptlrpc_request_pack")

@@ -50,8 +50,9 @@ static const struct les_rpc_fn rpc_table[] = {
 	    NULL, "ptl_send_new_req_fe", NULL),
 	PTL(ptl_send_rpc, "request start where ptlrpc_send_new_req is inlined",
 	    "ptl_send_rpc_kp", NULL, "ptl_send_rpc_fe", NULL),
+	/* 7 arguments: more than many kernels' trampolines take, so a kprobe. */
 	PTL(osc_brw_prep_request, "the file of a kernel thread's bulk request, for its cause",
-	    "ptl_brw_prep_kp", NULL, "ptl_brw_prep_fe", NULL),
+	    "ptl_brw_prep_kp", NULL, NULL, NULL),
 	PTL(ptlrpc_request_pack, "opcode (an argument) and the request's message",
 	    "ptl_pack_kp", NULL, "ptl_pack_fe", NULL),
 	PTL(ptlrpc_request_bufs_pack, "opcode where ptlrpc_request_pack is inlined",
