@@ -454,7 +454,7 @@ static __always_inline int ptl_brw_prep(__u32 page_count, __u64 pga)
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct ptlrpc_brw_file f = {};
 	struct address_space *mapping;
-	__u64 bp = 0, pg = 0;
+	__u64 bp = 0, pg = 0, inode;
 
 	if (!page_count || ptl_bad_ptr(pga) || !current_is_kthread())
 		return 0;
@@ -468,10 +468,12 @@ static __always_inline int ptl_brw_prep(__u32 page_count, __u64 pga)
 	/* Anonymous or movable: a user buffer of direct I/O, not a file's cache. */
 	if (!mapping || ((__u64)mapping & PTL_PAGE_MAPPING_FLAGS))
 		return 0;
-	f.inode = (__u64)BPF_CORE_READ(mapping, host);
-	if (!f.inode)
+	inode = (__u64)BPF_CORE_READ(mapping, host);
+	if (!inode)
 		return 0;
-	f.ino = BPF_CORE_READ((struct inode *)f.inode, i_ino);
+	/* Not f.inode inside BPF_CORE_READ: CO-RE would relocate f's own field. */
+	f.inode = inode;
+	f.ino = BPF_CORE_READ((struct inode *)inode, i_ino);
 	bpf_map_update_elem(&ptlrpc_brw_file, &tid, &f, BPF_ANY);
 	return 0;
 }

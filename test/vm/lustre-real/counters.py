@@ -255,6 +255,17 @@ def compare_job(rep, label, recs, ost, mdt):
                sum(1 for r in recs if r.get("opcode_name") == "mds_close"), c[0])
 
 
+def note_kthread_writes(job, writes):
+    """How a job's ost_write requests sent by kernel threads were charged."""
+    by_source = {}
+    for r in writes:
+        if KTHREAD.match(sender(r)):
+            key = (r.get("comm"), r.get("job_source"))
+            by_source[key] = by_source.get(key, 0) + 1
+    print(f"note job {job}: {len(writes)} ost_write, sent by a kernel thread by (comm, "
+          f"job_source): {by_source}")
+
+
 def check_writeback(rep, job, mine, cause_comm):
     """The job's ost_write requests that a kernel thread sent are charged to the job."""
     writes = [r for r in mine if r.get("opcode_name") == "ost_write"]
@@ -266,10 +277,7 @@ def check_writeback(rep, job, mine, cause_comm):
              if r.get("job_id") != job]
     rep.true(f"job {job}: every ost_write charged to job_id {job}", not wrong,
              f"{len(wrong)} not: {sorted(set(wrong), key=str)[:5]}" if wrong else "")
-    by_source = {}
-    for r in by_kthread:
-        by_source[r.get("job_source")] = by_source.get(r.get("job_source"), 0) + 1
-    print(f"note job {job}: kernel-thread ost_write by job_source {by_source}")
+    note_kthread_writes(job, writes)
     if cause_comm:
         # Charged to the process that wrote the file, the sender kept as worker.
         off = [(r.get("comm"), r.get("worker_comm")) for r in by_kthread
@@ -320,6 +328,8 @@ def check_jobs(args, rep):
                    f"write_bytes sums", total, lustre)
         if job in args.writeback_job:
             check_writeback(rep, job, wire, args.cause_comm)
+        else:
+            note_kthread_writes(job, [r for r in wire if r.get("opcode_name") == "ost_write"])
 
 
 def main():

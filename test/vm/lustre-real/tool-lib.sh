@@ -180,8 +180,10 @@ lr_tool_test()
 		lr_counters jobs --jobs "$work/jobs.txt" --job 101 --job 202 --job 102 \
 		--writeback-job 202 $(lr_cause_arg) --windows "$work/out.jsonl"
 	# Who sent and who was charged the writeback, also when the checks pass.
-	grep -E '^note job|kernel thread|charged to job_id|osc_brw_prep' "$work/check.out" |
+	grep -E '^note job|kernel thread|charged to job_id' "$work/check.out" |
 		while read -r l; do say "$l"; done
+	say "probe hits: $(lr_final | jq -M -c '.probe_hits |
+		{osc_brw_prep_kthread, ptlrpc_cause_found}')"
 	check "queue_waits link to their access records" lr_queue_waits_linked
 	check "in flight: 0 on the mount at the end, as rpc_stats" lr_inflight_zero
 	check "in flight: ost_write concurrency within rpc_stats" lr_inflight_bounded
