@@ -94,6 +94,28 @@ static __always_inline __u32 fn_target_dev(__u8 kind, __u64 target, __u64 *ino)
 	return sb ? BPF_CORE_READ(sb, s_dev) : 0;
 }
 
+/*
+ * A read or write of a file (its ->read_iter, ->write_iter, splice): the
+ * current task becomes the file's cause, for the requests of its pages
+ * that kernel threads build later (writeback, read-ahead). Lustre takes
+ * the job ID it sends for them the same way (vvp_io_init, lli_jobinfo).
+ */
+static __always_inline void fn_note_cause(__u8 kind, __u64 target, __u32 op)
+{
+	struct inode *inode;
+
+	if (op != LES_OP_READ && op != LES_OP_WRITE)
+		return;
+	if (kind == LES_FN_ARG_KIOCB)
+		inode = BPF_CORE_READ((struct kiocb *)target, ki_filp, f_inode);
+	else if (kind == LES_FN_ARG_FILE)
+		inode = BPF_CORE_READ((struct file *)target, f_inode);
+	else
+		return;
+	if (inode)
+		file_cause_remember((__u64)inode, BPF_CORE_READ(inode, i_ino));
+}
+
 /* Is the frame that of an ->atomic_open? */
 static __always_inline bool fn_frame_is_atomic_open(const struct op_frame *f)
 {
@@ -187,6 +209,7 @@ static __always_inline int fn_enter(__u32 slot, __u64 target, __u64 aux, __u64 o
 	ops->depth = depth + 1;
 	ops->updated_ns = now;
 	bpf_get_current_comm(ops->comm, sizeof(ops->comm));
+	fn_note_cause(FN_DESC(slot).kind, target, op & FN_OP_MASK);
 	return 0;
 }
 

@@ -90,7 +90,31 @@ struct {
 	__type(value, __u64);
 } op_seq SEC(".maps");
 
+/*
+ * File (struct inode *) -> who last read or wrote it (struct file_cause):
+ * written by the access plane at each read and write, read by PtlRPC when
+ * a kernel thread builds a bulk request of the file's pages. Lustre keeps
+ * the same per inode (lli_jobinfo) for the job ID it sends. LRU: files
+ * untouched for long make room; a request of a file no longer here keeps
+ * its builder (and the job ID Lustre sent, see les_enrich_wire_job).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct file_cause);
+} file_cause SEC(".maps");
+
 /* --- helpers ------------------------------------------------------------- */
+
+#define LES_PF_KTHREAD 0x00200000 /* include/linux/sched.h */
+
+static __always_inline bool current_is_kthread(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	return BPF_CORE_READ(task, flags) & LES_PF_KTHREAD;
+}
 
 static __always_inline void count(__u32 slot)
 {
@@ -132,6 +156,26 @@ static __always_inline void fill_current_task(struct les_task *t)
 	t->uid = (__u32)uid_gid;
 	t->gid = uid_gid >> 32;
 	bpf_get_current_comm(t->comm, sizeof(t->comm));
+}
+
+/*
+ * The current task read or writes inode (ino): it is the file's cause now.
+ * A thread that keeps writing one file updates nothing.
+ */
+static __always_inline void file_cause_remember(__u64 inode, __u64 ino)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct file_cause c = {}, *old;
+
+	if (!inode)
+		return;
+	old = bpf_map_lookup_elem(&file_cause, &inode);
+	if (old && old->task.tid == (__u32)pid_tgid && old->ino == ino)
+		return;
+	c.ino = ino;
+	c.cgroup_id = bpf_get_current_cgroup_id();
+	fill_current_task(&c.task);
+	bpf_map_update_elem(&file_cause, &inode, &c, BPF_ANY);
 }
 
 /*

@@ -135,4 +135,16 @@ struct ptlrpc_request___les {
 	void *rq_reqmsg;
 } __attribute__((preserve_access_index));
 
+/*
+ * struct brw_page (lustre/include/obd.h): bp_off (u64), then the page: pg
+ * up to 2.15, bp_folio since 2.16 (a folio's mapping is where a page's is).
+ */
+struct brw_page___pg {
+	struct page *pg;
+} __attribute__((preserve_access_index));
+
+struct brw_page___folio {
+	struct folio *bp_folio;
+} __attribute__((preserve_access_index));
+
 #endif /* LES_COMPAT_H */

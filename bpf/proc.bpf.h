@@ -11,8 +11,6 @@
 
 #include "common.bpf.h"
 
-#define LES_PF_KTHREAD 0x00200000 /* include/linux/sched.h */
-
 /* Notices are not records: their drops are counted apart. */
 static __always_inline void *reserve_notice(__u64 size)
 {

@@ -16,6 +16,16 @@
  * no known submitter and the sender stands in (LES_RPC_F_NO_BTF_TASK).
  * Whoever sends or frees it when that is another thread is the worker.
  *
+ * The cause. A bulk request that a kernel thread builds (writeback by a
+ * flusher or ptlrpcd, read-ahead) works for the process that dirtied or
+ * asked for the pages, not for the thread: osc_brw_prep_request's first
+ * page leads to its file (page->mapping->host, vmlinux BTF), and the
+ * file's last reader or writer, remembered by the access plane
+ * (file_cause), becomes the request's task (LES_RPC_F_CAUSE); the thread
+ * that sends it is the worker. Lustre charges its job ID by the same rule
+ * (lli_jobinfo). Where the file is not known, the task stays the thread
+ * (LES_RPC_F_KTHREAD) and userspace charges the job ID Lustre sent.
+ *
  * Records:
  *   queue_wait  ptlrpc_queue_wait entry -> return on one thread: the
  *               caller's synchronous wait, charged to its access op
@@ -61,6 +71,9 @@
 #define PTL_BODY_V3_SIZE	184
 #define PTL_OST_READ		3
 #define PTL_OST_WRITE		4
+/* struct brw_page: u64 bp_off, then the page (see compat.h); where no BTF says */
+#define PTL_BRW_PAGE_PG_OFF	8
+#define PTL_PAGE_MAPPING_FLAGS	3 /* PAGE_MAPPING_ANON | PAGE_MAPPING_MOVABLE */
 
 /*
  * Set by userspace when ptlrpc_lprocfs_brw is probed: bulk requests then
@@ -114,6 +127,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct ptlrpc_packing);
 } ptlrpc_packing SEC(".maps");
+
+/* tid -> the file a kernel thread is building a bulk request of, until its pack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct ptlrpc_brw_file);
+} ptlrpc_brw_file SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -251,7 +272,7 @@ static __always_inline struct ptlrpc_req *ptl_remember(__u64 req, bool created, 
 	v.created_ns = bpf_ktime_get_ns();
 	v.req_id = next_op_id();
 	v.cgroup_id = bpf_get_current_cgroup_id();
-	v.flags = flags;
+	v.flags = flags | (current_is_kthread() ? LES_RPC_F_KTHREAD : 0);
 	fill_current_task(&v.task);
 	count_probe(LES_PROBE_PTLRPC_CREATE);
 	if (bpf_map_update_elem(&ptlrpc_reqs, &req, &v, BPF_ANY)) {
@@ -412,6 +433,78 @@ static __always_inline int ptl_free(__u64 req)
 	return 0;
 }
 
+/* Where struct brw_page keeps its page: module BTF, else the layout of 2.12 to 2.17. */
+static __always_inline __u64 ptl_brw_page_offset(void)
+{
+	if (bpf_core_field_exists(struct brw_page___folio, bp_folio))
+		return bpf_core_field_offset(struct brw_page___folio, bp_folio);
+	if (bpf_core_field_exists(struct brw_page___pg, pg))
+		return bpf_core_field_offset(struct brw_page___pg, pg);
+	return PTL_BRW_PAGE_PG_OFF;
+}
+
+/*
+ * osc_brw_prep_request(cmd, cli, oa, page_count, pga, ...) entry: in a
+ * kernel thread, the file of the request's first page, for its pack. The
+ * pages of one bulk request are of one OST object, so of one file; read
+ * before Lustre swaps them for encrypted bounce pages.
+ */
+static __always_inline int ptl_brw_prep(__u32 page_count, __u64 pga)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct ptlrpc_brw_file f = {};
+	struct address_space *mapping;
+	__u64 bp = 0, pg = 0, inode;
+
+	if (!page_count || ptl_bad_ptr(pga) || !current_is_kthread())
+		return 0;
+	count_probe(LES_PROBE_PTLRPC_BRW_PREP);
+	if (bpf_probe_read_kernel(&bp, sizeof(bp), (void *)pga) || ptl_bad_ptr(bp))
+		return 0;
+	if (bpf_probe_read_kernel(&pg, sizeof(pg), (void *)(bp + ptl_brw_page_offset())) ||
+	    ptl_bad_ptr(pg))
+		return 0;
+	mapping = BPF_CORE_READ((struct page *)pg, mapping);
+	/* Anonymous or movable: a user buffer of direct I/O, not a file's cache. */
+	if (!mapping || ((__u64)mapping & PTL_PAGE_MAPPING_FLAGS))
+		return 0;
+	inode = (__u64)BPF_CORE_READ(mapping, host);
+	if (!inode)
+		return 0;
+	/* Not f.inode inside BPF_CORE_READ: CO-RE would relocate f's own field. */
+	f.inode = inode;
+	f.ino = BPF_CORE_READ((struct inode *)inode, i_ino);
+	bpf_map_update_elem(&ptlrpc_brw_file, &tid, &f, BPF_ANY);
+	return 0;
+}
+
+/*
+ * A bulk request packed on this thread: charge it to the file's cause when
+ * osc_brw_prep_request told the file and the access plane saw who last
+ * read or wrote it. Every bulk request of a client is built there, so an
+ * entry left by a call that failed before its pack is replaced by the next
+ * call before it could be used.
+ */
+static __always_inline void ptl_charge_cause(struct ptlrpc_req *v, __u32 tid)
+{
+	struct ptlrpc_brw_file *f = bpf_map_lookup_elem(&ptlrpc_brw_file, &tid);
+	struct file_cause *c;
+	__u64 inode, ino;
+
+	if (!f)
+		return;
+	inode = f->inode;
+	ino = f->ino;
+	bpf_map_delete_elem(&ptlrpc_brw_file, &tid);
+	c = bpf_map_lookup_elem(&file_cause, &inode);
+	if (!c || c->ino != ino || !(v->flags & LES_RPC_F_KTHREAD) || v->task.tid != tid)
+		return;
+	v->task = c->task;
+	v->cgroup_id = c->cgroup_id;
+	v->flags = (v->flags & ~LES_RPC_F_KTHREAD) | LES_RPC_F_CAUSE;
+	count_probe(LES_PROBE_PTLRPC_CAUSE);
+}
+
 /*
  * ptlrpc_request_pack / ptlrpc_request_bufs_pack entry, in the submitter:
  * the opcode is an argument; the message comes with lustre_msg_set_opc.
@@ -430,6 +523,8 @@ static __always_inline int ptl_pack(__u64 req, __u32 opcode)
 		v->opcode = opcode;
 		v->flags |= LES_RPC_F_OPCODE;
 	}
+	if (ptl_is_bulk(v))
+		ptl_charge_cause(v, tid);
 	bpf_map_update_elem(&ptlrpc_packing, &tid, &p, BPF_ANY);
 	return 0;
 }
@@ -665,6 +760,13 @@ int BPF_KPROBE(ptl_free_req_kp, void *req)
 	return ptl_free((__u64)req);
 }
 
+/* 7 arguments: more than the trampolines of kernels before 6.6 take, so a kprobe. */
+SEC("kprobe/osc_brw_prep_request")
+int BPF_KPROBE(ptl_brw_prep_kp, int cmd, void *cli, void *oa, __u32 page_count, void *pga)
+{
+	return ptl_brw_prep(page_count, (__u64)pga);
+}
+
 SEC("kprobe/ptlrpc_request_pack")
 int BPF_KPROBE(ptl_pack_kp, void *req, __u32 version, int opcode)
 {
@@ -752,8 +854,8 @@ int BPF_KRETPROBE(ptl_completion_kr, long rc)
  *
  * Arguments through fn_ctx_arg (access_fn.bpf.h): plain numbers whatever
  * the module's prototypes say. fexit finds the return value after the
- * arguments. ldlm_cli_enqueue has 11 arguments, more than the trampolines
- * of many kernels take: it is always a kprobe.
+ * arguments. ldlm_cli_enqueue has 11 arguments and osc_brw_prep_request 7,
+ * more than the trampolines of many kernels take: they are always kprobes.
  */
 
 SEC("fexit/ptlrpc_request_alloc")

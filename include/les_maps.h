@@ -63,6 +63,23 @@ struct fuse_inflight {
 	char worker_comm[LES_COMM_LEN];
 };
 
+/*
+ * Who last read or wrote a file through an access op (map file_cause, key:
+ * the struct inode *): the process a kernel thread's bulk request of the
+ * file's pages works for, as Lustre's own lli_jobinfo says for its job ID.
+ */
+struct file_cause {
+	__u64 ino; /* of the inode when it was remembered: a reused address is not it */
+	__u64 cgroup_id;
+	struct les_task task;
+};
+
+/* The file whose pages a kernel thread is building a bulk request of (map ptlrpc_brw_file). */
+struct ptlrpc_brw_file {
+	__u64 inode; /* struct inode * */
+	__u64 ino;
+};
+
 /* A PtlRPC request from its creation to its free (map ptlrpc_reqs, key: the pointer). */
 struct ptlrpc_req {
 	__u64 created_ns;

@@ -151,6 +151,8 @@ enum les_probe_id {
 	LES_PROBE_PTLRPC_WAIT, /* ptlrpc_queue_wait returns */
 	LES_PROBE_PTLRPC_EVENT, /* resend, restart, expire, notconn */
 	LES_PROBE_LDLM_WAIT, /* ldlm_cli_enqueue, ldlm_completion_ast return */
+	LES_PROBE_PTLRPC_BRW_PREP, /* a kernel thread builds a bulk request (osc_brw_prep_request) */
+	LES_PROBE_PTLRPC_CAUSE, /* ... and it is charged to its file's last reader or writer */
 	LES_PROBE_SUNRPC_BEGIN,
 	LES_PROBE_SUNRPC_STATS,
 	LES_PROBE_SUNRPC_END,
@@ -221,6 +223,12 @@ struct les_rec_rpc {
 #define LES_RPC_F_NO_BTF_TASK 0x2 /* submitter unknown: its fields are the sender's */
 #define LES_RPC_F_OPCODE      0x4 /* opcode is valid (else absent: not readable here) */
 #define LES_RPC_F_JOBID	      0x8 /* jobid holds the job ID of the request on the wire */
+#define LES_RPC_F_KTHREAD     0x10 /* task is a kernel thread (PF_KTHREAD) */
+/*
+ * task is the process whose I/O caused the request (the file's last reader
+ * or writer, as Lustre's own lli_jobinfo), not the kernel thread that built it
+ */
+#define LES_RPC_F_CAUSE	      0x20
 
 /* A notable event in a request's life (resend, expiry, ...). */
 struct les_rec_rpc_event {

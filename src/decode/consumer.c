@@ -281,12 +281,29 @@ static int on_access(struct les_consumer *c, const struct les_rec_access *r)
 	return emit_record(c);
 }
 
+/*
+ * A kernel thread's PtlRPC request that carries Lustre's job ID is charged
+ * to that job (les_enrich_wire_job): in the event every sink counts by
+ * and in the line. Job IDs are enrichment: without it, nothing changes.
+ */
+static const char *charge_wire_job(struct les_consumer *c, const struct les_rec_rpc *r)
+{
+	const char *job = c->enricher ? les_enrich_wire_job(r, c->wire_job) : NULL;
+
+	if (job) {
+		c->ev.job_id = job;
+		c->ev.job_source = les_job_source_name(LES_JOB_LUSTRE);
+	}
+	return job;
+}
+
 static int on_rpc(struct les_consumer *c, const struct les_rec_rpc *r)
 {
 	struct les_event *ev = &c->ev;
 	const struct les_observed_mount *m =
 		event_common(c, LES_REC_RPC, "rpc", r->ts_ns, r->dev, &r->task,
 			     r->flags & LES_RPC_F_ASYNC ? LES_ACTOR_F_FS_WORK : 0);
+	const char *job;
 
 	ev->op = les_format_rpc_op(r);
 	ev->proto = les_rpc_proto_name(r->proto);
@@ -302,8 +319,9 @@ static int on_rpc(struct les_consumer *c, const struct les_rec_rpc *r)
 		ev->rtt_ns = r->rtt_ns;
 	}
 	event_worker(c, r->flags, r->worker_comm);
+	job = charge_wire_job(c, r);
 	if (c->records_to_lines)
-		les_format_rpc(&c->jw, &c->fmt, m, r, enriched(c));
+		les_format_rpc(&c->jw, &c->fmt, m, r, enriched(c), job);
 	return emit_record(c);
 }
 

@@ -71,6 +71,7 @@ struct les_consumer {
 	struct les_event ev; /* the event being delivered */
 	char comm[LES_COMM_LEN + 1];
 	char worker_comm[LES_COMM_LEN + 1];
+	char wire_job[LES_JOBID_LEN + 1]; /* the job an rpc record is charged to by the wire */
 	struct les_enricher *enricher; /* NULL: records carry no enrichment */
 	const struct les_enriched *enriched; /* of the record being handled */
 	char describe_comm[LES_COMM_LEN + 1]; /* les_consumer_describe's */

@@ -134,8 +134,22 @@ const char *les_job_source_name(unsigned int src)
 		return "cgroup";
 	case LES_JOB_INHERITED:
 		return "inherited";
+	case LES_JOB_LUSTRE:
+		return "lustre";
 	}
 	return NULL;
+}
+
+const char *les_enrich_wire_job(const struct les_rec_rpc *r, char *buf)
+{
+	const uint32_t need = LES_RPC_F_KTHREAD | LES_RPC_F_JOBID;
+
+	if (r->proto != LES_PROTO_PTLRPC || (r->flags & need) != need ||
+	    (r->flags & LES_RPC_F_CAUSE) || !r->jobid[0])
+		return NULL;
+	memcpy(buf, r->jobid, LES_JOBID_LEN);
+	buf[LES_JOBID_LEN] = '\0';
+	return buf;
 }
 
 /* --- attributions ----------------------------------------------------- */

@@ -62,6 +62,7 @@ enum les_job_source {
 	LES_JOB_ENV,
 	LES_JOB_CGROUP,
 	LES_JOB_INHERITED,
+	LES_JOB_LUSTRE, /* Lustre's own job ID of a request (pb_jobid) */
 };
 
 /*
@@ -181,6 +182,16 @@ void les_enrich_get_stats(struct les_enricher *e, struct les_enrich_stats *s);
 struct jw;
 /* "enrich":{…}, the members of s, for the stats record. */
 void les_enrich_stats_json(const struct les_enrich_stats *s, struct jw *w);
+/*
+ * The job a PtlRPC request is charged to by the wire: a request whose task
+ * is a kernel thread (LES_RPC_F_KTHREAD: writeback that a flusher or
+ * ptlrpcd built, read-ahead) works for whoever caused it, and Lustre sent
+ * that one's job ID with it (pb_jobid, LES_RPC_F_JOBID: the file's last
+ * reader or writer, lli_jobinfo). Copies it NUL-terminated into buf
+ * (LES_JOBID_LEN + 1 bytes) and returns buf; NULL when the rule does not
+ * apply (a user's own request, a request with a known cause, no job ID).
+ */
+const char *les_enrich_wire_job(const struct les_rec_rpc *r, char *buf);
 
 /* The name of a job source, NULL for none. */
 const char *les_job_source_name(unsigned int src);

@@ -101,7 +101,8 @@ static void put_common(struct jw *w, const struct les_fmt_ctx *fc, const char *t
  * the process, user, actor, job and tags. The members that are the same
  * for every record of the process come encoded from the enricher.
  */
-static void put_who(struct jw *w, const struct les_task *t, const struct les_enriched *en)
+static void put_who(struct jw *w, const struct les_task *t, const struct les_enriched *en,
+		    const char *wire_job)
 {
 	jw_lit_u64(w, JW_LIT("pid"), t->pid);
 	jw_lit_u64(w, JW_LIT("tid"), t->tid);
@@ -117,10 +118,14 @@ static void put_who(struct jw *w, const struct les_task *t, const struct les_enr
 		jw_lit_cstr(w, JW_LIT("username"), en->username);
 		jw_lit_cstr(w, JW_LIT("actor_type"), en->actor_type);
 	}
-	if (en->job_json_len)
+	if (wire_job) {
+		jw_lit_cstr(w, JW_LIT("job_id"), wire_job);
+		jw_lit_cstr(w, JW_LIT("job_source"), les_job_source_name(LES_JOB_LUSTRE));
+	} else if (en->job_json_len) {
 		jw_raw_members(w, en->job_json, en->job_json_len);
-	else
+	} else {
 		jw_raw_members(w, en->attrib->job_json, en->attrib->job_json_len);
+	}
 	jw_raw_members(w, en->attrib->json, en->attrib->json_len);
 }
 
@@ -168,7 +173,7 @@ void les_format_access(struct jw *w, const struct les_fmt_ctx *fc,
 	else
 		fill_access_op(w, r->op, r->method);
 	jw_lit_u64(w, JW_LIT("op_id"), r->op_id);
-	put_who(w, &r->task, en);
+	put_who(w, &r->task, en, NULL);
 	jw_lit_u64(w, JW_LIT("latency_ns"), r->latency_ns);
 	jw_lit_u64(w, JW_LIT("bytes"), r->bytes);
 	put_errno(w, fc, r->err);
@@ -240,21 +245,25 @@ static void put_worker(struct jw *w, unsigned int flags, uint32_t pid, const cha
 	jw_lit_strz(w, JW_LIT("worker_comm"), comm, LES_COMM_LEN);
 }
 
-/* Who a request belongs to: the op it ran inside, the submitter, its worker. */
+/*
+ * Who a request belongs to: the op it ran inside, the submitter (charged to
+ * wire_job when not NULL, see les_enrich_wire_job), its worker.
+ */
 static void put_submitter(struct jw *w, uint64_t parent_op_id, const struct les_task *t,
-			  const struct les_enriched *en, uint32_t flags, uint32_t worker_pid,
-			  const char *worker_comm)
+			  const struct les_enriched *en, const char *wire_job, uint32_t flags,
+			  uint32_t worker_pid, const char *worker_comm)
 {
 	if (parent_op_id)
 		jw_lit_u64(w, JW_LIT("parent_op_id"), parent_op_id);
 	else
 		jw_lit_null(w, JW_LIT("parent_op_id"));
-	put_who(w, t, en);
+	put_who(w, t, en, wire_job);
 	put_worker(w, flags, worker_pid, worker_comm);
 }
 
 void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc, const struct les_observed_mount *m,
-		    const struct les_rec_rpc *r, const struct les_enriched *en)
+		    const struct les_rec_rpc *r, const struct les_enriched *en,
+		    const char *wire_job)
 {
 	put_common(w, fc, "rpc", r->ts_ns, m);
 	jw_lit_cstr(w, JW_LIT("op"), les_format_rpc_op(r));
@@ -269,7 +278,8 @@ void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc, const struct les
 		jw_lit_u64(w, JW_LIT("version"), r->vers);
 	}
 	put_req_id(w, r->req_id);
-	put_submitter(w, r->parent_op_id, &r->task, en, r->flags, r->worker_pid, r->worker_comm);
+	put_submitter(w, r->parent_op_id, &r->task, en, en ? wire_job : NULL, r->flags,
+		      r->worker_pid, r->worker_comm);
 	jw_lit_u64(w, JW_LIT("latency_ns"), r->latency_ns);
 	jw_lit_u64(w, JW_LIT("bytes"), r->bytes);
 	put_errno(w, fc, r->err);
@@ -293,7 +303,8 @@ void les_format_rpc_event(struct jw *w, const struct les_fmt_ctx *fc,
 	if (r->proto == LES_PROTO_SUNRPC)
 		jw_lit_cstr(w, JW_LIT("procedure"), rpc_name(r->name));
 	put_req_id(w, r->req_id);
-	put_submitter(w, r->parent_op_id, &r->task, en, r->flags, r->worker_pid, r->worker_comm);
+	put_submitter(w, r->parent_op_id, &r->task, en, NULL, r->flags, r->worker_pid,
+		      r->worker_comm);
 	jw_obj_end(w);
 	jw_newline(w);
 }

@@ -44,8 +44,10 @@ const char *les_format_rpc_op(const struct les_rec_rpc *r);
 void les_format_access(struct jw *w, const struct les_fmt_ctx *fc,
 		       const struct les_observed_mount *m, const struct les_rec_access *r,
 		       const struct les_enriched *en);
+/* wire_job: the job the request is charged to instead (les_enrich_wire_job), or NULL. */
 void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc, const struct les_observed_mount *m,
-		    const struct les_rec_rpc *r, const struct les_enriched *en);
+		    const struct les_rec_rpc *r, const struct les_enriched *en,
+		    const char *wire_job);
 void les_format_rpc_event(struct jw *w, const struct les_fmt_ctx *fc,
 			  const struct les_observed_mount *m, const struct les_rec_rpc_event *r,
 			  const struct les_enriched *en);

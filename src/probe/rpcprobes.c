@@ -9,6 +9,11 @@
  * sunrpc: tp_btf on its tracepoints, which need the sunrpc module loaded
  * (with its BTF) when the tool starts.
  *
+ * osc_brw_prep_request (the osc module) gives the file of a bulk request a
+ * kernel thread builds, so that the request is charged to the file's last
+ * reader or writer; where it is inlined or a clone, the request keeps its
+ * builder and the job ID Lustre sent.
+ *
  * PtlRPC opcodes come from ptlrpc_request_pack's argument and the request's
  * message from lustre_msg_set_opc inside it: no structure offset needed.
  * For requests whose packing was not seen, rq_reqmsg's offset in struct
@@ -45,6 +50,9 @@ static const struct les_rpc_fn rpc_table[] = {
 	    NULL, "ptl_send_new_req_fe", NULL),
 	PTL(ptl_send_rpc, "request start where ptlrpc_send_new_req is inlined",
 	    "ptl_send_rpc_kp", NULL, "ptl_send_rpc_fe", NULL),
+	/* 7 arguments: more than many kernels' trampolines take, so a kprobe. */
+	PTL(osc_brw_prep_request, "the file of a kernel thread's bulk request, for its cause",
+	    "ptl_brw_prep_kp", NULL, NULL, NULL),
 	PTL(ptlrpc_request_pack, "opcode (an argument) and the request's message",
 	    "ptl_pack_kp", NULL, "ptl_pack_fe", NULL),
 	PTL(ptlrpc_request_bufs_pack, "opcode where ptlrpc_request_pack is inlined",

@@ -22,7 +22,7 @@ static json_t *format_rpc(const struct les_rec_rpc *r)
 	json_t *j;
 
 	jw_init(&w, buf, sizeof(buf));
-	les_format_rpc(&w, &fc, NULL, r, NULL);
+	les_format_rpc(&w, &fc, NULL, r, NULL, NULL);
 	ck_assert(!w.overflow);
 	j = json_loadb(buf, w.len, 0, &err);
 	ck_assert_msg(j, "not JSON: %s: %.*s", err.text, (int)w.len, buf);

@@ -19,8 +19,12 @@ lustre/ptlrpc).
 GROUP:
   access    access records vs llite.*.stats
   requests  request records vs the client's mdc.*.stats and osc.*.stats
-  jobs      request records' lustre_jobid vs the servers' job_stats
-Prints one line per comparison; exits 1 if any differs.
+  jobs      request records' lustre_jobid, their charged job_id and the
+            --aggregate windows by job_id vs the servers' job_stats; the
+            writeback of each --writeback-job sent by a kernel thread and
+            charged to its writer (--cause-comm: to the writer's process)
+Prints one line per comparison; exits 1 if any differs. A job or counter
+Lustre does not list is a failure, never taken as 0.
 """
 import argparse
 import json
@@ -103,6 +107,17 @@ class Report:
         ok = ours == lustre
         self.failed += not ok
         print(f"{'ok  ' if ok else 'FAIL'} {what}: tool {ours}, Lustre {lustre}")
+
+    def true(self, what, ok, detail=""):
+        self.failed += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {what}{': ' + detail if detail else ''}")
+
+    def listed(self, what, table, key):
+        """table[key], or a failure when Lustre does not list it (never 0)."""
+        if key in table:
+            return table[key]
+        self.true(f"{what}: Lustre lists {key}", False, f"only {sorted(table)}")
+        return None
 
 
 def window(devices):
@@ -202,10 +217,86 @@ def parse_job_stats(path):
         if m and kind:
             job = out[kind].setdefault(m.group(1), {})
             continue
-        m = re.match(r"^\s+(\w+):\s+\{ samples:\s+(\d+),.*?sum:\s+(\d+)", line)
+        # Counters without a sum (no LPROCFS_CNTR_AVGMINMAX) are listed too.
+        m = re.match(r"^\s+(\w+):\s+\{ samples:\s+(\d+)(?:,.*?sum:\s+(\d+))?", line)
         if m and job is not None:
-            job[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+            job[m.group(1)] = (int(m.group(2)), int(m.group(3) or 0))
     return out
+
+
+# A thread of the kernel or of Lustre (a flusher, ptlrpcd, read-ahead), not a user's process.
+KTHREAD = re.compile(r"^(kworker|ptlrpcd|ll_|ldlm_|writeback|flush-)")
+
+
+def sender(r):
+    """The thread that sent a request: its worker when another thread did."""
+    return r.get("worker_comm") or r.get("comm", "")
+
+
+def compare_job(rep, label, recs, ost, mdt):
+    """Records of one job vs its obdfilter and mdt job_stats, every counter listed."""
+    for op in ("read", "write"):
+        got = [r for r in recs if r.get("opcode_name") == f"ost_{op}"]
+        c = rep.listed(f"{label}: obdfilter job_stats", ost, f"{op}_bytes")
+        if c is None:
+            continue
+        rep.eq(f"{label}: ost_{op} requests vs obdfilter job_stats {op}_bytes samples",
+               len(got), c[0])
+        rep.eq(f"{label}: ost_{op} bytes vs obdfilter job_stats {op}_bytes sum",
+               sum(r["bytes"] for r in got), c[1])
+    for opc, name in (("ost_sync", "sync"), ("ost_setattr", "setattr")):
+        c = rep.listed(f"{label}: obdfilter job_stats", ost, name)
+        if c is not None:
+            rep.eq(f"{label}: {opc} requests vs obdfilter job_stats {name}",
+                   sum(1 for r in recs if r.get("opcode_name") == opc), c[0])
+    c = rep.listed(f"{label}: mdt job_stats", mdt, "close")
+    if c is not None:
+        rep.eq(f"{label}: mds_close requests vs mdt job_stats close",
+               sum(1 for r in recs if r.get("opcode_name") == "mds_close"), c[0])
+
+
+def note_kthread_writes(job, writes):
+    """How a job's ost_write requests sent by kernel threads were charged."""
+    by_source = {}
+    for r in writes:
+        if KTHREAD.match(sender(r)):
+            key = (r.get("comm"), r.get("job_source"))
+            by_source[key] = by_source.get(key, 0) + 1
+    print(f"note job {job}: {len(writes)} ost_write, sent by a kernel thread by (comm, "
+          f"job_source): {by_source}")
+
+
+def check_writeback(rep, job, mine, cause_comm):
+    """The job's ost_write requests that a kernel thread sent are charged to the job."""
+    writes = [r for r in mine if r.get("opcode_name") == "ost_write"]
+    by_kthread = [r for r in writes if KTHREAD.match(sender(r))]
+    senders = sorted({sender(r) for r in by_kthread})
+    rep.true(f"job {job}: ost_write requests sent by a kernel thread", len(by_kthread) > 0,
+             f"{len(by_kthread)} of {len(writes)} ({', '.join(senders)})")
+    wrong = [(r.get("comm"), r.get("job_id"), r.get("job_source")) for r in writes
+             if r.get("job_id") != job]
+    rep.true(f"job {job}: every ost_write charged to job_id {job}", not wrong,
+             f"{len(wrong)} not: {sorted(set(wrong), key=str)[:5]}" if wrong else "")
+    note_kthread_writes(job, writes)
+    if cause_comm:
+        # Charged to the process that wrote the file, the sender kept as worker.
+        off = [(r.get("comm"), r.get("worker_comm")) for r in by_kthread
+               if r.get("comm") != cause_comm or not KTHREAD.match(r.get("worker_comm") or "")]
+        rep.true(f"job {job}: kernel-thread ost_write have comm {cause_comm}, the thread as "
+                 f"worker_comm", not off, f"{len(off)} not: {sorted(set(off), key=str)[:5]}"
+                 if off else "")
+
+
+def window_bytes(path, job):
+    """Bytes of the job's requests in the --aggregate windows (group-by job_id,op)."""
+    total = n = 0
+    for line in open(path):
+        w = json.loads(line)
+        if w.get("type") == "window" and w.get("record_type") == "rpc" \
+                and w.get("op") == "request" and w.get("job_id") == job:
+            total += w["bytes"]
+            n += 1
+    return n, total
 
 
 def check_jobs(args, rep):
@@ -215,25 +306,30 @@ def check_jobs(args, rep):
         r = json.loads(line)
         if r.get("type") == "rpc" and r.get("op") == "request" and r.get("mount") == args.mount:
             reqs.append(r)
+    for kind in ("obdfilter", "mdt"):
+        rep.true(f"{kind} job_stats read", kind in jobs)
     for job in args.job:
-        mine = [r for r in reqs if r.get("lustre_jobid") == job]
-        ost = jobs.get("obdfilter", {}).get(job, {})
-        mdt = jobs.get("mdt", {}).get(job, {})
-        for op in ("read", "write"):
-            recs = [r for r in mine if r.get("opcode_name") == f"ost_{op}"]
-            samples, total = ost.get(f"{op}_bytes", (0, 0))
-            rep.eq(f"job {job}: ost_{op} requests vs obdfilter job_stats {op}_bytes samples",
-                   len(recs), samples)
-            rep.eq(f"job {job}: ost_{op} bytes vs obdfilter job_stats {op}_bytes sum",
-                   sum(r["bytes"] for r in recs), total)
-        for opc, counter_name in (("ost_sync", "sync"), ("ost_setattr", "setattr")):
-            rep.eq(f"job {job}: {opc} requests vs obdfilter job_stats {counter_name}",
-                   sum(1 for r in mine if r.get("opcode_name") == opc),
-                   ost.get(counter_name, (0, 0))[0])
-        rep.eq(f"job {job}: mds_close requests vs mdt job_stats close",
-               sum(1 for r in mine if r.get("opcode_name") == "mds_close"),
-               mdt.get("close", (0, 0))[0])
-        rep.eq(f"job {job}: the job has requests", len(mine) > 0, True)
+        ost = rep.listed("obdfilter job_stats", jobs.get("obdfilter", {}), job)
+        mdt = rep.listed("mdt job_stats", jobs.get("mdt", {}), job)
+        wire = [r for r in reqs if r.get("lustre_jobid") == job]
+        rep.true(f"job {job}: the job has requests", len(wire) > 0, f"{len(wire)}")
+        if ost is None or mdt is None:
+            continue
+        # The job ID Lustre sent, and the job the tool charges (what
+        # --aggregate, Prometheus, --top and --job count by).
+        compare_job(rep, f"job {job} (lustre_jobid)", wire, ost, mdt)
+        compare_job(rep, f"job {job} (job_id)", [r for r in reqs if r.get("job_id") == job],
+                    ost, mdt)
+        if args.windows:
+            n, total = window_bytes(args.windows, job)
+            lustre = sum((ost.get(c) or (0, 0))[1] for c in ("read_bytes", "write_bytes"))
+            rep.true(f"job {job}: --aggregate windows by job_id", n > 0, f"{n} windows")
+            rep.eq(f"job {job}: --aggregate request bytes vs obdfilter read_bytes + "
+                   f"write_bytes sums", total, lustre)
+        if job in args.writeback_job:
+            check_writeback(rep, job, wire, args.cause_comm)
+        else:
+            note_kthread_writes(job, [r for r in wire if r.get("opcode_name") == "ost_write"])
 
 
 def main():
@@ -244,6 +340,9 @@ def main():
     ap.add_argument("--lctl")
     ap.add_argument("--jobs")
     ap.add_argument("--job", action="append", default=[])
+    ap.add_argument("--writeback-job", action="append", default=[])
+    ap.add_argument("--cause-comm")
+    ap.add_argument("--windows", help="the --aggregate output, to compare by job_id")
     args = ap.parse_args()
     rep = Report()
     {"access": check_access, "requests": check_requests, "jobs": check_jobs}[args.group](args, rep)

@@ -17,8 +17,10 @@
 #   - access records vs llite.*.stats (counters.py access),
 #   - request records vs the client's mdc/osc stats: per opcode count and
 #     service-time sum, req_waittime, enqueues, bytes (counters.py requests),
-#   - lustre_jobid of the requests vs the servers' obdfilter/mdt job_stats,
-#     writeback sent by kernel threads included (counters.py jobs),
+#   - lustre_jobid of the requests, the job_id they are charged to and the
+#     --aggregate windows by job_id vs the servers' obdfilter/mdt job_stats;
+#     job 202's writeback sent by kernel threads and charged to job 202 (to
+#     its dd where osc_brw_prep_request is probed) (counters.py jobs),
 #   - in flight: the gauge back to 0 on the mount, and no more requests in
 #     flight at once than osc.*.rpc_stats saw;
 # and the tool's own health: started, nothing refused, nothing dropped, no
@@ -62,6 +64,18 @@ lr_list_probes_ok()
 		and ([$r.probes[] | select(.proto == "ptlrpc")][0].opcode
 			| startswith("ptlrpc_request_pack"))
 		and $r.load_checked and $r.programs_refused == []' "$work/probes.json"
+}
+
+# Where osc_brw_prep_request is probed, a kernel thread's bulk request is
+# charged to the file's writer itself (its comm), not only to its job.
+lr_cause_arg()
+{
+	local m
+
+	m=$(jq -M -r '[.probes[] | select(.probe == "osc_brw_prep_request")][0].method // "none"' \
+		"$work/probes.json")
+	echo "osc_brw_prep_request: $m" >&2
+	[ "$m" = none ] || echo "--cause-comm dd"
 }
 
 lr_workload()
@@ -146,7 +160,8 @@ lr_tool_test()
 	check "--list-probes: llite and PtlRPC by $attach, opcodes from the pack, nothing refused" \
 		lr_list_probes_ok "$attach"
 	tracer_start 300 "" "$work/tool.err" "$tool" -v --attach "$attach" --mount "$LR_MNT" \
-		--stats-interval 1s -o "$work/out.jsonl" || die "the tool did not start"
+		--stats-interval 1s --aggregate 1s --records --group-by job_id,op \
+		-o "$work/out.jsonl" || die "the tool did not start"
 	sleep 1
 	lustre_real_clear_stats
 	lctl set_param -n 'obdfilter.*.job_stats=clear' 'mdt.*.job_stats=clear'
@@ -160,8 +175,15 @@ lr_tool_test()
 	check "final stats: nothing dropped, refused or missed" lr_health
 	check "access records = llite.*.stats" lr_counters access --lctl "$work/stats.txt"
 	check "request records = mdc/osc stats per opcode" lr_counters requests --lctl "$work/stats.txt"
-	check "lustre_jobid = the servers' job_stats (jobs 101 and 202 at once, 102)" \
-		lr_counters jobs --jobs "$work/jobs.txt" --job 101 --job 202 --job 102
+	# shellcheck disable=SC2046 # lr_cause_arg: no word or two
+	check "lustre_jobid, job_id and windows = the servers' job_stats (101 and 202 at once, 102); writeback charged to its writer" \
+		lr_counters jobs --jobs "$work/jobs.txt" --job 101 --job 202 --job 102 \
+		--writeback-job 202 $(lr_cause_arg) --windows "$work/out.jsonl"
+	# Who sent and who was charged the writeback, also when the checks pass.
+	grep -E '^note job|kernel thread|charged to job_id' "$work/check.out" |
+		while read -r l; do say "$l"; done
+	say "probe hits: $(lr_final | jq -M -c '.probe_hits |
+		{osc_brw_prep_kthread, ptlrpc_cause_found}')"
 	check "queue_waits link to their access records" lr_queue_waits_linked
 	check "in flight: 0 on the mount at the end, as rpc_stats" lr_inflight_zero
 	check "in flight: ost_write concurrency within rpc_stats" lr_inflight_bounded
