@@ -28,6 +28,8 @@
 #define USER_RETRY_NS	(1000000000ULL) /* a uid still pending is looked at again */
 #define PROC_RETRY_NS	(1000000000ULL) /* a pid /proc did not have is read again */
 #define ENV_READ_MAX	(256 * 1024)
+/* At exit a lookup in progress gets this long: a hung NSS must not hold the exit. */
+#define USER_STOP_WAIT_NS (1000000000ULL)
 #define LES_PF_KTHREAD	0x00200000
 #define IDENT_SLOTS	1024 /* process identities kept encoded; a power of 2 */
 #define PROC_F_UNREAD	0x80000000u /* not in /proc when read: nothing known */
@@ -965,17 +967,38 @@ int les_enrich_new(struct les_enricher **out, const struct les_enrich_config *cf
 	return 0;
 }
 
+/*
+ * Stop the resolver; false when it is still inside a lookup after
+ * USER_STOP_WAIT_NS (an NSS server that never answers): it would touch the
+ * enricher when the lookup returns, so the enricher is then left to the
+ * process's exit rather than freed under it.
+ */
+static bool user_resolver_stopped(struct les_enricher *e)
+{
+	struct timespec deadline;
+	uint64_t ns;
+
+	pthread_mutex_lock(&e->user_lock);
+	e->user_stop = true;
+	pthread_cond_signal(&e->user_cond);
+	pthread_mutex_unlock(&e->user_lock);
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	ns = (uint64_t)deadline.tv_nsec + USER_STOP_WAIT_NS;
+	deadline.tv_sec += (time_t)(ns / 1000000000ULL);
+	deadline.tv_nsec = (long)(ns % 1000000000ULL);
+	if (pthread_timedjoin_np(e->user_thread, NULL, &deadline) == 0)
+		return true;
+	fprintf(stderr, "lustre-ebpf-stream: a user name lookup did not return (NSS hung?): "
+			"exiting without it\n");
+	return false;
+}
+
 void les_enrich_free(struct les_enricher *e)
 {
 	if (!e)
 		return;
-	if (e->user_thread_running) {
-		pthread_mutex_lock(&e->user_lock);
-		e->user_stop = true;
-		pthread_cond_signal(&e->user_cond);
-		pthread_mutex_unlock(&e->user_lock);
-		pthread_join(e->user_thread, NULL);
-	}
+	if (e->user_thread_running && !user_resolver_stopped(e))
+		return;
 	for (size_t b = 0; b < ATTRIB_BUCKETS; b++) {
 		struct les_attrib *a = e->attribs[b], *next;
 

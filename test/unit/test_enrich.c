@@ -506,6 +506,29 @@ START_TEST(test_full_user_queue_retried)
 }
 END_TEST
 
+/*
+ * A name service that never answers: the enricher's end waits about a
+ * second for the lookup in progress, then goes on without it (the exit of
+ * a daemon whose NSS server hung). The blocked lookup is never released.
+ */
+START_TEST(test_hung_resolver_does_not_hold_exit)
+{
+	struct les_enrich_config cfg = {.lookup_user = gated_lookup};
+	struct les_enricher *e;
+	struct les_task t = task(2101, 2101, "app");
+	uint64_t t0;
+
+	ck_assert_int_eq(pipe(resolver_gate), 0);
+	e = new_enricher_with(&cfg);
+	les_enrich_task(e, &t, 0, mono_now());
+	usleep(50000); /* the resolver is inside the lookup now */
+	t0 = mono_now();
+	les_enrich_free(e);
+	ck_assert_uint_lt(mono_now() - t0, 3000000000ULL);
+	ck_assert_uint_ge(mono_now() - t0, 500000000ULL);
+}
+END_TEST
+
 /* The stats record's member: every counter by name. */
 START_TEST(test_stats_json)
 {
@@ -559,6 +582,7 @@ int main(void)
 	tcase_add_test(tc, test_long_tags_keep_job);
 	tcase_add_test(tc, test_evicted_process_read_from_proc);
 	tcase_add_test(tc, test_full_user_queue_retried);
+	tcase_add_test(tc, test_hung_resolver_does_not_hold_exit);
 	tcase_add_test(tc, test_stats_json);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
