@@ -78,7 +78,9 @@ les_pass "maintainer scripts: postinst, prerm, postrm"
 dpkg -i "$DEB" >"$WORK/dpkg.log" 2>&1 || les_fail "dpkg -i: $(tail -n 5 "$WORK/dpkg.log")"
 INSTALLED=1
 les_pass "dpkg -i installs it"
+# deb-systemd-helper answers only maintainer scripts: asked as one would.
 les_true "postinst registered the unit with deb-systemd-helper" \
+	env DPKG_MAINTSCRIPT_PACKAGE=lustre-ebpf-stream \
 	deb-systemd-helper debian-installed lustre-ebpf-stream.service
 les_true "... without enabling it (no output is set yet)" \
 	bash -c "! ls /etc/systemd/system/*.wants/lustre-ebpf-stream.service 2>/dev/null | grep -q ."
