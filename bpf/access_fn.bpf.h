@@ -100,11 +100,12 @@ static __always_inline __u32 fn_target_dev(__u8 kind, __u64 target, __u64 *ino)
  * that kernel threads build later (writeback, read-ahead). Lustre takes
  * the job ID it sends for them the same way (vvp_io_init, lli_jobinfo).
  */
-static __always_inline void fn_note_cause(__u8 kind, __u64 target, __u32 op)
+static __always_inline void fn_note_cause(__u8 flags, __u8 kind, __u64 target)
 {
 	struct inode *inode;
 
-	if (op != LES_OP_READ && op != LES_OP_WRITE)
+	/* Read-only data: gone from the programs of slots without it. */
+	if (!(flags & LES_FN_F_CAUSE))
 		return;
 	if (kind == LES_FN_ARG_KIOCB)
 		inode = BPF_CORE_READ((struct kiocb *)target, ki_filp, f_inode);
@@ -209,7 +210,7 @@ static __always_inline int fn_enter(__u32 slot, __u64 target, __u64 aux, __u64 o
 	ops->depth = depth + 1;
 	ops->updated_ns = now;
 	bpf_get_current_comm(ops->comm, sizeof(ops->comm));
-	fn_note_cause(FN_DESC(slot).kind, target, op & FN_OP_MASK);
+	fn_note_cause(flags, FN_DESC(slot).kind, target);
 	return 0;
 }
 

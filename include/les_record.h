@@ -348,6 +348,7 @@ enum les_fn_ret {
 #define LES_FN_F_LOOKUP	     0x1 /* ->lookup: a negative dentry result is ENOENT */
 #define LES_FN_F_ATOMIC_OPEN 0x2 /* ->atomic_open: op decided at exit */
 #define LES_FN_F_CONTEXT     0x4 /* no record: gives requests made inside it their mount */
+#define LES_FN_F_CAUSE	     0x8 /* a Lustre read or write: its task is the file's cause */
 
 struct les_fn_desc {
 	__u8 op; /* enum les_access_op */

@@ -219,6 +219,9 @@ static bool desc_from_proto(struct les_fn_probe *pr, const struct les_kf_proto *
 	pr->desc.arg = (__u8)target;
 	pr->desc.nargs = (__u8)n;
 	pr->desc.flags = (__u8)e->flags;
+	/* Only PtlRPC asks who caused a file's pages (file_cause): other filesystems pay nothing. */
+	if (e->family == LES_FS_LUSTRE && (e->op == LES_OP_READ || e->op == LES_OP_WRITE))
+		pr->desc.flags |= LES_FN_F_CAUSE;
 	pr->desc.ret = proto->ret;
 	if ((e->op == LES_OP_READ || e->op == LES_OP_WRITE) && pr->desc.ret == LES_FN_RET_LONG)
 		pr->desc.ret = LES_FN_RET_BYTES;
