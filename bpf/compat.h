@@ -130,9 +130,23 @@ struct rpc_task___les {
 	struct rpc_rqst___les *tk_rqstp;
 } __attribute__((preserve_access_index));
 
-/* Lustre's ptlrpc (lustre/include/lustre_net.h): only the request message. */
+/*
+ * Lustre's ptlrpc (lustre/include/lustre_net.h, lustre_import.h, obd.h):
+ * the request message, its xid and its import's device name. Read only
+ * where module BTF has them (CO-RE); a build without BTF has none of them.
+ */
+struct obd_device___les {
+	char obd_name[128]; /* MAX_OBD_NAME */
+} __attribute__((preserve_access_index));
+
+struct obd_import___les {
+	struct obd_device___les *imp_obd;
+} __attribute__((preserve_access_index));
+
 struct ptlrpc_request___les {
 	void *rq_reqmsg;
+	__u64 rq_xid;
+	struct obd_import___les *rq_import;
 } __attribute__((preserve_access_index));
 
 /*

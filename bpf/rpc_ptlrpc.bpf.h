@@ -64,6 +64,8 @@
 /* Wire constants, lustre/include/uapi/linux/lustre/lustre_idl.h. */
 #define PTL_MSG_MAGIC_V2	0x0BD00BD3
 #define PTL_RPC_MSG_REQUEST	4711
+#define PTL_RPC_MSG_ERR		4712
+#define PTL_RPC_MSG_REPLY	4713
 #define PTL_MSG_HDR_SIZE	32 /* struct lustre_msg_v2 up to lm_buflens[] */
 #define PTL_MAX_BUFCOUNT	32
 #define PTL_MAX_ERRNO		4095
@@ -100,10 +102,12 @@ struct {
 
 /*
  * obd_import -> the mount its last request made inside an access op came
- * from. A client's imports (one per MDT and OST) serve one mount; requests
- * made outside any op (writeback that a kworker or ptlrpcd builds, pings)
- * get their mount from here. Imports that no access op ever used (a
- * server's own, the MGC's) stay unknown.
+ * from, or the mount of the file whose bulk request a kernel thread built
+ * on it. A client's imports (one per MDT and OST) serve one mount;
+ * requests made outside any op (writeback that a kworker or ptlrpcd
+ * builds, pings) get their mount from here. Imports that neither ever
+ * used (a server's own, the MGC's, an OST no file was read or written on
+ * since the tool started) stay unknown.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -135,6 +139,18 @@ struct {
 	__type(key, __u32);
 	__type(value, struct ptlrpc_brw_file);
 } ptlrpc_brw_file SEC(".maps");
+
+/*
+ * tid -> the message lustre_msg_get_status was last called with on it.
+ * after_reply reads the reply's status so (its -EINPROGRESS check) right
+ * before ptlrpc_lprocfs_rpc_sent, on the same thread.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} ptlrpc_status_msg SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -237,6 +253,18 @@ static __always_inline struct op_frame *ptl_current_frame(void)
 }
 
 /*
+ * The observed mount of the file whose bulk request this kernel thread is
+ * building (osc_brw_prep_request told it), or 0.
+ */
+static __always_inline __u32 ptl_brw_file_dev(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct ptlrpc_brw_file *f = bpf_map_lookup_elem(&ptlrpc_brw_file, &tid);
+
+	return f && dev_observed(f->dev) ? f->dev : 0;
+}
+
+/*
  * Remember req with the current thread as its submitter. created: req was
  * just allocated, so an entry under its address is left from a request
  * whose free was missed and is replaced; otherwise the first sighting wins.
@@ -263,6 +291,14 @@ static __always_inline struct ptlrpc_req *ptl_remember(__u64 req, bool created, 
 		v.parent_op_id = frame->op_id;
 		v.dev = frame->dev;
 		if (imp && (!imp_dev || *imp_dev != v.dev))
+			bpf_map_update_elem(&ptlrpc_import_dev, &imp, &v.dev, BPF_ANY);
+	} else if (created && imp && (v.dev = ptl_brw_file_dev()) != 0) {
+		/*
+		 * A kernel thread's bulk request of a file: the file's mount is
+		 * the import's, learnt before any access op used the import
+		 * (an OSC that only writeback has used), for its pings too.
+		 */
+		if (!imp_dev || *imp_dev != v.dev)
 			bpf_map_update_elem(&ptlrpc_import_dev, &imp, &v.dev, BPF_ANY);
 	} else if (imp_dev && dev_observed(*imp_dev)) {
 		v.dev = *imp_dev;
@@ -309,6 +345,35 @@ static __always_inline int ptl_alloc_return(__u64 req)
 	return ptl_created(req, import);
 }
 
+/*
+ * ptlrpc_request_alloc_pack(imp, format, version, opcode) returned req.
+ * Where ptlrpc_request_alloc is inlined into it (pings on every build
+ * seen), the pack inside took the import (ptl_pack) and the entry is
+ * gone; otherwise the request is created here.
+ */
+static __always_inline int ptl_alloc_pack_return(__u64 req)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 *imp = bpf_map_lookup_elem(&ptlrpc_alloc_import, &tid);
+	__u64 import;
+
+	if (!imp)
+		return 0;
+	import = *imp;
+	bpf_map_delete_elem(&ptlrpc_alloc_import, &tid);
+	return ptl_created(req, import);
+}
+
+/* lustre_msg_get_status(msg) entry: the message, for the reply's record. */
+static __always_inline int ptl_status_read(__u64 msg)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	if (!ptl_bad_ptr(msg))
+		bpf_map_update_elem(&ptlrpc_status_msg, &tid, &msg, BPF_ANY);
+	return 0;
+}
+
 /* ptlrpcd_add_req: queued for ptlrpcd by its submitter. */
 static __always_inline int ptl_queued(__u64 req)
 {
@@ -319,13 +384,22 @@ static __always_inline int ptl_queued(__u64 req)
 	return 0;
 }
 
-/* ptlrpc_send_new_req, ptl_send_rpc: the first one starts the request. */
-static __always_inline int ptl_send(__u64 req)
+/*
+ * ptlrpc_send_new_req, ptl_send_rpc: the first one starts the request.
+ * transmission: ptl_send_rpc, called once per time the request goes on
+ * the wire (its first send, a resend after a timeout, a reconnect or
+ * -EINPROGRESS), so its calls after the first are the request's resends.
+ */
+static __always_inline int ptl_send(__u64 req, bool transmission)
 {
 	struct ptlrpc_req *v = ptl_remember(req, false, LES_RPC_F_NO_BTF_TASK, 0);
 
 	count_probe(LES_PROBE_PTLRPC_SEND);
-	if (!v || v->sent_ns)
+	if (!v)
+		return 0;
+	if (transmission)
+		v->sends++;
+	if (v->sent_ns)
 		return 0;
 	v->sent_ns = bpf_ktime_get_ns();
 	ptl_learn_opcode(v, req);
@@ -355,6 +429,15 @@ static __always_inline void ptl_emit(struct ptlrpc_req *v, __u64 now)
 	rec->worker_pid = v->worker_pid;
 	rec->flags = v->flags;
 	rec->task = v->task;
+	rec->resends = v->sends > 1 ? v->sends - 1 : 0;
+	rec->err = v->err;
+	rec->xid = v->xid;
+	if (v->flags & LES_RPC_F_TARGET)
+		__builtin_memcpy(rec->name, v->target, LES_RPC_NAME_LEN);
+	if (v->sent_ns) {
+		rec->backlog_ns = v->sent_ns > v->created_ns ? v->sent_ns - v->created_ns : 0;
+		rec->rtt_ns = v->replied_ns > v->sent_ns ? v->replied_ns - v->sent_ns : 0;
+	}
 	__builtin_memcpy(rec->worker_comm, v->worker_comm, LES_COMM_LEN);
 	if (v->flags & LES_RPC_F_JOBID)
 		__builtin_memcpy(rec->jobid, v->jobid, LES_JOBID_LEN);
@@ -365,6 +448,55 @@ static __always_inline bool ptl_is_bulk(const struct ptlrpc_req *v)
 {
 	return (v->flags & LES_RPC_F_OPCODE) &&
 	       (v->opcode == PTL_OST_READ || v->opcode == PTL_OST_WRITE);
+}
+
+/*
+ * The status of the reply whose message after_reply just read it from on
+ * this thread (pb_status, a negative errno), checked to be a reply: as
+ * ptlrpc_check_status, an error message with no errno is -EINVAL.
+ */
+static __always_inline void ptl_learn_status(struct ptlrpc_req *v)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 *msg = bpf_map_lookup_elem(&ptlrpc_status_msg, &tid);
+	__u32 body[6] = {}, len = 0;
+	__s32 status;
+	__u64 b;
+
+	if (!msg)
+		return;
+	b = ptl_body(*msg, &len);
+	bpf_map_delete_elem(&ptlrpc_status_msg, &tid);
+	if (!b || len < sizeof(body) || bpf_probe_read_kernel(body, sizeof(body), (void *)b))
+		return;
+	if (body[2] != PTL_RPC_MSG_REPLY && body[2] != PTL_RPC_MSG_ERR)
+		return;
+	status = (__s32)body[5];
+	if (body[2] == PTL_RPC_MSG_ERR && status >= 0)
+		status = -22; /* EINVAL */
+	v->err = status < 0 && status >= -PTL_MAX_ERRNO ? -status : 0;
+	v->flags |= LES_RPC_F_STATUS;
+	count_probe(LES_PROBE_PTLRPC_STATUS);
+}
+
+/* rq_xid and the import's device name, where module BTF has them. */
+static __always_inline void ptl_learn_ids(struct ptlrpc_req *v, __u64 req)
+{
+	struct ptlrpc_request___les *r = (void *)req;
+	struct obd_device___les *obd;
+
+	if (bpf_core_field_exists(r->rq_xid)) {
+		v->xid = BPF_CORE_READ(r, rq_xid);
+		v->flags |= LES_RPC_F_XID;
+	}
+	if (!bpf_core_field_exists(r->rq_import) ||
+	    !bpf_core_field_exists(struct obd_import___les, imp_obd) ||
+	    !bpf_core_field_exists(struct obd_device___les, obd_name))
+		return;
+	obd = BPF_CORE_READ(r, rq_import, imp_obd);
+	if (!obd || bpf_probe_read_kernel_str(v->target, sizeof(v->target), obd->obd_name) <= 0)
+		return;
+	v->flags |= LES_RPC_F_TARGET;
 }
 
 /*
@@ -389,6 +521,8 @@ static __always_inline int ptl_replied(__u64 req, __u64 service_us)
 	v->replied_ns = now;
 	ptl_learn_opcode(v, req);
 	ptl_learn_jobid(v, req);
+	ptl_learn_status(v);
+	ptl_learn_ids(v, req);
 	rpc_set_worker(v->task.tid, &v->flags, &v->worker_pid, v->worker_comm);
 	if (ptlrpc_brw_probed && ptl_is_bulk(v))
 		return 0;
@@ -474,6 +608,7 @@ static __always_inline int ptl_brw_prep(__u32 page_count, __u64 pga)
 	/* Not f.inode inside BPF_CORE_READ: CO-RE would relocate f's own field. */
 	f.inode = inode;
 	f.ino = BPF_CORE_READ((struct inode *)inode, i_ino);
+	f.dev = BPF_CORE_READ((struct inode *)inode, i_sb, s_dev);
 	bpf_map_update_elem(&ptlrpc_brw_file, &tid, &f, BPF_ANY);
 	return 0;
 }
@@ -513,10 +648,23 @@ static __always_inline int ptl_pack(__u64 req, __u32 opcode)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct ptlrpc_packing p = { .req = req, .opcode = opcode };
+	__u64 *imp = bpf_map_lookup_elem(&ptlrpc_alloc_import, &tid);
 	struct ptlrpc_req *v;
+	__u64 import;
 
 	count_probe(LES_PROBE_PTLRPC_PACK);
-	v = ptl_remember(req, false, 0, 0);
+	if (imp) {
+		/*
+		 * Packed inside an allocator whose own return is not seen
+		 * (ptlrpc_request_alloc inlined into ptlrpc_request_alloc_pack):
+		 * the request is new, on the allocator's import.
+		 */
+		import = *imp;
+		bpf_map_delete_elem(&ptlrpc_alloc_import, &tid);
+		v = ptl_remember(req, true, 0, ptl_bad_ptr(import) ? 0 : import);
+	} else {
+		v = ptl_remember(req, false, 0, 0);
+	}
 	if (!v)
 		return 0;
 	if (opcode && opcode <= 0xffff) {
@@ -723,6 +871,24 @@ int BPF_KRETPROBE(ptl_alloc_pool_kr, void *ret)
 	return ptl_alloc_return((__u64)ret);
 }
 
+SEC("kprobe/ptlrpc_request_alloc_pack")
+int BPF_KPROBE(ptl_alloc_pack_kp, void *imp)
+{
+	return ptl_alloc_enter((__u64)imp);
+}
+
+SEC("kretprobe/ptlrpc_request_alloc_pack")
+int BPF_KRETPROBE(ptl_alloc_pack_kr, void *ret)
+{
+	return ptl_alloc_pack_return((__u64)ret);
+}
+
+SEC("kprobe/lustre_msg_get_status")
+int BPF_KPROBE(ptl_msg_status_kp, void *msg)
+{
+	return ptl_status_read((__u64)msg);
+}
+
 SEC("kprobe/ptlrpcd_add_req")
 int BPF_KPROBE(ptl_add_req_kp, void *req)
 {
@@ -745,13 +911,13 @@ int BPF_KRETPROBE(ptl_queue_wait_kr, long rc)
 SEC("kprobe/ptlrpc_send_new_req")
 int BPF_KPROBE(ptl_send_new_req_kp, void *req)
 {
-	return ptl_send((__u64)req);
+	return ptl_send((__u64)req, false);
 }
 
 SEC("kprobe/ptl_send_rpc")
 int BPF_KPROBE(ptl_send_rpc_kp, void *req)
 {
-	return ptl_send((__u64)req);
+	return ptl_send((__u64)req, true);
 }
 
 SEC("kprobe/__ptlrpc_free_req")
@@ -870,6 +1036,24 @@ int ptl_alloc_pool_fx(__u64 *ctx)
 	return ptl_created(fn_ctx_arg(ctx, 3), fn_ctx_arg(ctx, 0));
 }
 
+SEC("fentry/ptlrpc_request_alloc_pack")
+int ptl_alloc_pack_fe(__u64 *ctx)
+{
+	return ptl_alloc_enter(fn_ctx_arg(ctx, 0));
+}
+
+SEC("fexit/ptlrpc_request_alloc_pack")
+int ptl_alloc_pack_fx(__u64 *ctx)
+{
+	return ptl_alloc_pack_return(fn_ctx_arg(ctx, 4));
+}
+
+SEC("fentry/lustre_msg_get_status")
+int ptl_msg_status_fe(__u64 *ctx)
+{
+	return ptl_status_read(fn_ctx_arg(ctx, 0));
+}
+
 SEC("fentry/ptlrpcd_add_req")
 int ptl_add_req_fe(__u64 *ctx)
 {
@@ -893,13 +1077,13 @@ int ptl_queue_wait_fx(__u64 *ctx)
 SEC("fentry/ptlrpc_send_new_req")
 int ptl_send_new_req_fe(__u64 *ctx)
 {
-	return ptl_send(fn_ctx_arg(ctx, 0));
+	return ptl_send(fn_ctx_arg(ctx, 0), false);
 }
 
 SEC("fentry/ptl_send_rpc")
 int ptl_send_rpc_fe(__u64 *ctx)
 {
-	return ptl_send(fn_ctx_arg(ctx, 0));
+	return ptl_send(fn_ctx_arg(ctx, 0), true);
 }
 
 SEC("fentry/__ptlrpc_free_req")

@@ -78,6 +78,8 @@ struct file_cause {
 struct ptlrpc_brw_file {
 	__u64 inode; /* struct inode * */
 	__u64 ino;
+	__u32 dev; /* the file's mount (i_sb->s_dev) */
+	__u32 _pad;
 };
 
 /* A PtlRPC request from its creation to its free (map ptlrpc_reqs, key: the pointer). */
@@ -95,9 +97,13 @@ struct ptlrpc_req {
 	__u32 opcode; /* valid with LES_RPC_F_OPCODE in flags */
 	__u32 flags; /* LES_RPC_F_* */
 	__u32 worker_pid;
+	__u32 sends; /* transmissions seen at ptl_send_rpc */
+	__s32 err; /* positive errno of the reply's status, with LES_RPC_F_STATUS */
+	__u64 xid; /* rq_xid at the reply, with LES_RPC_F_XID */
 	struct les_task task; /* submitter */
 	char worker_comm[LES_COMM_LEN];
 	char jobid[LES_JOBID_LEN]; /* pb_jobid as sent, with LES_RPC_F_JOBID */
+	char target[LES_RPC_NAME_LEN]; /* the import's obd_name, with LES_RPC_F_TARGET */
 };
 
 /* A request being packed on a thread (map ptlrpc_packing, key: tid). */

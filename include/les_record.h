@@ -153,6 +153,7 @@ enum les_probe_id {
 	LES_PROBE_LDLM_WAIT, /* ldlm_cli_enqueue, ldlm_completion_ast return */
 	LES_PROBE_PTLRPC_BRW_PREP, /* a kernel thread builds a bulk request (osc_brw_prep_request) */
 	LES_PROBE_PTLRPC_CAUSE, /* ... and it is charged to its file's last reader or writer */
+	LES_PROBE_PTLRPC_STATUS, /* a reply's status taken from its message (lustre_msg_get_status) */
 	LES_PROBE_SUNRPC_BEGIN,
 	LES_PROBE_SUNRPC_STATS,
 	LES_PROBE_SUNRPC_END,
@@ -202,20 +203,25 @@ struct les_rec_rpc {
 	__u64 bytes; /* payload: sent for writes, returned for reads */
 	__u64 parent_op_id; /* access op in flight on the submitter, 0 if none */
 	__u64 req_id; /* FUSE unique, sunrpc xid, PtlRPC request id (unique in the run) */
-	__u64 backlog_ns; /* sunrpc only: queued before the first transmission */
-	__u64 rtt_ns; /* sunrpc only: last transmission to its reply */
+	/* sunrpc: queued before the first transmission; PtlRPC: created -> first send */
+	__u64 backlog_ns;
+	/* sunrpc: last transmission to its reply; PtlRPC: first send -> the reply */
+	__u64 rtt_ns;
 	__u64 execute_ns; /* sunrpc only: the task's start to its end */
 	__u64 cgroup_id;
+	__u64 xid; /* PtlRPC: rq_xid of the last transmission, with LES_RPC_F_XID */
 	__u32 dev; /* connection / superblock dev_t, 0 when unknown */
 	__s32 err; /* positive errno, 0 on success */
 	__u32 worker_pid; /* thread that did the work, when not the submitter */
 	__u32 flags; /* LES_RPC_F_* */
+	__u32 resends; /* PtlRPC: transmissions after the first (ptl_send_rpc) */
 	__u32 prog; /* sunrpc program number (100003: nfs) */
 	__u16 vers; /* sunrpc program version */
 	__u16 rpc_op; /* enum les_rpc_op */
 	struct les_task task; /* submitter */
 	char worker_comm[LES_COMM_LEN];
-	char name[LES_RPC_NAME_LEN]; /* sunrpc procedure, lower case */
+	/* sunrpc procedure, lower case; PtlRPC: the import's obd_name, with LES_RPC_F_TARGET */
+	char name[LES_RPC_NAME_LEN];
 	char jobid[LES_JOBID_LEN]; /* PtlRPC: the job ID Lustre sent, with LES_RPC_F_JOBID */
 };
 
@@ -229,6 +235,9 @@ struct les_rec_rpc {
  * or writer, as Lustre's own lli_jobinfo), not the kernel thread that built it
  */
 #define LES_RPC_F_CAUSE	      0x20
+#define LES_RPC_F_STATUS      0x40 /* PtlRPC: err is the reply's status (pb_status) */
+#define LES_RPC_F_XID	      0x80 /* PtlRPC: xid is valid (module BTF) */
+#define LES_RPC_F_TARGET      0x100 /* PtlRPC: name is the import's device (module BTF) */
 
 /* A notable event in a request's life (resend, expiry, ...). */
 struct les_rec_rpc_event {
@@ -245,7 +254,8 @@ struct les_rec_rpc_event {
 	__u32 worker_pid; /* thread the event happened in, when not the submitter */
 	struct les_task task; /* submitter */
 	char worker_comm[LES_COMM_LEN];
-	char name[LES_RPC_NAME_LEN]; /* sunrpc procedure, lower case */
+	/* sunrpc procedure, lower case; PtlRPC: the import's obd_name, with LES_RPC_F_TARGET */
+	char name[LES_RPC_NAME_LEN];
 };
 
 /*

@@ -195,6 +195,40 @@ static const char *rpc_name(const char *name)
 	return name;
 }
 
+/*
+ * The target of a Lustre client device name: "lustre-OST0001" of
+ * "lustre-OST0001-osc-ffff8a2b4c5d6000" (an import's obd_name is
+ * <fsname>-<target>-<type>-<instance>, and the instance may be cut off
+ * at LES_RPC_NAME_LEN); a name of another form (the MGC's) as it is.
+ * Returns its length.
+ */
+size_t les_ptlrpc_target_len(const char *name, size_t max)
+{
+	static const char *const types[] = { "-osc-", "-mdc-", "-osp-", "-lwp-" };
+	size_t len = strnlen(name, max), cut = len;
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		for (size_t at = 0; at + 5 <= len; at++)
+			if (!memcmp(name + at, types[i], 5) && at && at < cut)
+				cut = at;
+	}
+	return cut;
+}
+
+/* A PtlRPC request's xid and target: null where module BTF did not give them. */
+static void put_ptlrpc_ids(struct jw *w, const struct les_rec_rpc *r)
+{
+	if (r->flags & LES_RPC_F_XID)
+		jw_lit_u64(w, JW_LIT("xid"), r->xid);
+	else
+		jw_lit_null(w, JW_LIT("xid"));
+	if (r->flags & LES_RPC_F_TARGET)
+		jw_lit_str(w, JW_LIT("target"), r->name,
+			   les_ptlrpc_target_len(r->name, LES_RPC_NAME_LEN));
+	else
+		jw_lit_null(w, JW_LIT("target"));
+}
+
 const char *les_format_rpc_op(const struct les_rec_rpc *r)
 {
 	const char *name;
@@ -287,6 +321,12 @@ void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc, const struct les
 		jw_lit_u64(w, JW_LIT("backlog_ns"), r->backlog_ns);
 		jw_lit_u64(w, JW_LIT("rtt_ns"), r->rtt_ns);
 		jw_lit_u64(w, JW_LIT("execute_ns"), r->execute_ns);
+	}
+	if (r->proto == LES_PROTO_PTLRPC && r->rpc_op == LES_RPC_OP_REQUEST) {
+		put_ptlrpc_ids(w, r);
+		jw_lit_u64(w, JW_LIT("queued_ns"), r->backlog_ns);
+		jw_lit_u64(w, JW_LIT("service_ns"), r->rtt_ns);
+		jw_lit_u64(w, JW_LIT("resends"), r->resends);
 	}
 	jw_obj_end(w);
 	jw_newline(w);

@@ -39,6 +39,8 @@ uint64_t les_fmt_epoch_ns(const struct les_fmt_ctx *fc, uint64_t mono_ns);
 
 /* The op name of an RPC record: FUSE opcode name, PtlRPC op, ... */
 const char *les_format_rpc_op(const struct les_rec_rpc *r);
+/* The target ("lustre-OST0001") of a Lustre client device name, as a length. */
+size_t les_ptlrpc_target_len(const char *name, size_t max);
 
 /* en: the record's enrichment, NULL to leave its fields out. */
 void les_format_access(struct jw *w, const struct les_fmt_ctx *fc,

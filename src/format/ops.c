@@ -223,6 +223,7 @@ const char *les_probe_name(unsigned int probe)
 		[LES_PROBE_LDLM_WAIT] = "ldlm_lock_wait",
 		[LES_PROBE_PTLRPC_BRW_PREP] = "osc_brw_prep_kthread",
 		[LES_PROBE_PTLRPC_CAUSE] = "ptlrpc_cause_found",
+		[LES_PROBE_PTLRPC_STATUS] = "ptlrpc_reply_status",
 		[LES_PROBE_SUNRPC_BEGIN] = "rpc_task_begin",
 		[LES_PROBE_SUNRPC_STATS] = "rpc_stats_latency",
 		[LES_PROBE_SUNRPC_END] = "rpc_task_end",

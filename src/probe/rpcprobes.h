@@ -17,7 +17,7 @@
 #include "les_record.h"
 #include "options.h"
 
-#define LES_RPC_FN_MAX	     24
+#define LES_RPC_FN_MAX	     32
 #define LES_RPC_REASON_MAX   160
 /* Environment: offset of rq_reqmsg in struct ptlrpc_request (see rpcprobes.c). */
 #define LES_PTLRPC_REQMSG_ENV "LES_PTLRPC_REQMSG_OFFSET"

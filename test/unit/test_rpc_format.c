@@ -125,6 +125,60 @@ START_TEST(test_ptlrpc_opcode_present)
 }
 END_TEST
 
+START_TEST(test_ptlrpc_request_fields)
+{
+	struct les_rec_rpc r;
+	json_t *j;
+
+	rpc_init(&r, LES_PROTO_PTLRPC, LES_RPC_OP_REQUEST);
+	r.opcode = 4;
+	r.flags = LES_RPC_F_OPCODE | LES_RPC_F_STATUS;
+	r.backlog_ns = 1500;
+	r.rtt_ns = 52000000;
+	r.resends = 2;
+	r.err = 110;
+	j = format_rpc(&r);
+	ck_assert_int_eq(num(j, "queued_ns"), 1500);
+	ck_assert_int_eq(num(j, "service_ns"), 52000000);
+	ck_assert_int_eq(num(j, "resends"), 2);
+	ck_assert_int_eq(num(j, "errno"), 110);
+	ck_assert_str_eq(str(j, "errno_class"), "timeout");
+	/* Without module BTF: no xid, no target, both null rather than 0 or "". */
+	ck_assert(json_is_null(json_object_get(j, "xid")));
+	ck_assert(json_is_null(json_object_get(j, "target")));
+	ck_assert(!json_object_get(j, "backlog_ns"));
+	json_decref(j);
+
+	r.flags |= LES_RPC_F_XID | LES_RPC_F_TARGET;
+	r.xid = 1819446283449088ULL;
+	memcpy(r.name, "lustre-OST0001-osc-ffff8a2b4c5d6", LES_RPC_NAME_LEN); /* cut, no NUL */
+	j = format_rpc(&r);
+	ck_assert_int_eq(num(j, "xid"), 1819446283449088LL);
+	ck_assert_str_eq(str(j, "target"), "lustre-OST0001");
+	json_decref(j);
+
+	/* queue_wait records have no time split. */
+	r.rpc_op = LES_RPC_OP_QUEUE_WAIT;
+	j = format_rpc(&r);
+	ck_assert(!json_object_get(j, "queued_ns"));
+	ck_assert(!json_object_get(j, "xid"));
+	json_decref(j);
+}
+END_TEST
+
+START_TEST(test_ptlrpc_target_names)
+{
+	const char *mgc = "MGC10.0.2.15@tcp";
+
+	ck_assert_uint_eq(les_ptlrpc_target_len("lustre-MDT0000-mdc-ffff8a2b4c5d6000", 32), 14);
+	ck_assert_uint_eq(les_ptlrpc_target_len("fs-a-OST000a-osc-ffff8a2b", 32), 12);
+	ck_assert_uint_eq(les_ptlrpc_target_len("lustre-OST0000-osc-MDT0000", 32), 14);
+	ck_assert_uint_eq(les_ptlrpc_target_len(mgc, 32), strlen(mgc));
+	ck_assert_uint_eq(les_ptlrpc_target_len("-osc-x", 32), 6); /* no fsname: as it is */
+	ck_assert_uint_eq(les_ptlrpc_target_len("", 32), 0);
+}
+END_TEST
+
 START_TEST(test_lock_wait)
 {
 	struct les_rec_rpc r;
@@ -287,6 +341,8 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_ptlrpc_opcode_absent);
 	tcase_add_test(tc, test_ptlrpc_opcode_present);
+	tcase_add_test(tc, test_ptlrpc_request_fields);
+	tcase_add_test(tc, test_ptlrpc_target_names);
 	tcase_add_test(tc, test_lock_wait);
 	tcase_add_test(tc, test_sunrpc);
 	tcase_add_test(tc, test_fuse_unchanged);

@@ -33,6 +33,7 @@ import sys
 from datetime import datetime, timezone
 
 EOPNOTSUPP = 95
+ENOTEMPTY = 39
 
 
 def parse_ts(text):
@@ -202,6 +203,41 @@ def check_requests(args, rep):
         rep.eq(f"ost_{op} bytes vs osc {op}_bytes sum", sum(r["bytes"] for r in recs),
                counter(client, f"{op}_bytes")[1])
     rep.eq("every request record has an opcode", all("opcode" in r for r in reqs), True)
+    # The time split: created -> first send, first send -> reply; the
+    # tool's first send comes before Lustre's rq_sent_ns and its reply
+    # point after Lustre's, so service_ns covers Lustre's own time.
+    rep.true("every request has queued_ns, service_ns >= latency_ns and resends",
+             all(isinstance(r.get("queued_ns"), int) and r.get("service_ns", -1) >= r["latency_ns"]
+                 and isinstance(r.get("resends"), int) for r in reqs) and len(reqs) > 0)
+    rep.eq("resends on a healthy single-node Lustre", sum(r.get("resends", 0) for r in reqs), 0)
+    # errno is the reply's status: the workload's rmdir of a directory
+    # that is not empty is refused by the MDT in its reint's reply.
+    failed = {}
+    for r in reqs:
+        if r["errno"]:
+            key = (r.get("opcode_name"), r["errno"])
+            failed[key] = failed.get(key, 0) + 1
+    rep.eq("mds_reint requests with errno ENOTEMPTY (the refused rmdir)",
+           failed.get(("mds_reint", ENOTEMPTY), 0), 1)
+    print("note: requests with an errno, (opcode, errno): count:", sorted(failed.items()))
+    # xid and target come from module BTF: present with it, null without.
+    if args.ids == "btf":
+        per_target = {}
+        for r in reqs:
+            per_target[r.get("target")] = per_target.get(r.get("target"), 0) + 1
+        lustre_targets = {re.sub(r"^(mdc|osc)\.(.*)-(mdc|osc)-[0-9a-f]+$", r"\2", name):
+                          counter({name: c}, "req_waittime")[0] for name, c in client.items()}
+        rep.eq("requests per target vs req_waittime samples per device", per_target, lustre_targets)
+        xids = [r.get("xid") for r in reqs]
+        rep.true("every request has an xid, each its own",
+                 all(isinstance(x, int) and x > 0 for x in xids) and len(set(xids)) == len(xids))
+    elif args.ids == "none":
+        rep.true("no module BTF: xid and target null",
+                 all(r.get("xid", 0) is None and r.get("target", 0) is None for r in reqs))
+    # The workload pings every client import from outside any access op.
+    pings = counter(client, "obd_ping")[0]
+    rep.true("obd_ping: Lustre counts one per client import at least", pings >= len(client),
+             f"{pings} for {len(client)} devices")
 
 
 def parse_job_stats(path):
@@ -342,6 +378,8 @@ def main():
     ap.add_argument("--job", action="append", default=[])
     ap.add_argument("--writeback-job", action="append", default=[])
     ap.add_argument("--cause-comm")
+    ap.add_argument("--ids", choices=("btf", "none"),
+                    help="requests: xid and target expected (module BTF) or null")
     ap.add_argument("--windows", help="the --aggregate output, to compare by job_id")
     args = ap.parse_args()
     rep = Report()
