@@ -144,6 +144,7 @@ struct obd_import___les {
 } __attribute__((preserve_access_index));
 
 struct ptlrpc_request___les {
+	int rq_status;
 	void *rq_reqmsg;
 	__u64 rq_xid;
 	struct obd_import___les *rq_import;

@@ -41,6 +41,8 @@ static __always_inline void rpc_rec_init(struct les_rec_rpc *rec, __u16 proto, _
 	rec->flags = 0;
 	rec->prog = 0;
 	rec->vers = 0;
+	rec->resends = 0;
+	rec->xid = 0;
 	rec->rpc_op = rpc_op;
 	__builtin_memset(rec->worker_comm, 0, LES_COMM_LEN);
 	__builtin_memset(rec->name, 0, LES_RPC_NAME_LEN);

@@ -36,9 +36,11 @@
  *               own send-to-reply time, which becomes latency_ns. Bulk
  *               requests (OST_READ, OST_WRITE) wait for
  *               ptlrpc_lprocfs_brw, which gives the bytes moved. A request
- *               freed (__ptlrpc_free_req, where a build has it) or swept
- *               without a reply makes no record: Lustre counts none either;
- *               its expiry shows as an rpc_event.
+ *               sent and released without a reply Lustre accounted
+ *               (sptlrpc_cli_free_reqbuf, called by __ptlrpc_free_req for
+ *               every request) is a request record of its own
+ *               (LES_RPC_F_NO_REPLY) with its errno; one never sent makes
+ *               none. Lustre counts neither.
  *   lock_wait   ldlm_cli_enqueue and ldlm_completion_ast entry -> return;
  *   rpc_event   resend, restart, expire, notconn of a request.
  * In flight: a request between its first send and its reply (userspace
@@ -384,6 +386,26 @@ static __always_inline int ptl_queued(__u64 req)
 	return 0;
 }
 
+/* rq_xid and the import's device name, where module BTF has them. */
+static __always_inline void ptl_learn_ids(struct ptlrpc_req *v, __u64 req)
+{
+	struct ptlrpc_request___les *r = (void *)req;
+	struct obd_device___les *obd;
+
+	if (bpf_core_field_exists(r->rq_xid)) {
+		v->xid = BPF_CORE_READ(r, rq_xid);
+		v->flags |= LES_RPC_F_XID;
+	}
+	if (!bpf_core_field_exists(r->rq_import) ||
+	    !bpf_core_field_exists(struct obd_import___les, imp_obd) ||
+	    !bpf_core_field_exists(struct obd_device___les, obd_name))
+		return;
+	obd = BPF_CORE_READ(r, rq_import, imp_obd);
+	if (!obd || bpf_probe_read_kernel_str(v->target, sizeof(v->target), obd->obd_name) <= 0)
+		return;
+	v->flags |= LES_RPC_F_TARGET;
+}
+
 /*
  * ptlrpc_send_new_req, ptl_send_rpc: the first one starts the request.
  * transmission: ptl_send_rpc, called once per time the request goes on
@@ -403,6 +425,8 @@ static __always_inline int ptl_send(__u64 req, bool transmission)
 		return 0;
 	v->sent_ns = bpf_ktime_get_ns();
 	ptl_learn_opcode(v, req);
+	/* Its import now: __ptlrpc_free_req drops rq_import before the release. */
+	ptl_learn_ids(v, req);
 	rpc_set_worker(v->task.tid, &v->flags, &v->worker_pid, v->worker_comm);
 	return 0;
 }
@@ -436,7 +460,8 @@ static __always_inline void ptl_emit(struct ptlrpc_req *v, __u64 now)
 		__builtin_memcpy(rec->name, v->target, LES_RPC_NAME_LEN);
 	if (v->sent_ns) {
 		rec->backlog_ns = v->sent_ns > v->created_ns ? v->sent_ns - v->created_ns : 0;
-		rec->rtt_ns = v->replied_ns > v->sent_ns ? v->replied_ns - v->sent_ns : 0;
+		rec->rtt_ns = v->replied_ns > v->sent_ns ? v->replied_ns - v->sent_ns
+							 : v->service_ns; /* no reply: until released */
 	}
 	__builtin_memcpy(rec->worker_comm, v->worker_comm, LES_COMM_LEN);
 	if (v->flags & LES_RPC_F_JOBID)
@@ -477,26 +502,6 @@ static __always_inline void ptl_learn_status(struct ptlrpc_req *v)
 	v->err = status < 0 && status >= -PTL_MAX_ERRNO ? -status : 0;
 	v->flags |= LES_RPC_F_STATUS;
 	count_probe(LES_PROBE_PTLRPC_STATUS);
-}
-
-/* rq_xid and the import's device name, where module BTF has them. */
-static __always_inline void ptl_learn_ids(struct ptlrpc_req *v, __u64 req)
-{
-	struct ptlrpc_request___les *r = (void *)req;
-	struct obd_device___les *obd;
-
-	if (bpf_core_field_exists(r->rq_xid)) {
-		v->xid = BPF_CORE_READ(r, rq_xid);
-		v->flags |= LES_RPC_F_XID;
-	}
-	if (!bpf_core_field_exists(r->rq_import) ||
-	    !bpf_core_field_exists(struct obd_import___les, imp_obd) ||
-	    !bpf_core_field_exists(struct obd_device___les, obd_name))
-		return;
-	obd = BPF_CORE_READ(r, rq_import, imp_obd);
-	if (!obd || bpf_probe_read_kernel_str(v->target, sizeof(v->target), obd->obd_name) <= 0)
-		return;
-	v->flags |= LES_RPC_F_TARGET;
 }
 
 /*
@@ -549,20 +554,55 @@ static __always_inline int ptl_brw(__u64 req, __u64 bytes)
 }
 
 /*
- * __ptlrpc_free_req, where a build has it: the request is gone. A reply
- * still waiting for its bytes goes out without them; anything else leaves
- * no record (never sent, or no reply).
+ * The errno of a request released without a reply: its rq_status where
+ * module BTF has it, else what its events said (an expiry is -ETIMEDOUT,
+ * a "not connected" reply -ENOTCONN), else -EIO.
+ */
+static __always_inline __s32 ptl_unreplied_errno(const struct ptlrpc_req *v, __u64 req)
+{
+	struct ptlrpc_request___les *r = (void *)req;
+	int status = 0;
+
+	if (bpf_core_field_exists(r->rq_status))
+		status = BPF_CORE_READ(r, rq_status);
+	if (status < 0 && status >= -PTL_MAX_ERRNO)
+		return -status;
+	if (v->events & (1U << LES_EV_EXPIRE))
+		return 110; /* ETIMEDOUT */
+	if (v->events & (1U << LES_EV_NOTCONN))
+		return 107; /* ENOTCONN */
+	return 5; /* EIO */
+}
+
+/*
+ * The request is released: sptlrpc_cli_free_reqbuf, which
+ * __ptlrpc_free_req calls for every request it frees (itself inlined on
+ * every build seen), or __ptlrpc_free_req where a build has it. A reply
+ * still waiting for its bytes goes out without them; a request sent and
+ * never replied goes out now with LES_RPC_F_NO_REPLY, its time on the
+ * wire until Lustre gave up and its errno; one never sent leaves no
+ * record (Lustre counts none either). Nothing waits for the sweep.
  */
 static __always_inline int ptl_free(__u64 req)
 {
 	struct ptlrpc_req *v;
+	__u64 now;
 
 	count_probe(LES_PROBE_PTLRPC_FREE);
 	v = bpf_map_lookup_elem(&ptlrpc_reqs, &req);
 	if (!v)
 		return 0;
-	if (v->replied_ns)
-		ptl_emit(v, bpf_ktime_get_ns());
+	now = bpf_ktime_get_ns();
+	if (!v->replied_ns && v->sent_ns) {
+		ptl_learn_opcode(v, req);
+		ptl_learn_jobid(v, req);
+		ptl_learn_ids(v, req);
+		v->err = ptl_unreplied_errno(v, req);
+		v->service_ns = now > v->sent_ns ? now - v->sent_ns : 0;
+		v->flags |= LES_RPC_F_NO_REPLY;
+	}
+	if (v->replied_ns || v->sent_ns)
+		ptl_emit(v, now);
 	bpf_map_delete_elem(&ptlrpc_reqs, &req);
 	return 0;
 }
@@ -799,8 +839,10 @@ static __always_inline int ptl_event(__u64 req, __u16 event)
 	v = bpf_map_lookup_elem(&ptlrpc_reqs, &req);
 	if (!v && !rpc_unattributed[LES_PROTO_PTLRPC])
 		return 0;
-	if (v)
+	if (v) {
 		ptl_learn_opcode(v, req);
+		v->events |= 1U << event;
+	}
 	if (v ? task_rec_filtered_out(&v->task)
 	      : task_filtered_out(bpf_get_current_pid_tgid() >> 32,
 				  (__u32)bpf_get_current_uid_gid())) {
@@ -918,6 +960,12 @@ SEC("kprobe/ptl_send_rpc")
 int BPF_KPROBE(ptl_send_rpc_kp, void *req)
 {
 	return ptl_send((__u64)req, true);
+}
+
+SEC("kprobe/sptlrpc_cli_free_reqbuf")
+int BPF_KPROBE(ptl_free_reqbuf_kp, void *req)
+{
+	return ptl_free((__u64)req);
 }
 
 SEC("kprobe/__ptlrpc_free_req")
@@ -1084,6 +1132,12 @@ SEC("fentry/ptl_send_rpc")
 int ptl_send_rpc_fe(__u64 *ctx)
 {
 	return ptl_send(fn_ctx_arg(ctx, 0), true);
+}
+
+SEC("fentry/sptlrpc_cli_free_reqbuf")
+int ptl_free_reqbuf_fe(__u64 *ctx)
+{
+	return ptl_free(fn_ctx_arg(ctx, 0));
 }
 
 SEC("fentry/__ptlrpc_free_req")

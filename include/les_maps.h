@@ -100,6 +100,8 @@ struct ptlrpc_req {
 	__u32 sends; /* transmissions seen at ptl_send_rpc */
 	__s32 err; /* positive errno of the reply's status, with LES_RPC_F_STATUS */
 	__u64 xid; /* rq_xid at the reply, with LES_RPC_F_XID */
+	__u32 events; /* 1 << enum les_rpc_event seen on it */
+	__u32 _pad;
 	struct les_task task; /* submitter */
 	char worker_comm[LES_COMM_LEN];
 	char jobid[LES_JOBID_LEN]; /* pb_jobid as sent, with LES_RPC_F_JOBID */

@@ -238,6 +238,8 @@ struct les_rec_rpc {
 #define LES_RPC_F_STATUS      0x40 /* PtlRPC: err is the reply's status (pb_status) */
 #define LES_RPC_F_XID	      0x80 /* PtlRPC: xid is valid (module BTF) */
 #define LES_RPC_F_TARGET      0x100 /* PtlRPC: name is the import's device (module BTF) */
+/* PtlRPC: released without a reply Lustre accounted (timed out, failed, interrupted) */
+#define LES_RPC_F_NO_REPLY    0x200
 
 /* A notable event in a request's life (resend, expiry, ...). */
 struct les_rec_rpc_event {

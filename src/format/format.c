@@ -324,6 +324,8 @@ void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc, const struct les
 	}
 	if (r->proto == LES_PROTO_PTLRPC && r->rpc_op == LES_RPC_OP_REQUEST) {
 		put_ptlrpc_ids(w, r);
+		jw_lit_key(w, JW_LIT("replied"));
+		jw_bool(w, !(r->flags & LES_RPC_F_NO_REPLY));
 		jw_lit_u64(w, JW_LIT("queued_ns"), r->backlog_ns);
 		jw_lit_u64(w, JW_LIT("service_ns"), r->rtt_ns);
 		jw_lit_u64(w, JW_LIT("resends"), r->resends);

@@ -146,8 +146,15 @@ START_TEST(test_ptlrpc_request_fields)
 	/* Without module BTF: no xid, no target, both null rather than 0 or "". */
 	ck_assert(json_is_null(json_object_get(j, "xid")));
 	ck_assert(json_is_null(json_object_get(j, "target")));
+	ck_assert(json_is_true(json_object_get(j, "replied")));
 	ck_assert(!json_object_get(j, "backlog_ns"));
 	json_decref(j);
+
+	r.flags |= LES_RPC_F_NO_REPLY;
+	j = format_rpc(&r);
+	ck_assert(json_is_false(json_object_get(j, "replied")));
+	json_decref(j);
+	r.flags &= ~LES_RPC_F_NO_REPLY;
 
 	r.flags |= LES_RPC_F_XID | LES_RPC_F_TARGET;
 	r.xid = 1819446283449088ULL;

@@ -39,7 +39,7 @@ lr_q()
 
 lr_counters()
 {
-	python3 "$lr_here/counters.py" "$@" --records "$work/out.jsonl" --mount "$LR_MNT"
+	python3 "$lr_here/counters.py" "$@" --records "${LR_RECORDS:-$work/out.jsonl}" --mount "$LR_MNT"
 }
 
 # --list-probes: every probed llite and PtlRPC function by ATTACH (the
@@ -158,6 +158,97 @@ lr_inflight_bounded()
 	[ "$ours" -ge 1 ] && [ "$ours" -le "$lustre_max" ]
 }
 
+# Pings carry the mount of their import, which the tool learns from the
+# first request made on it inside an access op or of a file's bulk I/O. A
+# ping in the window on an import not yet used would be counted by Lustre
+# and have no mount here: a tool just started uses the MDC and the OSC once
+# (a create, a write, its fsync) before the counters start.
+lr_warm_up()
+{
+	dd if=/dev/zero of="$LR_MNT/.les-warm" bs=4k count=1 conv=fsync status=none
+}
+
+# The timeouts all the client's imports (its MDC and OSC) counted.
+lr_client_timeouts()
+{
+	lctl get_param -n 'osc.*-osc-[0-9a-f]*.import' 'mdc.*-mdc-[0-9a-f]*.import' |
+		awk '$1 == "timeouts:" { s += $2 } END { print s + 0 }'
+}
+
+# Wait up to 60 s until every client import is FULL with nothing in
+# flight: a ping the fault caught has expired (and been counted) by then.
+lr_client_settle()
+{
+	for _ in $(seq 60); do
+		lctl get_param -n 'osc.*-osc-[0-9a-f]*.import' 'mdc.*-mdc-[0-9a-f]*.import' |
+			awk '$1 == "state:" && $2 != "FULL" { bad = 1 }
+			     $1 == "inflight:" && $2 != 0 { bad = 1 } END { exit bad }' && return 0
+		sleep 1
+	done
+	return 1
+}
+
+# A request the server never answers, on the real Lustre: the servers drop
+# every OBD_PING (fail_loc OBD_FAIL_PTLRPC_DROP_REQ_OPC 0x513, fail_val
+# 400) while a ping is sent on the client's OSC with adaptive timeouts off
+# and a 5 s timeout. The ping may not be resent (rq_no_resend): it expires
+# (its import counts a timeout), is released without a reply with the
+# errno lctl reports (rq_status; without module BTF the tool infers
+# ETIMEDOUT from the expiry), and the import reconnects. The pinger's own
+# pings on the MDC and OSC may be caught too: every expire event on the
+# mount is one of the imports' timeouts. Then a write goes through again.
+lr_fault_ping()
+{
+	local osc=$1 ids=$2 t0 t1 expired at_max timeout ping_errno
+
+	t0=$(lr_client_timeouts)
+	at_max=$(lctl get_param -n at_max) timeout=$(lctl get_param -n timeout)
+	lctl set_param -n at_max=0 timeout=5 fail_val=400 fail_loc=0x513 || return 1
+	! lctl set_param -n "$osc.ping=1" 2>"$work/ping.err" || { say "the dropped ping was answered"; return 1; }
+	lctl set_param -n fail_loc=0 fail_val=0 at_max="$at_max" timeout="$timeout"
+	# What Lustre said the ping ended with: the errno lctl reports.
+	ping_errno=$(python3 -c 'import os, sys
+text = open(sys.argv[1]).read()
+print(next((n for n in range(1, 134) if text.rstrip().endswith(os.strerror(n))), 0))' "$work/ping.err")
+	say "the dropped ping: lctl says '$(tail -1 "$work/ping.err")' (errno $ping_errno)"
+	lr_client_settle || { say "the client's imports did not reconnect and settle in 60 s"; return 1; }
+	env SLURM_JOB_ID=301 dd if=/dev/zero of="$LR_MNT/w/after-fault" bs=64k count=1 conv=fsync \
+		status=none || return 1
+	sleep 1
+	lr_client_settle || return 1
+	lctl get_param 'llite.*.stats' 'mdc.*.stats' 'osc.*.stats' >"$work/fault-stats.txt"
+	t1=$(lr_client_timeouts)
+	tracer_stop || return 1
+	expired=$(jq -s --arg m "$LR_MNT" '[.[] | select(.type == "rpc_event" and .event == "expire"
+		and .mount == $m)] | length' "$work/fault.jsonl")
+	say "timeouts of the client's imports: Lustre $t0 -> $t1, expire events on the mount: $expired"
+	jq -c 'select(.type == "rpc_event" or (.type == "rpc" and .op == "request" and .replied == false)
+		or (.type == "stats" and .final)) | if .type == "stats" then {probe_hits} else
+		{type, event, op, opcode_name, mount, comm, errno, replied, target, resends} end' \
+		"$work/fault.jsonl" | sed 's/^/released without a reply or event: /' | head -20
+	[ "$expired" -eq $((t1 - t0)) ] && [ "$expired" -ge 1 ] || return 1
+	LR_RECORDS=$work/fault.jsonl lr_counters requests --phase fault --lctl "$work/fault-stats.txt" \
+		--ids "$ids" --unreplied "obd_ping:$([ "$ids" = btf ] && echo "$ping_errno" || echo 110):lctl"
+}
+
+lr_fault_test()
+{
+	local attach=$1 ids=$2 osc
+
+	osc=$(lctl list_param 'osc.*-osc-[0-9a-f]*' | head -1)
+	[ -n "$osc" ] || return 1
+	tracer_start 300 "" "$work/fault.err" "$tool" -v --attach "$attach" --mount "$LR_MNT" \
+		-o "$work/fault.jsonl" || return 1
+	sleep 1
+	lr_warm_up || return 1
+	lustre_real_clear_stats
+	lr_fault_ping "$osc" "$ids"
+	local st=$?
+	lctl set_param -n fail_loc=0 fail_val=0 >/dev/null
+	[ -z "$tracer_pid" ] || tracer_stop
+	return $st
+}
+
 lr_tool_test()
 {
 	local attach=$1
@@ -171,13 +262,7 @@ lr_tool_test()
 		--stats-interval 1s --aggregate 1s --records --group-by job_id,op \
 		-o "$work/out.jsonl" || die "the tool did not start"
 	sleep 1
-	# Pings carry the mount of their import, which the tool learns from
-	# the first request made on it inside an access op or of a file's
-	# bulk I/O. A ping in the window on an import not yet used would be
-	# counted by Lustre and have no mount here: use the MDC and the OSC
-	# once (a create, a write, its fsync) before the counters start.
-	dd if=/dev/zero of="$LR_MNT/.les-warm" bs=4k count=1 conv=fsync status=none ||
-		die "warm-up write on $LR_MNT"
+	lr_warm_up || die "warm-up write on $LR_MNT"
 	lustre_real_clear_stats
 	lctl set_param -n 'obdfilter.*.job_stats=clear' 'mdt.*.job_stats=clear'
 	check "workload" lr_workload
@@ -203,6 +288,9 @@ lr_tool_test()
 	check "queue_waits link to their access records" lr_queue_waits_linked
 	check "in flight: 0 on the mount at the end, as rpc_stats" lr_inflight_zero
 	check "in flight: ost_write concurrency within rpc_stats" lr_inflight_bounded
+	check "a ping the OST drops: an expire event per import timeout, a request released without a reply (ETIMEDOUT), the import reconnected, records = osc/mdc stats" \
+		lr_fault_test "$attach" "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
+	grep -E 'timeouts of|released without' "$work/check.out" | while read -r l; do say "$l"; done
 	check "lustre_real_stop" lustre_real_stop
 	cell_by_checks lustre-2.17.57 access "$attach"
 	cell_by_checks lustre-2.17.57 rpc "$attach"
