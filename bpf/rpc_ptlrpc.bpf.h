@@ -396,7 +396,8 @@ static __always_inline void ptl_learn_ids(struct ptlrpc_req *v, __u64 req)
 		v->xid = BPF_CORE_READ(r, rq_xid);
 		v->flags |= LES_RPC_F_XID;
 	}
-	if (!bpf_core_field_exists(r->rq_import) ||
+	/* Read once, at the first send: the import does not change. */
+	if ((v->flags & LES_RPC_F_TARGET) || !bpf_core_field_exists(r->rq_import) ||
 	    !bpf_core_field_exists(struct obd_import___les, imp_obd) ||
 	    !bpf_core_field_exists(struct obd_device___les, obd_name))
 		return;
