@@ -53,8 +53,29 @@ static __always_inline __s32 fn_key(__u32 slot)
 	return -(__s32)slot - 1;
 }
 
-/* The superblock dev (and inode number) an argument of kind leads to. */
-static __always_inline __u32 fn_target_dev(__u8 kind, __u64 target, __u64 *ino)
+/*
+ * The FID of a Lustre inode: lli_fid of the ll_inode_info around it, where
+ * module BTF has the layout; left 0 for any other filesystem's inode.
+ */
+static __always_inline void fn_lustre_fid(struct inode *inode, struct les_lu_fid *fid)
+{
+	struct ll_inode_info___les *lli;
+
+	if (!bpf_core_field_exists(struct ll_inode_info___les, lli_fid) ||
+	    !bpf_core_field_exists(struct ll_inode_info___les, lli_vfs_inode) ||
+	    BPF_CORE_READ(inode, i_sb, s_magic) != LES_LL_SUPER_MAGIC)
+		return;
+	lli = (void *)inode - bpf_core_field_offset(struct ll_inode_info___les, lli_vfs_inode);
+	if (bpf_probe_read_kernel(fid, sizeof(*fid), &lli->lli_fid))
+		fid->seq = 0;
+}
+
+/*
+ * The superblock dev an argument of kind leads to, and with --file-id the
+ * inode number and (on Lustre) the FID; fid may be NULL.
+ */
+static __always_inline __u32 fn_target_dev(__u8 kind, __u64 target, __u64 *ino,
+					   struct les_lu_fid *fid)
 {
 	struct dentry *dentry = NULL;
 	struct inode *inode = NULL;
@@ -89,8 +110,11 @@ static __always_inline __u32 fn_target_dev(__u8 kind, __u64 target, __u64 *ino)
 	} else {
 		return 0;
 	}
-	if (want_file_id && inode)
+	if (want_file_id && inode) {
 		*ino = BPF_CORE_READ(inode, i_ino);
+		if (fid)
+			fn_lustre_fid(inode, fid);
+	}
 	return sb ? BPF_CORE_READ(sb, s_dev) : 0;
 }
 
@@ -156,11 +180,12 @@ static __always_inline int fn_enter(__u32 slot, __u64 target, __u64 aux, __u64 o
 {
 	__u8 flags = FN_DESC(slot).flags;
 	__u64 pid_tgid, now, ino = 0;
+	struct les_lu_fid fid = {};
 	struct op_frame *frame, *parent = NULL;
 	struct thread_ops *ops;
 	__u32 tid, depth, dev, op;
 
-	dev = fn_target_dev(FN_DESC(slot).kind, target, &ino);
+	dev = fn_target_dev(FN_DESC(slot).kind, target, &ino, &fid);
 	if (!dev_observed(dev))
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
@@ -203,6 +228,7 @@ static __always_inline int fn_enter(__u32 slot, __u64 target, __u64 aux, __u64 o
 	frame->rpc_count = 0;
 	frame->dev = dev;
 	frame->ino = ino;
+	frame->fid = fid;
 	frame->op = op;
 	frame->key = fn_key(slot);
 	/* The exit needs it and a kretprobe cannot see the arguments. */
@@ -284,7 +310,8 @@ static __always_inline void fn_emit(const struct thread_ops *ops, const struct o
 	rec->kind = LES_REC_ACCESS;
 	rec->op = op;
 	rec->method = method;
-	rec->flags = 0;
+	rec->flags = frame->fid.seq ? LES_ACCESS_F_FID : 0;
+	rec->fid = frame->fid;
 	rec->ts_ns = now;
 	rec->latency_ns = latency;
 	rec->bytes = bytes;
@@ -407,7 +434,7 @@ static __noinline int fn_fentry(__u64 *ctx, __u32 slot)
 static __noinline int fn_fexit(__u64 *ctx, __u32 slot)
 {
 	__u64 target = fn_ctx_arg(ctx, FN_DESC(slot).arg), ino = 0;
-	bool observed = dev_observed(fn_target_dev(FN_DESC(slot).kind, target, &ino));
+	bool observed = dev_observed(fn_target_dev(FN_DESC(slot).kind, target, &ino, NULL));
 
 	/* A call on another mount: nothing of it is on the stack. */
 	if (!observed)

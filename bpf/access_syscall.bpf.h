@@ -397,6 +397,7 @@ static __always_inline int access_exit(__s32 nr, __s64 ret, const struct les_sys
 	rec->rpc_count = frame->rpc_count;
 	rec->err = ret < 0 && ret > -4096 ? (__s32)-ret : 0;
 	rec->_pad = 0;
+	rec->fid = (struct les_lu_fid){}; /* a FID comes only with function probes */
 	fill_op_task(&rec->task, pid_tgid, ops);
 	submit(rec);
 	return 0;

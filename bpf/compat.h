@@ -139,8 +139,30 @@ struct obd_device___les {
 	char obd_name[128]; /* MAX_OBD_NAME */
 } __attribute__((preserve_access_index));
 
+/*
+ * The import's peer: struct ptlrpc_connection's c_peer is a struct
+ * lnet_processid holding a struct lnet_nid since Lustre 2.15 (large NIDs,
+ * LU-10391); before it, a struct lnet_process_id with a 64-bit lnet_nid_t,
+ * which has no nid_type field here, so the NID is left unread.
+ */
+struct lnet_nid___les {
+	__u8 nid_size;
+	__u8 nid_type;
+	__u16 nid_num;
+	__u32 nid_addr[4];
+} __attribute__((packed, preserve_access_index));
+
+struct lnet_processid___les {
+	struct lnet_nid___les nid;
+} __attribute__((preserve_access_index));
+
+struct ptlrpc_connection___les {
+	struct lnet_processid___les c_peer;
+} __attribute__((preserve_access_index));
+
 struct obd_import___les {
 	struct obd_device___les *imp_obd;
+	struct ptlrpc_connection___les *imp_connection;
 } __attribute__((preserve_access_index));
 
 struct ptlrpc_request___les {
@@ -149,6 +171,24 @@ struct ptlrpc_request___les {
 	__u64 rq_xid;
 	struct obd_import___les *rq_import;
 } __attribute__((preserve_access_index));
+
+/*
+ * Lustre's inode (struct ll_inode_info, lustre/llite/llite_internal.h): the
+ * VFS inode is embedded in it, and lli_fid names the file on every target
+ * (lfs path2fid). Where module BTF has them; a lu_fid is a wire format.
+ */
+struct lu_fid___les {
+	__u64 f_seq;
+	__u32 f_oid;
+	__u32 f_ver;
+};
+
+struct ll_inode_info___les {
+	struct lu_fid___les lli_fid;
+	struct inode lli_vfs_inode;
+} __attribute__((preserve_access_index));
+
+#define LES_LL_SUPER_MAGIC 0x0BD00BD0 /* LL_SUPER_MAGIC, lustre_user.h */
 
 /*
  * struct brw_page (lustre/include/obd.h): bp_off (u64), then the page: pg

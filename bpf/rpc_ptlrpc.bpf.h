@@ -386,25 +386,57 @@ static __always_inline int ptl_queued(__u64 req)
 	return 0;
 }
 
-/* rq_xid and the import's device name, where module BTF has them. */
+/* The import's device name (its target) into name, where module BTF has it. */
+static __always_inline void ptl_import_target(struct obd_import___les *imp, char *name,
+					      __u32 *flags)
+{
+	struct obd_device___les *obd;
+
+	if (!bpf_core_field_exists(imp->imp_obd) ||
+	    !bpf_core_field_exists(struct obd_device___les, obd_name))
+		return;
+	obd = BPF_CORE_READ(imp, imp_obd);
+	if (obd && bpf_probe_read_kernel_str(name, LES_RPC_NAME_LEN, obd->obd_name) > 0)
+		*flags |= LES_RPC_F_TARGET;
+}
+
+/*
+ * The server's NID: the import's connection's peer at the first send
+ * (a failover moves later sends elsewhere), where module BTF has it.
+ */
+static __always_inline void ptl_learn_nid(struct ptlrpc_req *v, struct obd_import___les *imp)
+{
+	struct ptlrpc_connection___les *conn;
+
+	if (!bpf_core_field_exists(imp->imp_connection) ||
+	    !bpf_core_field_exists(struct ptlrpc_connection___les, c_peer) ||
+	    !bpf_core_field_exists(struct lnet_nid___les, nid_type) ||
+	    !bpf_core_field_exists(struct lnet_nid___les, nid_addr))
+		return;
+	conn = BPF_CORE_READ(imp, imp_connection);
+	if (!conn || bpf_probe_read_kernel(&v->nid, sizeof(v->nid), &conn->c_peer.nid))
+		return;
+	v->flags |= LES_RPC_F_NID;
+}
+
+/* rq_xid, the import's target and its server's NID, where module BTF has them. */
 static __always_inline void ptl_learn_ids(struct ptlrpc_req *v, __u64 req)
 {
 	struct ptlrpc_request___les *r = (void *)req;
-	struct obd_device___les *obd;
+	struct obd_import___les *imp;
 
 	if (bpf_core_field_exists(r->rq_xid)) {
 		v->xid = BPF_CORE_READ(r, rq_xid);
 		v->flags |= LES_RPC_F_XID;
 	}
 	/* Read once, at the first send: the import does not change. */
-	if ((v->flags & LES_RPC_F_TARGET) || !bpf_core_field_exists(r->rq_import) ||
-	    !bpf_core_field_exists(struct obd_import___les, imp_obd) ||
-	    !bpf_core_field_exists(struct obd_device___les, obd_name))
+	if ((v->flags & LES_RPC_F_TARGET) || !bpf_core_field_exists(r->rq_import))
 		return;
-	obd = BPF_CORE_READ(r, rq_import, imp_obd);
-	if (!obd || bpf_probe_read_kernel_str(v->target, sizeof(v->target), obd->obd_name) <= 0)
+	imp = BPF_CORE_READ(r, rq_import);
+	if (!imp)
 		return;
-	v->flags |= LES_RPC_F_TARGET;
+	ptl_import_target(imp, v->target, &v->flags);
+	ptl_learn_nid(v, imp);
 }
 
 /*
@@ -459,6 +491,8 @@ static __always_inline void ptl_emit(struct ptlrpc_req *v, __u64 now)
 	rec->xid = v->xid;
 	if (v->flags & LES_RPC_F_TARGET)
 		__builtin_memcpy(rec->name, v->target, LES_RPC_NAME_LEN);
+	if (v->flags & LES_RPC_F_NID)
+		rec->nid = v->nid;
 	if (v->sent_ns) {
 		rec->backlog_ns = v->sent_ns > v->created_ns ? v->sent_ns - v->created_ns : 0;
 		rec->rtt_ns = v->replied_ns > v->sent_ns ? v->replied_ns - v->sent_ns
@@ -866,7 +900,9 @@ static __always_inline int ptl_event(__u64 req, __u16 event)
 		rec->cgroup_id = v->cgroup_id;
 		rec->dev = v->dev;
 		rec->opcode = v->opcode;
-		rec->flags = v->flags & (LES_RPC_F_OPCODE | LES_RPC_F_NO_BTF_TASK);
+		rec->flags = v->flags & (LES_RPC_F_OPCODE | LES_RPC_F_NO_BTF_TASK | LES_RPC_F_TARGET);
+		if (v->flags & LES_RPC_F_TARGET)
+			__builtin_memcpy(rec->name, v->target, LES_RPC_NAME_LEN);
 		rec->task = v->task;
 		rpc_set_worker(v->task.tid, &rec->flags, &rec->worker_pid, rec->worker_comm);
 	} else {
@@ -879,6 +915,44 @@ static __always_inline int ptl_event(__u64 req, __u16 event)
 		rec->flags = LES_RPC_F_NO_BTF_TASK;
 		fill_current_task(&rec->task);
 	}
+	submit(rec);
+	return 0;
+}
+
+/*
+ * ptlrpc_invalidate_import_thread(imp): the thread Lustre starts only for
+ * an import a server evicted (ptlrpc_import_recovery_state_machine in
+ * LUSTRE_IMP_EVICTED), before it fails the import's requests in progress
+ * and reconnects. An event of the import, not of a request: its mount is
+ * the import's (none for the MGC's), its task the invalidating thread.
+ */
+static __always_inline int ptl_evicted(__u64 imp)
+{
+	struct les_rec_rpc_event *rec;
+	__u32 *imp_dev;
+
+	count_probe(LES_PROBE_PTLRPC_EVENT);
+	imp_dev = bpf_map_lookup_elem(&ptlrpc_import_dev, &imp);
+	if ((!imp_dev || !dev_observed(*imp_dev)) && !rpc_unattributed[LES_PROTO_PTLRPC])
+		return 0;
+	if (task_filtered_out(bpf_get_current_pid_tgid() >> 32,
+			      (__u32)bpf_get_current_uid_gid())) {
+		count(LES_CNT_FILTERED);
+		return 0;
+	}
+	rec = reserve(sizeof(*rec));
+	if (!rec)
+		return 0;
+	__builtin_memset(rec, 0, sizeof(*rec));
+	rec->kind = LES_REC_RPC_EVENT;
+	rec->proto = LES_PROTO_PTLRPC;
+	rec->event = LES_EV_EVICT;
+	rec->ts_ns = bpf_ktime_get_ns();
+	rec->cgroup_id = bpf_get_current_cgroup_id();
+	rec->dev = imp_dev ? *imp_dev : 0;
+	rec->flags = LES_RPC_F_NO_BTF_TASK;
+	ptl_import_target((void *)imp, rec->name, &rec->flags);
+	fill_current_task(&rec->task);
 	submit(rec);
 	return 0;
 }
@@ -1034,6 +1108,12 @@ SEC("kprobe/ptlrpc_request_handle_notconn")
 int BPF_KPROBE(ptl_notconn_kp, void *req)
 {
 	return ptl_event((__u64)req, LES_EV_NOTCONN);
+}
+
+SEC("kprobe/ptlrpc_invalidate_import_thread")
+int BPF_KPROBE(ptl_evicted_kp, void *imp)
+{
+	return ptl_evicted((__u64)imp);
 }
 
 SEC("kprobe/ldlm_cli_enqueue")
@@ -1203,6 +1283,12 @@ SEC("fentry/ptlrpc_request_handle_notconn")
 int ptl_notconn_fe(__u64 *ctx)
 {
 	return ptl_event(fn_ctx_arg(ctx, 0), LES_EV_NOTCONN);
+}
+
+SEC("fentry/ptlrpc_invalidate_import_thread")
+int ptl_evicted_fe(__u64 *ctx)
+{
+	return ptl_evicted(fn_ctx_arg(ctx, 0));
 }
 
 SEC("fentry/ldlm_completion_ast")

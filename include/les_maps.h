@@ -22,6 +22,7 @@ struct op_frame {
 	__u64 arg; /* entry argument the exit needs (open flags, stat buffer) */
 	__u32 sys_flags; /* LES_FRAME_*: how a syscall frame's mount is known */
 	__u32 _pad;
+	struct les_lu_fid fid; /* a Lustre file's FID, seq 0 when unknown (--file-id) */
 };
 
 /*
@@ -106,6 +107,7 @@ struct ptlrpc_req {
 	char worker_comm[LES_COMM_LEN];
 	char jobid[LES_JOBID_LEN]; /* pb_jobid as sent, with LES_RPC_F_JOBID */
 	char target[LES_RPC_NAME_LEN]; /* the import's obd_name, with LES_RPC_F_TARGET */
+	struct les_lnet_nid nid; /* the import's peer at the first send, with LES_RPC_F_NID */
 };
 
 /* A request being packed on a thread (map ptlrpc_packing, key: tid). */

@@ -112,6 +112,7 @@ enum les_rpc_event {
 	LES_EV_EXPIRE,
 	LES_EV_NOTCONN,
 	LES_EV_RETRANSMIT,
+	LES_EV_EVICT, /* PtlRPC: a server evicted the client's import (no request) */
 	LES_EV_MAX,
 };
 
@@ -149,7 +150,7 @@ enum les_probe_id {
 	LES_PROBE_PTLRPC_REPLY, /* reply accounted (ptlrpc_lprocfs_rpc_sent) */
 	LES_PROBE_PTLRPC_BRW, /* bulk bytes accounted (ptlrpc_lprocfs_brw) */
 	LES_PROBE_PTLRPC_WAIT, /* ptlrpc_queue_wait returns */
-	LES_PROBE_PTLRPC_EVENT, /* resend, restart, expire, notconn */
+	LES_PROBE_PTLRPC_EVENT, /* resend, restart, expire, notconn, evict */
 	LES_PROBE_LDLM_WAIT, /* ldlm_cli_enqueue, ldlm_completion_ast return */
 	LES_PROBE_PTLRPC_BRW_PREP, /* a kernel thread builds a bulk request (osc_brw_prep_request) */
 	LES_PROBE_PTLRPC_CAUSE, /* ... and it is charged to its file's last reader or writer */
@@ -174,11 +175,18 @@ struct les_task {
 };
 
 /* One user-facing operation (access plane). */
+/* A Lustre file identifier (struct lu_fid, a wire format): lfs path2fid's [seq:oid:ver]. */
+struct les_lu_fid {
+	__u64 seq;
+	__u32 oid;
+	__u32 ver;
+};
+
 struct les_rec_access {
 	__u32 kind; /* LES_REC_ACCESS */
 	__u16 op; /* enum les_access_op */
 	__u8 method; /* enum les_attach_method */
-	__u8 flags;
+	__u8 flags; /* LES_ACCESS_F_* */
 	__u64 ts_ns; /* completion, CLOCK_MONOTONIC */
 	__u64 latency_ns;
 	__u64 bytes; /* transferred, from the return value */
@@ -191,6 +199,22 @@ struct les_rec_access {
 	__s32 err; /* positive errno, 0 on success */
 	__u32 _pad;
 	struct les_task task;
+	struct les_lu_fid fid; /* with LES_ACCESS_F_FID: the Lustre file's (module BTF) */
+};
+
+#define LES_ACCESS_F_FID 0x1 /* fid is valid */
+
+/*
+ * An LNet NID as Lustre 2.15 and later hold it (struct lnet_nid,
+ * lnet-idl.h): size is the address length - 4 (0: IPv4 or a number, 12:
+ * IPv6), type the LND (2 tcp, 5 o2ib, 9 lo, ...), num the network number
+ * and addr the address, both big-endian.
+ */
+struct les_lnet_nid {
+	__u8 size;
+	__u8 type;
+	__u16 num_be;
+	__u32 addr_be[4];
 };
 
 /* One request of the client's request layer (RPC plane). */
@@ -223,6 +247,7 @@ struct les_rec_rpc {
 	/* sunrpc procedure, lower case; PtlRPC: the import's obd_name, with LES_RPC_F_TARGET */
 	char name[LES_RPC_NAME_LEN];
 	char jobid[LES_JOBID_LEN]; /* PtlRPC: the job ID Lustre sent, with LES_RPC_F_JOBID */
+	struct les_lnet_nid nid; /* PtlRPC: the import's peer, with LES_RPC_F_NID */
 };
 
 #define LES_RPC_F_ASYNC	      0x1 /* sent by another thread than the submitter */
@@ -240,6 +265,9 @@ struct les_rec_rpc {
 #define LES_RPC_F_TARGET      0x100 /* PtlRPC: name is the import's device (module BTF) */
 /* PtlRPC: released without a reply Lustre accounted (timed out, failed, interrupted) */
 #define LES_RPC_F_NO_REPLY    0x200
+#define LES_RPC_F_NID	      0x400 /* PtlRPC: nid is the import's peer (module BTF) */
+
+
 
 /* A notable event in a request's life (resend, expiry, ...). */
 struct les_rec_rpc_event {

@@ -308,7 +308,7 @@ void les_usage(FILE *out)
 	      "\n"
 	      "Output:\n"
 	      "  -o, --output FILE        write to FILE ('-' = stdout, default; *.gz = gzip)\n"
-	      "      --file-id            add dev and ino to access records\n"
+	      "      --file-id            add dev, ino and a Lustre FID to access records\n"
 	      "      --stats-interval DUR stats record every DUR (default 10s; 0: at exit only)\n"
 	      "\n"
 	      "Kafka (every output line also goes to a topic; -o /dev/null for Kafka only):\n"

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Records to JSON Lines. Field names are part of the tool's interface. */
+#include <arpa/inet.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include "clock.h"
@@ -162,6 +164,25 @@ static void put_dev(struct jw *w, uint32_t kdev)
 	jw_lit_str(w, JW_LIT("dev"), buf, n);
 }
 
+/*
+ * A Lustre file's FID as lfs path2fid prints it ("[0x200000401:0x1:0x0]"),
+ * null on Lustre where it is unknown (no module BTF), absent elsewhere.
+ */
+static void put_fid(struct jw *w, const struct les_observed_mount *m,
+		    const struct les_rec_access *r)
+{
+	char fid[64];
+	int n;
+
+	if (r->flags & LES_ACCESS_F_FID) {
+		n = snprintf(fid, sizeof(fid), "[0x%llx:0x%x:0x%x]", (unsigned long long)r->fid.seq,
+			     r->fid.oid, r->fid.ver);
+		jw_lit_str(w, JW_LIT("fid"), fid, (size_t)n);
+	} else if (m && m->family == LES_FS_LUSTRE) {
+		jw_lit_null(w, JW_LIT("fid"));
+	}
+}
+
 void les_format_access(struct jw *w, const struct les_fmt_ctx *fc,
 		       const struct les_observed_mount *m, const struct les_rec_access *r,
 		       const struct les_enriched *en)
@@ -182,6 +203,7 @@ void les_format_access(struct jw *w, const struct les_fmt_ctx *fc,
 	if (fc->file_id) {
 		put_dev(w, r->dev);
 		jw_lit_u64(w, JW_LIT("ino"), r->ino);
+		put_fid(w, m, r);
 	}
 	jw_obj_end(w);
 	jw_newline(w);
@@ -215,7 +237,69 @@ size_t les_ptlrpc_target_len(const char *name, size_t max)
 	return cut;
 }
 
-/* A PtlRPC request's xid and target: null where module BTF did not give them. */
+/* LNet's network type names (lnet/lnet/nidstrings.c), by LND number. */
+static const char *lnet_lnd_name(unsigned int type, bool *is_ip)
+{
+	static const struct {
+		unsigned char type;
+		bool ip;
+		const char *name;
+	} lnds[] = {
+		{ 2, true, "tcp" },    { 5, true, "o2ib" },  { 9, false, "lo" },
+		{ 13, false, "gni" },  { 14, true, "gip" },  { 15, false, "ptlf" },
+		{ 16, false, "kfi" },  { 18, true, "efa" },  { 19, false, "bxi3f" },
+	};
+
+	for (size_t i = 0; i < sizeof(lnds) / sizeof(lnds[0]); i++)
+		if (lnds[i].type == type) {
+			*is_ip = lnds[i].ip;
+			return lnds[i].name;
+		}
+	return NULL;
+}
+
+/*
+ * An LNet NID as lctl prints it ("192.168.1.10@tcp", "0@lo",
+ * "10.1.2.3@o2ib1", "fd00::1@tcp"): the address, dotted or colon form on IP
+ * networks and a decimal number on others, then '@', the network type's
+ * name and its number unless 0. An unknown type is "<type:num>" after the
+ * address in hex words, as Lustre does. Returns the length, 0 when it
+ * does not fit or the NID is LNET_NID_ANY.
+ */
+size_t les_lnet_nid_str(const struct les_lnet_nid *nid, char *buf, size_t size)
+{
+	unsigned int num = ntohs(nid->num_be), addr_len = nid->size + 4u;
+	bool is_ip = false;
+	const char *lnd = lnet_lnd_name(nid->type, &is_ip);
+	char addr[INET6_ADDRSTRLEN];
+	int n;
+
+	if (nid->type == 0xff || addr_len > sizeof(nid->addr_be))
+		return 0; /* LNET_NID_ANY, or no NID */
+	if (lnd && is_ip && addr_len == 16)
+		inet_ntop(AF_INET6, nid->addr_be, addr, sizeof(addr));
+	else if (lnd && is_ip && addr_len == 4)
+		inet_ntop(AF_INET, nid->addr_be, addr, sizeof(addr));
+	else if (lnd && addr_len == 4)
+		snprintf(addr, sizeof(addr), "%u", ntohl(nid->addr_be[0]));
+	else {
+		size_t at = 0;
+
+		for (unsigned int i = 0; i < (addr_len + 3) / 4; i++)
+			at += (size_t)snprintf(addr + at, sizeof(addr) - at, "%s%x", i ? ":" : "",
+					       ntohl(nid->addr_be[i]));
+		lnd = NULL;
+	}
+	if (!lnd)
+		n = snprintf(buf, size, "%s@<%u:%u>", addr, nid->type, num);
+	else if (num)
+		n = snprintf(buf, size, "%s@%s%u", addr, lnd, num);
+	else
+		n = snprintf(buf, size, "%s@%s", addr, lnd);
+	return n > 0 && (size_t)n < size ? (size_t)n : 0;
+}
+
+/* A PtlRPC request's xid, target and server NID: null where module BTF did not give them. */
 static void put_ptlrpc_ids(struct jw *w, const struct les_rec_rpc *r)
 {
 	if (r->flags & LES_RPC_F_XID)
@@ -227,6 +311,16 @@ static void put_ptlrpc_ids(struct jw *w, const struct les_rec_rpc *r)
 			   les_ptlrpc_target_len(r->name, LES_RPC_NAME_LEN));
 	else
 		jw_lit_null(w, JW_LIT("target"));
+	if (r->flags & LES_RPC_F_NID) {
+		char nid[LES_LNET_NID_STR_MAX];
+		size_t len = les_lnet_nid_str(&r->nid, nid, sizeof(nid));
+
+		if (len) {
+			jw_lit_str(w, JW_LIT("nid"), nid, len);
+			return;
+		}
+	}
+	jw_lit_null(w, JW_LIT("nid"));
 }
 
 const char *les_format_rpc_op(const struct les_rec_rpc *r)
@@ -344,6 +438,11 @@ void les_format_rpc_event(struct jw *w, const struct les_fmt_ctx *fc,
 	put_opcode(w, r->proto, r->opcode, r->flags);
 	if (r->proto == LES_PROTO_SUNRPC)
 		jw_lit_cstr(w, JW_LIT("procedure"), rpc_name(r->name));
+	if (r->proto == LES_PROTO_PTLRPC && (r->flags & LES_RPC_F_TARGET))
+		jw_lit_str(w, JW_LIT("target"), r->name,
+			   les_ptlrpc_target_len(r->name, LES_RPC_NAME_LEN));
+	else if (r->proto == LES_PROTO_PTLRPC)
+		jw_lit_null(w, JW_LIT("target"));
 	put_req_id(w, r->req_id);
 	put_submitter(w, r->parent_op_id, &r->task, en, NULL, r->flags, r->worker_pid,
 		      r->worker_comm);

@@ -79,6 +79,9 @@ static const struct les_rpc_fn rpc_table[] = {
 	    NULL),
 	PTL(ptlrpc_request_handle_notconn, "notconn events", "ptl_notconn_kp", NULL,
 	    "ptl_notconn_fe", NULL),
+	/* Static, but a thread's function: never inlined. */
+	PTL(ptlrpc_invalidate_import_thread, "evict events (an import a server evicted)",
+	    "ptl_evicted_kp", NULL, "ptl_evicted_fe", NULL),
 	/* 11 arguments: more than many kernels' trampolines take, so a kprobe. */
 	LDLM(ldlm_cli_enqueue, "lock_wait records (enqueue)", "ptl_enqueue_kp",
 	     "ptl_enqueue_kr", NULL, NULL),

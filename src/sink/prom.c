@@ -865,7 +865,7 @@ static void render_rpc(const struct snapshot *sn, struct out *o)
 	render_histograms(sn, o, SK_RPC_HIST, "lustre_client_rpc_wait_duration_seconds",
 			  "Time client requests waited for their reply, in seconds.");
 	family_header(o, "lustre_client_rpc_errors_total", "counter",
-		      "Request events: resend, restart, expire, notconn, retransmit.");
+		      "Request events: resend, restart, expire, notconn, retransmit, evict.");
 	for (struct series_iter it = {0}; (s = series_next(sn, &it, SK_RPC_EVENT));)
 		for (unsigned int e = 0; e < LES_EV_MAX; e++) {
 			if (!s->v.events[e])

@@ -4,6 +4,7 @@
  * and events carry, and above all what they leave out (a PtlRPC opcode
  * that could not be read is absent, not 0).
  */
+#include <arpa/inet.h>
 #include <check.h>
 #include <jansson.h>
 #include <string.h>
@@ -146,6 +147,7 @@ START_TEST(test_ptlrpc_request_fields)
 	/* Without module BTF: no xid, no target, both null rather than 0 or "". */
 	ck_assert(json_is_null(json_object_get(j, "xid")));
 	ck_assert(json_is_null(json_object_get(j, "target")));
+	ck_assert(json_is_null(json_object_get(j, "nid")));
 	ck_assert(json_is_true(json_object_get(j, "replied")));
 	ck_assert(!json_object_get(j, "backlog_ns"));
 	json_decref(j);
@@ -162,6 +164,18 @@ START_TEST(test_ptlrpc_request_fields)
 	j = format_rpc(&r);
 	ck_assert_int_eq(num(j, "xid"), 1819446283449088LL);
 	ck_assert_str_eq(str(j, "target"), "lustre-OST0001");
+	ck_assert(json_is_null(json_object_get(j, "nid")));
+	json_decref(j);
+
+	/* The server's NID, as lctl prints it (struct lnet_nid, big-endian). */
+	r.flags |= LES_RPC_F_NID;
+	r.nid = (struct les_lnet_nid){ .type = 2, .addr_be = { htonl(0x0a00020f) } };
+	j = format_rpc(&r);
+	ck_assert_str_eq(str(j, "nid"), "10.0.2.15@tcp");
+	json_decref(j);
+	r.nid.type = 0xff; /* LNET_NID_ANY: no NID */
+	j = format_rpc(&r);
+	ck_assert(json_is_null(json_object_get(j, "nid")));
 	json_decref(j);
 
 	/* queue_wait records have no time split. */
@@ -183,6 +197,75 @@ START_TEST(test_ptlrpc_target_names)
 	ck_assert_uint_eq(les_ptlrpc_target_len(mgc, 32), strlen(mgc));
 	ck_assert_uint_eq(les_ptlrpc_target_len("-osc-x", 32), 6); /* no fsname: as it is */
 	ck_assert_uint_eq(les_ptlrpc_target_len("", 32), 0);
+}
+END_TEST
+
+static const char *nid_str(struct les_lnet_nid nid)
+{
+	static char buf[LES_LNET_NID_STR_MAX];
+
+	return les_lnet_nid_str(&nid, buf, sizeof(buf)) ? buf : "(none)";
+}
+
+START_TEST(test_lnet_nid_names)
+{
+	struct les_lnet_nid v6 = { .size = 12, .type = 2 };
+	char small[8];
+
+	ck_assert_str_eq(nid_str((struct les_lnet_nid){ .type = 9 }), "0@lo");
+	ck_assert_str_eq(nid_str((struct les_lnet_nid){ .type = 5, .num_be = htons(1),
+							.addr_be = { htonl(0xc0a80a01) } }),
+			 "192.168.10.1@o2ib1");
+	ck_assert_str_eq(nid_str((struct les_lnet_nid){ .type = 16, .addr_be = { htonl(42) } }),
+			 "42@kfi");
+	/* A type LNet does not name: hex words, then <type:num>. */
+	ck_assert_str_eq(nid_str((struct les_lnet_nid){ .type = 77, .num_be = htons(3),
+							.addr_be = { htonl(0xabc) } }),
+			 "abc@<77:3>");
+	inet_pton(AF_INET6, "fd00::1:2", v6.addr_be);
+	ck_assert_str_eq(nid_str(v6), "fd00::1:2@tcp");
+	v6.size = 13; /* over 16 address bytes: not a NID */
+	ck_assert_str_eq(nid_str(v6), "(none)");
+	/* Cut: no partial NID. */
+	ck_assert_uint_eq(les_lnet_nid_str(&(struct les_lnet_nid){ .type = 2,
+				.addr_be = { htonl(0x0a00020f) } }, small, sizeof(small)), 0);
+}
+END_TEST
+
+/* An access record's FID, with --file-id: on Lustre only, null when unknown. */
+static json_t *format_access(const struct les_rec_access *r, const struct les_observed_mount *m)
+{
+	struct les_fmt_ctx afc;
+	struct jw w;
+	json_t *j;
+
+	les_fmt_ctx_init(&afc, "node1", true);
+	jw_init(&w, buf, sizeof(buf));
+	les_format_access(&w, &afc, m, r, NULL);
+	ck_assert(!w.overflow);
+	j = json_loadb(buf, w.len, 0, NULL);
+	ck_assert(j);
+	return j;
+}
+
+START_TEST(test_access_fid)
+{
+	struct les_observed_mount lustre = { .family = LES_FS_LUSTRE }, nfs = { .family = LES_FS_NFS };
+	struct les_rec_access r = { .kind = LES_REC_ACCESS, .op = LES_OP_READ, .ino = 7 };
+	json_t *j;
+
+	j = format_access(&r, &lustre);
+	ck_assert(json_is_null(json_object_get(j, "fid"))); /* Lustre without BTF */
+	json_decref(j);
+	j = format_access(&r, &nfs);
+	ck_assert(!json_object_get(j, "fid"));
+	json_decref(j);
+	r.flags = LES_ACCESS_F_FID;
+	r.fid = (struct les_lu_fid){ .seq = 0x200000401ULL, .oid = 0x1, .ver = 0 };
+	j = format_access(&r, &lustre);
+	ck_assert_str_eq(str(j, "fid"), "[0x200000401:0x1:0x0]");
+	ck_assert_int_eq(num(j, "ino"), 7);
+	json_decref(j);
 }
 END_TEST
 
@@ -278,7 +361,20 @@ START_TEST(test_events)
 	ck_assert(!json_object_get(j, "procedure"));
 	ck_assert_str_eq(str(j, "worker_comm"), "ptlrpcd_00_00");
 	ck_assert_int_eq(num(j, "pid"), 42);
+	ck_assert(json_is_null(json_object_get(j, "target")));
 	json_decref(j);
+
+	/* An import's eviction: no request, its target where BTF gave it. */
+	e.event = LES_EV_EVICT;
+	e.req_id = 0;
+	e.flags = LES_RPC_F_NO_BTF_TASK | LES_RPC_F_TARGET;
+	memcpy(e.name, "lustre-OST0000-osc-ffff8a2b4c5d6", LES_RPC_NAME_LEN);
+	j = format_event(&e);
+	ck_assert_str_eq(str(j, "event"), "evict");
+	ck_assert_str_eq(str(j, "target"), "lustre-OST0000");
+	ck_assert(json_is_null(json_object_get(j, "req_id")));
+	json_decref(j);
+	memset(e.name, 0, sizeof(e.name));
 
 	e.proto = LES_PROTO_SUNRPC;
 	e.event = LES_EV_RETRANSMIT;
@@ -350,6 +446,8 @@ int main(void)
 	tcase_add_test(tc, test_ptlrpc_opcode_present);
 	tcase_add_test(tc, test_ptlrpc_request_fields);
 	tcase_add_test(tc, test_ptlrpc_target_names);
+	tcase_add_test(tc, test_lnet_nid_names);
+	tcase_add_test(tc, test_access_fid);
 	tcase_add_test(tc, test_lock_wait);
 	tcase_add_test(tc, test_sunrpc);
 	tcase_add_test(tc, test_fuse_unchanged);

@@ -247,14 +247,39 @@ def check_requests(args, rep):
         xids = [r.get("xid") for r in reqs]
         rep.true("every request has an xid, each its own",
                  all(isinstance(x, int) and x > 0 for x in xids) and len(set(xids)) == len(xids))
+        if args.imports:
+            nids = {}
+            for r in reqs:
+                nids.setdefault(r.get("target"), set()).add(r.get("nid"))
+            lustre_nids = parse_imports(args.imports)
+            rep.true("Lustre lists a current_connection per client import",
+                     len(lustre_nids) == len(client), f"{lustre_nids} for {len(client)} devices")
+            rep.eq("server NID per target vs the imports' current_connection", nids,
+                   {t: {n} for t, n in lustre_nids.items() if t in nids})
     elif args.ids == "none":
-        rep.true("no module BTF: xid and target null",
-                 all(r.get("xid", 0) is None and r.get("target", 0) is None for r in reqs))
+        rep.true("no module BTF: xid, target and nid null",
+                 all(r.get("xid", 0) is None and r.get("target", 0) is None
+                     and r.get("nid", 0) is None for r in reqs))
     # The workload pings every client import from outside any access op.
     pings = counter(client, "obd_ping")[0]
     if args.phase == "main":
         rep.true("obd_ping: Lustre counts one per client import at least", pings >= len(client),
                  f"{pings} for {len(client)} devices")
+
+
+def parse_imports(path):
+    """{target: current_connection} from lctl get_param osc.*.import mdc.*.import."""
+    out, target = {}, None
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"\s*target:\s*(\S+?)(_UUID)?\s*$", line)
+            if m:
+                target = m.group(1)
+            m = re.match(r"\s*current_connection:\s*(\S+)\s*$", line)
+            if m and target:
+                out[target] = m.group(1)
+                target = None
+    return out
 
 
 def parse_job_stats(path):
@@ -352,6 +377,37 @@ def window_bytes(path, job):
     return n, total
 
 
+def parse_metrics(path, mount):
+    """[(family, {label: value}, value)] of the mount from a /metrics scrape."""
+    out = []
+    for line in open(path, encoding="utf-8"):
+        m = re.match(r"^(\w+)\{(.*)\} (\S+)$", line.strip())
+        if not m:
+            continue
+        labels = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', m.group(2)))
+        if labels.get("mount") == mount:
+            out.append((m.group(1), labels, float(m.group(3))))
+    return out
+
+
+def check_metrics(rep, job, metrics, ost, mine):
+    """The Prometheus series of one job vs its obdfilter job_stats and its records."""
+    fam = [(lab, v) for f, lab, v in metrics if lab.get("slurm_job_id") == job]
+    for op in ("read", "write"):
+        c = rep.listed(f"job {job}: obdfilter job_stats", ost, f"{op}_bytes")
+        if c is None:
+            continue
+        got = sum(v for f, lab, v in metrics if f == "lustre_client_data_bytes_total"
+                  and lab.get("slurm_job_id") == job and lab.get("op") == op)
+        rep.eq(f"job {job}: Prometheus lustre_client_data_bytes_total{{op={op}}} vs obdfilter "
+               f"job_stats {op}_bytes sum", int(got), c[1])
+    done = sum(v for f, lab, v in metrics if f == "lustre_client_ptlrpc_requests_completed_total"
+               and lab.get("slurm_job_id") == job)
+    rep.true(f"job {job}: Prometheus series by slurm_job_id", len(fam) > 0, f"{len(fam)}")
+    rep.eq(f"job {job}: Prometheus ptlrpc_requests_completed_total vs its request records",
+           int(done), len(mine))
+
+
 def check_jobs(args, rep):
     jobs = parse_job_stats(args.jobs)
     reqs = []
@@ -379,6 +435,9 @@ def check_jobs(args, rep):
             rep.true(f"job {job}: --aggregate windows by job_id", n > 0, f"{n} windows")
             rep.eq(f"job {job}: --aggregate request bytes vs obdfilter read_bytes + "
                    f"write_bytes sums", total, lustre)
+        if args.metrics:
+            check_metrics(rep, job, parse_metrics(args.metrics, args.mount), ost,
+                          [r for r in reqs if r.get("job_id") == job])
         if job in args.writeback_job:
             check_writeback(rep, job, wire, args.cause_comm)
         else:
@@ -402,6 +461,8 @@ def main():
                     help="requests: one expected request without a reply, as opcode_name:errno:comm")
     ap.add_argument("--ids", choices=("btf", "none"),
                     help="requests: xid and target expected (module BTF) or null")
+    ap.add_argument("--metrics", help="a /metrics scrape after the workload")
+    ap.add_argument("--imports", help="lctl get_param osc.*.import mdc.*.import: the NIDs")
     ap.add_argument("--windows", help="the --aggregate output, to compare by job_id")
     args = ap.parse_args()
     rep = Report()

@@ -131,6 +131,25 @@ lr_queue_waits_linked()
 		| ($qw | length) > 0 and all($qw[]; .parent_op_id as $p | $ops | index($p) != null)'
 }
 
+# With --file-id, access records of Lustre files carry the file's FID as
+# lfs path2fid gives it where the modules have BTF (every record with an
+# inode), and null without.
+lr_fids_ok()
+{
+	local ids=$1 fid ino
+
+	fid=$(lfs path2fid "$LR_MNT/w/f1") && ino=$(stat -c %i "$LR_MNT/w/f1") || return 1
+	echo "f1: ino $ino, lfs path2fid $fid"
+	lr_q -e --arg m "$LR_MNT" --argjson ino "$ino" --arg fid "$fid" --arg ids "$ids" '
+		[.[] | select(.type == "access" and .mount == $m)] as $a
+		| ([$a[] | select(.ino == $ino) | .fid] | unique) as $f1
+		| ({f1: $f1, with_fid: ([$a[] | select(.fid != null)] | length),
+		    with_ino: ([$a[] | select(.ino != 0)] | length), all: ($a | length)} | debug)
+		| ($a | length) > 0 and all($a[]; has("fid"))
+		and if $ids == "btf" then $f1 == [$fid] and all($a[]; .ino == 0 or .fid != null)
+		    else all($a[]; .fid == null) end'
+}
+
 # The in-flight gauge of the mount is 0 at the end, as osc/mdc rpc_stats say.
 lr_inflight_zero()
 {
@@ -249,6 +268,75 @@ lr_fault_test()
 	return $st
 }
 
+# The EVICTED entries in the client imports' state histories (osc.*.state,
+# mdc.*.state: " - [ TIME, STATE ]", TIME in seconds of the real clock)
+# from second $1 on.
+lr_client_evictions()
+{
+	lctl get_param -n 'osc.*-osc-[0-9a-f]*.state' 'mdc.*-mdc-[0-9a-f]*.state' |
+		awk -v t0="$1" '$1 == "-" && $4 == "EVICTED" && $3 + 0 >= t0 { n++ } END { print n + 0 }'
+}
+
+# A client the OST evicts, on the real Lustre, as Lustre's own
+# ost_evict_client does it: obdfilter.*.evict_client with the mount's
+# client UUID (lfs getname -u). The client learns it at its next request
+# to the OST (a ping, refused: ENOTCONN), reconnects, is told it was
+# evicted, invalidates the import and connects again. Lustre counts it as
+# an EVICTED entry in the OSC's state history; the tool must give one
+# evict event per entry on the mount (for the OSC's target with module
+# BTF), and afterwards the records equal the mdc/osc stats again.
+lr_evict()
+{
+	local osc=$1 ids=$2 uuid t0 lustre_n ours targets
+
+	uuid=$(lfs getname -u "$LR_MNT") || return 1
+	t0=$(date +%s)
+	lctl set_param -n "obdfilter.$LR_FSNAME-OST0000.evict_client=$uuid" || return 1
+	lctl set_param -n "$osc.ping=1" 2>"$work/evict-ping.err" ||
+		say "the ping after the eviction: $(tail -1 "$work/evict-ping.err")"
+	lr_client_settle || { say "the client's imports did not reconnect and settle in 60 s"; return 1; }
+	env SLURM_JOB_ID=302 dd if=/dev/zero of="$LR_MNT/w/after-evict" bs=64k count=1 conv=fsync \
+		status=none || return 1
+	sleep 1
+	lr_client_settle || return 1
+	lctl get_param 'llite.*.stats' 'mdc.*.stats' 'osc.*.stats' >"$work/evict-stats.txt"
+	lustre_n=$(lr_client_evictions "$t0")
+	tracer_stop || return 1
+	ours=$(jq -s --arg m "$LR_MNT" '[.[] | select(.type == "rpc_event" and .event == "evict"
+		and .mount == $m)] | length' "$work/evict.jsonl")
+	targets=$(jq -s -c --arg m "$LR_MNT" '[.[] | select(.type == "rpc_event" and .event == "evict"
+		and .mount == $m) | .target] | unique' "$work/evict.jsonl")
+	say "evictions: Lustre's state history $lustre_n EVICTED, evict events on the mount $ours, targets $targets"
+	jq -c 'select(.type == "rpc_event" or (.type == "rpc" and .op == "request" and .errno != 0))
+		| {type, event, op, opcode_name, mount, comm, errno, replied, target}' \
+		"$work/evict.jsonl" | sed 's/^/evict run: /' | head -20
+	[ "$lustre_n" -ge 1 ] && [ "$ours" -eq "$lustre_n" ] || return 1
+	if [ "$ids" = btf ]; then
+		[ "$targets" = "[\"$LR_FSNAME-OST0000\"]" ] || return 1
+	else
+		[ "$targets" = "[null]" ] || return 1
+	fi
+	LR_RECORDS=$work/evict.jsonl lr_counters requests --phase fault --lctl "$work/evict-stats.txt" \
+		--ids "$ids"
+}
+
+lr_evict_test()
+{
+	local attach=$1 ids=$2 osc
+
+	osc=$(lctl list_param 'osc.*-osc-[0-9a-f]*' | head -1)
+	[ -n "$osc" ] || return 1
+	tracer_start 300 "" "$work/evict.err" "$tool" -v --attach "$attach" --mount "$LR_MNT" \
+		-o "$work/evict.jsonl" || return 1
+	sleep 1
+	lr_warm_up || return 1
+	lustre_real_clear_stats
+	lr_evict "$osc" "$ids"
+	local st=$?
+	[ -z "$tracer_pid" ] || tracer_stop
+	return $st
+}
+
 lr_tool_test()
 {
 	local attach=$1
@@ -260,7 +348,7 @@ lr_tool_test()
 		lr_list_probes_ok "$attach"
 	tracer_start 300 "" "$work/tool.err" "$tool" -v --attach "$attach" --mount "$LR_MNT" \
 		--stats-interval 1s --aggregate 1s --records --group-by job_id,op \
-		-o "$work/out.jsonl" || die "the tool did not start"
+		--prometheus 127.0.0.1:9108 --file-id -o "$work/out.jsonl" || die "the tool did not start"
 	sleep 1
 	lr_warm_up || die "warm-up write on $LR_MNT"
 	lustre_real_clear_stats
@@ -270,27 +358,36 @@ lr_tool_test()
 	lctl get_param 'llite.*.stats' 'mdc.*.stats' 'osc.*.stats' >"$work/stats.txt"
 	lctl get_param 'obdfilter.*.job_stats' 'mdt.*.job_stats' >"$work/jobs.txt"
 	lctl get_param 'osc.*-osc-[0-9a-f]*.rpc_stats' >"$work/rpc_stats.txt"
+	lctl get_param 'osc.*-osc-[0-9a-f]*.import' 'mdc.*-mdc-[0-9a-f]*.import' >"$work/imports.txt"
+	check "a /metrics scrape" python3 -c 'import sys, urllib.request
+open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metrics", timeout=20).read())' \
+		"$work/metrics.txt"
 	check "tool exits 0" tracer_stop
 	check "every line is valid against docs/record.schema.json" schema_valid "$work/out.jsonl"
 	check "final stats: nothing dropped, refused or missed" lr_health
 	check "access records = llite.*.stats" lr_counters access --lctl "$work/stats.txt"
-	check "request records = mdc/osc stats per opcode and per target" \
-		lr_counters requests --lctl "$work/stats.txt" --ids "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
+	check "request records = mdc/osc stats per opcode and per target; NIDs = the imports' connections" \
+		lr_counters requests --lctl "$work/stats.txt" --imports "$work/imports.txt" --ids "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
 	# shellcheck disable=SC2046 # lr_cause_arg: no word or two
-	check "lustre_jobid, job_id and windows = the servers' job_stats (101 and 202 at once, 102); writeback charged to its writer" \
+	check "lustre_jobid, job_id, windows and Prometheus = the servers' job_stats (101 and 202 at once, 102); writeback charged to its writer" \
 		lr_counters jobs --jobs "$work/jobs.txt" --job 101 --job 202 --job 102 \
-		--writeback-job 202 $(lr_cause_arg) --windows "$work/out.jsonl"
+		--writeback-job 202 $(lr_cause_arg) --windows "$work/out.jsonl" --metrics "$work/metrics.txt"
 	# Who sent and who was charged the writeback, also when the checks pass.
 	grep -E '^note job|kernel thread|charged to job_id' "$work/check.out" |
 		while read -r l; do say "$l"; done
 	say "probe hits: $(lr_final | jq -M -c '.probe_hits |
 		{osc_brw_prep_kthread, ptlrpc_cause_found}')"
 	check "queue_waits link to their access records" lr_queue_waits_linked
+	check "access records carry the FID lfs path2fid gives (null without BTF)" \
+		lr_fids_ok "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
 	check "in flight: 0 on the mount at the end, as rpc_stats" lr_inflight_zero
 	check "in flight: ost_write concurrency within rpc_stats" lr_inflight_bounded
 	check "a ping the OST drops: an expire event per import timeout, a request released without a reply (ETIMEDOUT), the import reconnected, records = osc/mdc stats" \
 		lr_fault_test "$attach" "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
 	grep -E 'timeouts of|released without' "$work/check.out" | while read -r l; do say "$l"; done
+	check "an eviction by the OST: an evict event per EVICTED in the import's history, the import back, records = osc/mdc stats" \
+		lr_evict_test "$attach" "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
+	grep -E 'evictions:|^evict run' "$work/check.out" | while read -r l; do say "$l"; done
 	check "lustre_real_stop" lustre_real_stop
 	cell_by_checks lustre-2.17.57 access "$attach"
 	cell_by_checks lustre-2.17.57 rpc "$attach"
