@@ -900,7 +900,8 @@ static __always_inline int ptl_event(__u64 req, __u16 event)
 		rec->cgroup_id = v->cgroup_id;
 		rec->dev = v->dev;
 		rec->opcode = v->opcode;
-		rec->flags = v->flags & (LES_RPC_F_OPCODE | LES_RPC_F_NO_BTF_TASK | LES_RPC_F_TARGET);
+		rec->flags =
+			v->flags & (LES_RPC_F_OPCODE | LES_RPC_F_NO_BTF_TASK | LES_RPC_F_TARGET);
 		if (v->flags & LES_RPC_F_TARGET)
 			__builtin_memcpy(rec->name, v->target, LES_RPC_NAME_LEN);
 		rec->task = v->task;
@@ -935,8 +936,7 @@ static __always_inline int ptl_evicted(__u64 imp)
 	imp_dev = bpf_map_lookup_elem(&ptlrpc_import_dev, &imp);
 	if ((!imp_dev || !dev_observed(*imp_dev)) && !rpc_unattributed[LES_PROTO_PTLRPC])
 		return 0;
-	if (task_filtered_out(bpf_get_current_pid_tgid() >> 32,
-			      (__u32)bpf_get_current_uid_gid())) {
+	if (task_filtered_out(bpf_get_current_pid_tgid() >> 32, (__u32)bpf_get_current_uid_gid())) {
 		count(LES_CNT_FILTERED);
 		return 0;
 	}

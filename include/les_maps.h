@@ -107,7 +107,7 @@ struct ptlrpc_req {
 	char worker_comm[LES_COMM_LEN];
 	char jobid[LES_JOBID_LEN]; /* pb_jobid as sent, with LES_RPC_F_JOBID */
 	char target[LES_RPC_NAME_LEN]; /* the import's obd_name, with LES_RPC_F_TARGET */
-	struct les_lnet_nid nid; /* the import's peer at the first send, with LES_RPC_F_NID */
+	struct les_lnet_nid nid;       /* the import's peer at the first send, with LES_RPC_F_NID */
 };
 
 /* A request being packed on a thread (map ptlrpc_packing, key: tid). */

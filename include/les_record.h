@@ -146,14 +146,14 @@ enum les_probe_id {
 	LES_PROBE_PTLRPC_CREATE, /* request created or first queued */
 	LES_PROBE_PTLRPC_SEND,
 	LES_PROBE_PTLRPC_FREE,
-	LES_PROBE_PTLRPC_PACK, /* request packed: opcode and message */
-	LES_PROBE_PTLRPC_REPLY, /* reply accounted (ptlrpc_lprocfs_rpc_sent) */
-	LES_PROBE_PTLRPC_BRW, /* bulk bytes accounted (ptlrpc_lprocfs_brw) */
-	LES_PROBE_PTLRPC_WAIT, /* ptlrpc_queue_wait returns */
-	LES_PROBE_PTLRPC_EVENT, /* resend, restart, expire, notconn, evict */
-	LES_PROBE_LDLM_WAIT, /* ldlm_cli_enqueue, ldlm_completion_ast return */
+	LES_PROBE_PTLRPC_PACK,	   /* request packed: opcode and message */
+	LES_PROBE_PTLRPC_REPLY,	   /* reply accounted (ptlrpc_lprocfs_rpc_sent) */
+	LES_PROBE_PTLRPC_BRW,	   /* bulk bytes accounted (ptlrpc_lprocfs_brw) */
+	LES_PROBE_PTLRPC_WAIT,	   /* ptlrpc_queue_wait returns */
+	LES_PROBE_PTLRPC_EVENT,	   /* resend, restart, expire, notconn, evict */
+	LES_PROBE_LDLM_WAIT,	   /* ldlm_cli_enqueue, ldlm_completion_ast return */
 	LES_PROBE_PTLRPC_BRW_PREP, /* a kernel thread builds a bulk request (osc_brw_prep_request) */
-	LES_PROBE_PTLRPC_CAUSE, /* ... and it is charged to its file's last reader or writer */
+	LES_PROBE_PTLRPC_CAUSE,	   /* ... and it is charged to its file's last reader or writer */
 	LES_PROBE_PTLRPC_STATUS, /* a reply's status taken from its message (lustre_msg_get_status) */
 	LES_PROBE_SUNRPC_BEGIN,
 	LES_PROBE_SUNRPC_STATS,
@@ -186,7 +186,7 @@ struct les_rec_access {
 	__u32 kind; /* LES_REC_ACCESS */
 	__u16 op; /* enum les_access_op */
 	__u8 method; /* enum les_attach_method */
-	__u8 flags; /* LES_ACCESS_F_* */
+	__u8 flags;  /* LES_ACCESS_F_* */
 	__u64 ts_ns; /* completion, CLOCK_MONOTONIC */
 	__u64 latency_ns;
 	__u64 bytes; /* transferred, from the return value */
@@ -247,7 +247,7 @@ struct les_rec_rpc {
 	/* sunrpc procedure, lower case; PtlRPC: the import's obd_name, with LES_RPC_F_TARGET */
 	char name[LES_RPC_NAME_LEN];
 	char jobid[LES_JOBID_LEN]; /* PtlRPC: the job ID Lustre sent, with LES_RPC_F_JOBID */
-	struct les_lnet_nid nid; /* PtlRPC: the import's peer, with LES_RPC_F_NID */
+	struct les_lnet_nid nid;   /* PtlRPC: the import's peer, with LES_RPC_F_NID */
 };
 
 #define LES_RPC_F_ASYNC	      0x1 /* sent by another thread than the submitter */
@@ -266,8 +266,6 @@ struct les_rec_rpc {
 /* PtlRPC: released without a reply Lustre accounted (timed out, failed, interrupted) */
 #define LES_RPC_F_NO_REPLY    0x200
 #define LES_RPC_F_NID	      0x400 /* PtlRPC: nid is the import's peer (module BTF) */
-
-
 
 /* A notable event in a request's life (resend, expiry, ...). */
 struct les_rec_rpc_event {

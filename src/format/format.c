@@ -245,9 +245,9 @@ static const char *lnet_lnd_name(unsigned int type, bool *is_ip)
 		bool ip;
 		const char *name;
 	} lnds[] = {
-		{ 2, true, "tcp" },    { 5, true, "o2ib" },  { 9, false, "lo" },
-		{ 13, false, "gni" },  { 14, true, "gip" },  { 15, false, "ptlf" },
-		{ 16, false, "kfi" },  { 18, true, "efa" },  { 19, false, "bxi3f" },
+		{2, true, "tcp"},   {5, true, "o2ib"}, {9, false, "lo"},
+		{13, false, "gni"}, {14, true, "gip"}, {15, false, "ptlf"},
+		{16, false, "kfi"}, {18, true, "efa"}, {19, false, "bxi3f"},
 	};
 
 	for (size_t i = 0; i < sizeof(lnds) / sizeof(lnds[0]); i++)

@@ -178,8 +178,8 @@ const char *les_rpc_proto_name(unsigned int proto)
 const char *les_rpc_event_name(unsigned int event)
 {
 	static const char *const names[LES_EV_MAX] = {
-		[LES_EV_RESEND] = "resend",   [LES_EV_RESTART] = "restart",
-		[LES_EV_EXPIRE] = "expire",   [LES_EV_NOTCONN] = "notconn",
+		[LES_EV_RESEND] = "resend",	    [LES_EV_RESTART] = "restart",
+		[LES_EV_EXPIRE] = "expire",	    [LES_EV_NOTCONN] = "notconn",
 		[LES_EV_RETRANSMIT] = "retransmit", [LES_EV_EVICT] = "evict",
 	};
 	return event < LES_EV_MAX ? names[event] : "unknown";

@@ -169,7 +169,7 @@ START_TEST(test_ptlrpc_request_fields)
 
 	/* The server's NID, as lctl prints it (struct lnet_nid, big-endian). */
 	r.flags |= LES_RPC_F_NID;
-	r.nid = (struct les_lnet_nid){ .type = 2, .addr_be = { htonl(0x0a00020f) } };
+	r.nid = (struct les_lnet_nid){.type = 2, .addr_be = {htonl(0x0a00020f)}};
 	j = format_rpc(&r);
 	ck_assert_str_eq(str(j, "nid"), "10.0.2.15@tcp");
 	json_decref(j);
@@ -209,26 +209,28 @@ static const char *nid_str(struct les_lnet_nid nid)
 
 START_TEST(test_lnet_nid_names)
 {
-	struct les_lnet_nid v6 = { .size = 12, .type = 2 };
+	struct les_lnet_nid v6 = {.size = 12, .type = 2};
 	char small[8];
 
-	ck_assert_str_eq(nid_str((struct les_lnet_nid){ .type = 9 }), "0@lo");
-	ck_assert_str_eq(nid_str((struct les_lnet_nid){ .type = 5, .num_be = htons(1),
-							.addr_be = { htonl(0xc0a80a01) } }),
+	ck_assert_str_eq(nid_str((struct les_lnet_nid){.type = 9}), "0@lo");
+	ck_assert_str_eq(nid_str((struct les_lnet_nid){
+				 .type = 5, .num_be = htons(1), .addr_be = {htonl(0xc0a80a01)}}),
 			 "192.168.10.1@o2ib1");
-	ck_assert_str_eq(nid_str((struct les_lnet_nid){ .type = 16, .addr_be = { htonl(42) } }),
+	ck_assert_str_eq(nid_str((struct les_lnet_nid){.type = 16, .addr_be = {htonl(42)}}),
 			 "42@kfi");
 	/* A type LNet does not name: hex words, then <type:num>. */
-	ck_assert_str_eq(nid_str((struct les_lnet_nid){ .type = 77, .num_be = htons(3),
-							.addr_be = { htonl(0xabc) } }),
+	ck_assert_str_eq(nid_str((struct les_lnet_nid){
+				 .type = 77, .num_be = htons(3), .addr_be = {htonl(0xabc)}}),
 			 "abc@<77:3>");
 	inet_pton(AF_INET6, "fd00::1:2", v6.addr_be);
 	ck_assert_str_eq(nid_str(v6), "fd00::1:2@tcp");
 	v6.size = 13; /* over 16 address bytes: not a NID */
 	ck_assert_str_eq(nid_str(v6), "(none)");
 	/* Cut: no partial NID. */
-	ck_assert_uint_eq(les_lnet_nid_str(&(struct les_lnet_nid){ .type = 2,
-				.addr_be = { htonl(0x0a00020f) } }, small, sizeof(small)), 0);
+	ck_assert_uint_eq(
+		les_lnet_nid_str(&(struct les_lnet_nid){.type = 2, .addr_be = {htonl(0x0a00020f)}},
+				 small, sizeof(small)),
+		0);
 }
 END_TEST
 
@@ -250,8 +252,8 @@ static json_t *format_access(const struct les_rec_access *r, const struct les_ob
 
 START_TEST(test_access_fid)
 {
-	struct les_observed_mount lustre = { .family = LES_FS_LUSTRE }, nfs = { .family = LES_FS_NFS };
-	struct les_rec_access r = { .kind = LES_REC_ACCESS, .op = LES_OP_READ, .ino = 7 };
+	struct les_observed_mount lustre = {.family = LES_FS_LUSTRE}, nfs = {.family = LES_FS_NFS};
+	struct les_rec_access r = {.kind = LES_REC_ACCESS, .op = LES_OP_READ, .ino = 7};
 	json_t *j;
 
 	j = format_access(&r, &lustre);
@@ -261,7 +263,7 @@ START_TEST(test_access_fid)
 	ck_assert(!json_object_get(j, "fid"));
 	json_decref(j);
 	r.flags = LES_ACCESS_F_FID;
-	r.fid = (struct les_lu_fid){ .seq = 0x200000401ULL, .oid = 0x1, .ver = 0 };
+	r.fid = (struct les_lu_fid){.seq = 0x200000401ULL, .oid = 0x1, .ver = 0};
 	j = format_access(&r, &lustre);
 	ck_assert_str_eq(str(j, "fid"), "[0x200000401:0x1:0x0]");
 	ck_assert_int_eq(num(j, "ino"), 7);
