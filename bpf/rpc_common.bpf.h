@@ -43,6 +43,8 @@ static __always_inline void rpc_rec_init(struct les_rec_rpc *rec, __u16 proto, _
 	rec->vers = 0;
 	rec->resends = 0;
 	rec->xid = 0;
+	rec->wait_id = 0;
+	rec->parent_wait_id = 0;
 	rec->rpc_op = rpc_op;
 	__builtin_memset(rec->worker_comm, 0, LES_COMM_LEN);
 	__builtin_memset(rec->name, 0, LES_RPC_NAME_LEN);

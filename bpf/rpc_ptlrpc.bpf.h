@@ -777,8 +777,18 @@ static __always_inline void ptl_wait_begin(__u32 what, __u64 req, const struct p
 {
 	struct ptlrpc_wait_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .what = what };
 	struct op_frame *frame = ptl_current_frame();
+	struct ptlrpc_wait_key enqueue = {.tid = key.tid, .what = LES_RPC_OP_LOCK_ENQUEUE};
 	struct ptlrpc_wait w = { .start_ns = bpf_ktime_get_ns(), .req = req };
+	struct ptlrpc_wait *outer;
 
+	/*
+	 * ldlm_cli_enqueue waits for its request (queue_wait) and then for the
+	 * grant (ldlm_completion_ast) on the same thread: those two are
+	 * nested in its lock_wait, and say so, so that no sum counts them twice.
+	 */
+	if (what != LES_RPC_OP_LOCK_ENQUEUE &&
+	    (outer = bpf_map_lookup_elem(&ptlrpc_waits, &enqueue)) != NULL)
+		w.parent_wait_id = outer->wait_id;
 	if (v) {
 		w.req_id = v->req_id;
 		w.opcode = v->opcode;
@@ -792,6 +802,7 @@ static __always_inline void ptl_wait_begin(__u32 what, __u64 req, const struct p
 	} else if (!rpc_unattributed[LES_PROTO_PTLRPC]) {
 		return;
 	}
+	w.wait_id = next_op_id();
 	if (bpf_map_update_elem(&ptlrpc_waits, &key, &w, BPF_ANY))
 		count(LES_CNT_INFLIGHT_FULL);
 }
@@ -846,6 +857,8 @@ static __always_inline void ptl_wait_end(__u32 what, __u16 proto, __u64 rc, __u3
 	rec->req_id = w->req_id;
 	rec->opcode = w->opcode;
 	rec->flags = w->flags;
+	rec->wait_id = w->wait_id;
+	rec->parent_wait_id = w->parent_wait_id;
 	fill_current_task(&rec->task);
 	submit(rec);
 out:

@@ -128,6 +128,8 @@ struct ptlrpc_wait {
 	__u64 req;
 	__u64 parent_op_id;
 	__u64 req_id; /* of req, taken at the start: its reply ends its entry first */
+	__u64 wait_id;	      /* unique in the run, from the op id sequence */
+	__u64 parent_wait_id; /* the lock enqueue this wait runs inside, 0 if none */
 	__u32 dev;
 	__u32 opcode; /* with LES_RPC_F_OPCODE in flags */
 	__u32 flags;

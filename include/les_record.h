@@ -234,6 +234,9 @@ struct les_rec_rpc {
 	__u64 execute_ns; /* sunrpc only: the task's start to its end */
 	__u64 cgroup_id;
 	__u64 xid; /* PtlRPC: rq_xid of the last transmission, with LES_RPC_F_XID */
+	/* queue_wait, lock_wait: the wait's id, and the wait it runs inside (0: none) */
+	__u64 wait_id;
+	__u64 parent_wait_id;
 	__u32 dev; /* connection / superblock dev_t, 0 when unknown */
 	__s32 err; /* positive errno, 0 on success */
 	__u32 worker_pid; /* thread that did the work, when not the submitter */

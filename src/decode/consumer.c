@@ -309,6 +309,7 @@ static int on_rpc(struct les_consumer *c, const struct les_rec_rpc *r)
 	ev->proto = les_rpc_proto_name(r->proto);
 	ev->proto_id = r->proto;
 	ev->rpc_op = r->rpc_op;
+	ev->nested_wait = r->parent_wait_id != 0;
 	ev->parent_op_id = r->parent_op_id;
 	ev->latency_ns = r->latency_ns;
 	ev->bytes = r->bytes;

@@ -33,6 +33,7 @@ struct les_event {
 	unsigned int access_op; /* access records: enum les_access_op */
 	unsigned int proto_id; /* rpc and rpc_event records: enum les_rpc_proto */
 	unsigned int rpc_op; /* rpc records: enum les_rpc_op */
+	bool nested_wait;    /* rpc records: a wait inside another (its time is the parent's) */
 	unsigned int event_id; /* rpc_event records: enum les_rpc_event */
 	uint64_t op_id; /* access records */
 	uint64_t parent_op_id; /* rpc records, 0 if none */

@@ -357,6 +357,13 @@ static void put_opcode(struct jw *w, unsigned int proto, unsigned int opcode, un
 		jw_lit_cstr(w, JW_LIT("opcode_name"), name);
 }
 
+/* A thread's wait (queue_wait, lock_wait): it has an id, and may run inside another. */
+bool les_rpc_op_is_wait(unsigned int rpc_op)
+{
+	return rpc_op == LES_RPC_OP_QUEUE_WAIT || rpc_op == LES_RPC_OP_LOCK_ENQUEUE ||
+	       rpc_op == LES_RPC_OP_LOCK_COMPLETION;
+}
+
 static void put_req_id(struct jw *w, uint64_t req_id)
 {
 	if (req_id)
@@ -423,6 +430,13 @@ void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc, const struct les
 		jw_lit_u64(w, JW_LIT("queued_ns"), r->backlog_ns);
 		jw_lit_u64(w, JW_LIT("service_ns"), r->rtt_ns);
 		jw_lit_u64(w, JW_LIT("resends"), r->resends);
+	}
+	if (les_rpc_op_is_wait(r->rpc_op)) {
+		jw_lit_u64(w, JW_LIT("wait_id"), r->wait_id);
+		if (r->parent_wait_id)
+			jw_lit_u64(w, JW_LIT("parent_wait_id"), r->parent_wait_id);
+		else
+			jw_lit_null(w, JW_LIT("parent_wait_id"));
 	}
 	jw_obj_end(w);
 	jw_newline(w);

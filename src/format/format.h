@@ -41,6 +41,8 @@ uint64_t les_fmt_epoch_ns(const struct les_fmt_ctx *fc, uint64_t mono_ns);
 const char *les_format_rpc_op(const struct les_rec_rpc *r);
 /* The target ("lustre-OST0001") of a Lustre client device name, as a length. */
 size_t les_ptlrpc_target_len(const char *name, size_t max);
+/* queue_wait and lock_wait records: wait_id and parent_wait_id. */
+bool les_rpc_op_is_wait(unsigned int rpc_op);
 /* An LNet NID as lctl prints it; its length, 0 if none or cut. */
 #define LES_LNET_NID_STR_MAX 80
 size_t les_lnet_nid_str(const struct les_lnet_nid *nid, char *buf, size_t size);

@@ -533,6 +533,9 @@ int les_aggregate_add(void *ctx, const struct les_event *ev)
 	enum agg_rtype rt = rtype_of(ev);
 	int err = 0;
 
+	/* A wait inside a lock enqueue: its time is in the enqueue's window already. */
+	if (ev->kind == LES_REC_RPC && ev->nested_wait)
+		return 0;
 	/*
 	 * Late records (completed before the open window, or in one already
 	 * closed) count in the open window, or the next one: windows are

@@ -389,19 +389,38 @@ static void add_ptlrpc_completed(struct les_prom *p, const struct les_event *ev)
 	pthread_mutex_unlock(&p->lock);
 }
 
+/*
+ * The rpc_wait families count the time threads waited, each nanosecond
+ * once: FUSE and sunrpc requests, PtlRPC's queue_wait (as the exporter,
+ * which measures ptlrpc_queue_wait) and lock waits. Not a PtlRPC request
+ * record (a synchronous one's time is its queue_wait's, and no thread
+ * waits for an asynchronous one; requests have their own families), nor
+ * a wait inside a lock enqueue, whose time is the enqueue's.
+ */
+static bool rpc_is_counted_wait(const struct les_event *ev)
+{
+	if (ev->nested_wait)
+		return false;
+	return !(ev->proto_id == LES_PROTO_PTLRPC && ev->rpc_op == LES_RPC_OP_REQUEST);
+}
+
 static void add_rpc(struct les_prom *p, const struct les_event *ev)
 {
-	size_t len = make_key(p, ev, SK_RPC, true);
+	size_t len;
 	struct series *s;
 
+	if (!rpc_is_counted_wait(ev)) {
+		if (ev->proto_id == LES_PROTO_PTLRPC && ev->rpc_op == LES_RPC_OP_REQUEST)
+			add_ptlrpc_completed(p, ev);
+		return;
+	}
+	len = make_key(p, ev, SK_RPC, true);
 	pthread_mutex_lock(&p->lock);
 	s = touch(p, SK_RPC, len);
 	if (s)
 		s->v.rpc_ops++;
 	pthread_mutex_unlock(&p->lock);
 	add_hist(p, ev, SK_RPC_HIST, len);
-	if (ev->proto_id == LES_PROTO_PTLRPC && ev->rpc_op == LES_RPC_OP_REQUEST)
-		add_ptlrpc_completed(p, ev);
 }
 
 static void add_rpc_event(struct les_prom *p, const struct les_event *ev)
@@ -858,8 +877,9 @@ static void render_rpc(const struct snapshot *sn, struct out *o)
 	const struct snap_series *s;
 	char extra[64];
 
-	family_header(o, "lustre_client_rpc_wait_operations_total", "counter",
-		      "Client requests (FUSE, sunrpc, PtlRPC) completed, by op.");
+	family_header(
+		o, "lustre_client_rpc_wait_operations_total", "counter",
+		"Waits for client requests (FUSE, sunrpc; PtlRPC queue_wait, lock_wait) ended, by op.");
 	for (struct series_iter it = {0}; (s = series_next(sn, &it, SK_RPC));)
 		sample(o, "lustre_client_rpc_wait_operations_total", s, NULL, s->v.rpc_ops);
 	render_histograms(sn, o, SK_RPC_HIST, "lustre_client_rpc_wait_duration_seconds",

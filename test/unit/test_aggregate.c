@@ -257,6 +257,35 @@ START_TEST(test_window_lines)
 }
 END_TEST
 
+/* A lock enqueue's nested waits are in its window once: its time holds theirs. */
+START_TEST(test_nested_waits_once)
+{
+	struct les_aggregate *a = make(2 * NS, LES_GROUP_BY_DEFAULT, 100);
+	struct les_event ev = access_ev(T0 + NS / 2, "lock_wait", "42", 3000);
+	json_t *l;
+
+	ev.kind = LES_REC_RPC;
+	ev.type = "rpc";
+	ev.access_intent = NULL;
+	ev.proto = "ldlm";
+	ev.proto_id = LES_PROTO_LDLM;
+	ev.rpc_op = LES_RPC_OP_LOCK_ENQUEUE;
+	add(a, &ev);
+	ev.rpc_op = LES_RPC_OP_LOCK_COMPLETION; /* the grant's wait, inside it */
+	ev.latency_ns = 2000;
+	ev.nested_wait = true;
+	add(a, &ev);
+	ck_assert_int_eq(les_aggregate_flush(a, T0 + 10 * NS), 0);
+	ck_assert_uint_eq(n_lines, 1);
+	l = lines[0];
+	ck_assert_str_eq(json_string_value(json_object_get(l, "op")), "lock_wait");
+	ck_assert_uint_eq(num(l, "count"), 1);
+	ck_assert_uint_eq(num(l, "sum_latency_ns"), 3000);
+	les_aggregate_free(a);
+	clear_lines();
+}
+END_TEST
+
 START_TEST(test_window_closed_by_next_record_and_flush)
 {
 	struct les_aggregate *a = make(2 * NS, 1u << LES_GF_OP, 100);
@@ -434,6 +463,7 @@ static Suite *aggregate_suite(void)
 	tc = tcase_create("windows");
 	tcase_add_test(tc, test_window_alignment);
 	tcase_add_test(tc, test_window_lines);
+	tcase_add_test(tc, test_nested_waits_once);
 	tcase_add_test(tc, test_window_closed_by_next_record_and_flush);
 	suite_add_tcase(s, tc);
 

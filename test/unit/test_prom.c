@@ -165,6 +165,25 @@ static void complete_request(struct rig *r)
 	ck_assert_int_eq(les_consumer_on_record(&r->consumer, &rec, sizeof(rec)), 0);
 }
 
+/* A PtlRPC/LDLM wait of the submitter: rpc_op, and the wait it runs inside (0: none). */
+static void complete_wait(struct rig *r, unsigned int proto, unsigned int rpc_op, uint64_t latency,
+			  uint64_t parent_wait_id)
+{
+	struct les_rec_rpc rec = {
+		.kind = LES_REC_RPC,
+		.proto = proto,
+		.rpc_op = rpc_op,
+		.ts_ns = 1000,
+		.latency_ns = latency,
+		.dev = KDEV,
+		.task = submitter(),
+		.wait_id = parent_wait_id + 1,
+		.parent_wait_id = parent_wait_id,
+	};
+
+	ck_assert_int_eq(les_consumer_on_record(&r->consumer, &rec, sizeof(rec)), 0);
+}
+
 #define WHO                                                                                   \
 	"{fs_type=\"lustre\",fs=\"scratch\",mount=\"/mnt/lustre\",uid=\"1000\",username=\"\"," \
 	"process=\"ior\",actor_type=\"batch_job\",slurm_job_id=\"42\"}"
@@ -212,6 +231,39 @@ START_TEST(test_requests_in_flight)
 	complete_request(&r);
 	text = render(p);
 	assert_has_line(text, "lustre_client_ptlrpc_requests_started_total" WHO " 4");
+	free(text);
+	rig_close(&r);
+	les_prom_free(p);
+}
+END_TEST
+
+#define WAIT(op)                                                                               \
+	"{fs_type=\"lustre\",fs=\"scratch\",mount=\"/mnt/lustre\",op=\"" op "\",uid=\"1000\"," \
+	"username=\"\",process=\"ior\",actor_type=\"batch_job\",slurm_job_id=\"42\"}"
+
+/*
+ * rpc_wait counts each nanosecond a thread waited once: a lock enqueue of
+ * 3 s holds its request's queue_wait (1 s) and the grant's wait (2 s), so
+ * only the enqueue counts; a PtlRPC request record is no thread's wait
+ * (its time is the queue_wait's) and counts only as a completed request.
+ */
+START_TEST(test_rpc_wait_once)
+{
+	struct les_prom *p = make(true, false, 0);
+	struct rig r;
+	char *text;
+
+	rig_open(&r, p);
+	complete_wait(&r, LES_PROTO_LDLM, LES_RPC_OP_LOCK_ENQUEUE, 3000000000ULL, 0);
+	complete_wait(&r, LES_PROTO_PTLRPC, LES_RPC_OP_QUEUE_WAIT, 1000000000ULL, 10);
+	complete_wait(&r, LES_PROTO_LDLM, LES_RPC_OP_LOCK_COMPLETION, 2000000000ULL, 10);
+	complete_wait(&r, LES_PROTO_PTLRPC, LES_RPC_OP_QUEUE_WAIT, 500000000ULL, 0);
+	complete_request(&r);
+	text = render(p);
+	assert_has_line(text, "lustre_client_rpc_wait_operations_total" WAIT("lock_wait") " 1");
+	assert_has_line(text, "lustre_client_rpc_wait_operations_total" WAIT("queue_wait") " 1");
+	ck_assert_msg(!strstr(text, "op=\"request\""), "a request record counted as a wait");
+	assert_has_line(text, "lustre_client_ptlrpc_requests_completed_total" WHO " 1");
 	free(text);
 	rig_close(&r);
 	les_prom_free(p);
@@ -778,6 +830,7 @@ static Suite *prom_suite(void)
 	tcase_add_test(tc, test_parse_listen);
 	tcase_add_test(tc, test_render_families);
 	tcase_add_test(tc, test_requests_in_flight);
+	tcase_add_test(tc, test_rpc_wait_once);
 	tcase_add_test(tc, test_cardinality_flags);
 	suite_add_tcase(s, tc);
 

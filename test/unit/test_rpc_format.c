@@ -150,6 +150,7 @@ START_TEST(test_ptlrpc_request_fields)
 	ck_assert(json_is_null(json_object_get(j, "nid")));
 	ck_assert(json_is_true(json_object_get(j, "replied")));
 	ck_assert(!json_object_get(j, "backlog_ns"));
+	ck_assert(!json_object_get(j, "wait_id")); /* a request is not a thread's wait */
 	json_decref(j);
 
 	r.flags |= LES_RPC_F_NO_REPLY;
@@ -183,6 +184,7 @@ START_TEST(test_ptlrpc_request_fields)
 	j = format_rpc(&r);
 	ck_assert(!json_object_get(j, "queued_ns"));
 	ck_assert(!json_object_get(j, "xid"));
+	ck_assert(json_object_get(j, "wait_id"));
 	json_decref(j);
 }
 END_TEST
@@ -283,6 +285,14 @@ START_TEST(test_lock_wait)
 	ck_assert_str_eq(str(j, "proto"), "ldlm");
 	ck_assert_str_eq(str(j, "function"), "ldlm_completion_ast");
 	ck_assert(json_is_null(json_object_get(j, "req_id")));
+	ck_assert(json_is_null(json_object_get(j, "parent_wait_id")));
+	json_decref(j);
+	/* The grant wait inside an enqueue names the enqueue's wait. */
+	r.wait_id = 12;
+	r.parent_wait_id = 11;
+	j = format_rpc(&r);
+	ck_assert_int_eq(num(j, "wait_id"), 12);
+	ck_assert_int_eq(num(j, "parent_wait_id"), 11);
 	json_decref(j);
 	r.rpc_op = LES_RPC_OP_LOCK_ENQUEUE;
 	j = format_rpc(&r);
