@@ -528,6 +528,27 @@ static void tick_top(struct app *a, uint64_t now)
 		c->stop = true;
 }
 
+/*
+ * The final drain, after the detach: a program that counted its record
+ * before it may still be running (tracing programs can be preempted on a
+ * loaded machine, for longer than the detach's pause), so the ring is read
+ * until every record counted as produced was read or dropped, for at most
+ * a second. Then the final counters and the records agree.
+ */
+static void drain_final(struct app *a)
+{
+	struct les_kernel_stats ks;
+
+	for (int i = 0; i < 100; i++) {
+		les_tracer_poll(&a->tracer, 0);
+		les_tracer_read_stats(&a->tracer, &ks);
+		if (ks.counters[LES_CNT_PRODUCED] <=
+		    ks.counters[LES_CNT_RB_DROPPED] + les_consumer_records_read(&a->consumer))
+			return;
+		usleep(10000);
+	}
+}
+
 static int run(struct app *a)
 {
 	const struct les_options *o = a->o;
@@ -579,7 +600,7 @@ static int run(struct app *a)
 	 */
 	les_tracer_detach(t);
 	c->draining = true;
-	les_tracer_poll(t, 0);
+	drain_final(a);
 	/* The last window is cut short: it goes out marked partial. */
 	les_aggregate_flush(a->aggregator, les_fmt_epoch_ns(&c->fmt, les_mono_ns()));
 	/* The final stats record tells what Kafka could not take: flush first. */

@@ -35,6 +35,12 @@ uint64_t les_consumer_dropped(const struct les_consumer *c)
 	return c->decode_errors + c->format_errors + c->dropped_stopped + output_dropped(c);
 }
 
+uint64_t les_consumer_records_read(const struct les_consumer *c)
+{
+	return c->by_kind[LES_REC_ACCESS] + c->by_kind[LES_REC_RPC] + c->by_kind[LES_REC_RPC_EVENT] +
+	       c->dropped_stopped + c->decode_errors;
+}
+
 uint64_t les_consumer_emitted(const struct les_consumer *c)
 {
 	/* Written, or still buffered (none once flushed, as before a stats record). */

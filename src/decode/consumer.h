@@ -111,6 +111,8 @@ uint64_t les_consumer_dropped(const struct les_consumer *c);
  * sinks took. The stats record's "emitted".
  */
 uint64_t les_consumer_emitted(const struct les_consumer *c);
+/* Records (not notices) taken from the ring: decoded, malformed, or read after a stop. */
+uint64_t les_consumer_records_read(const struct les_consumer *c);
 
 /*
  * The stats record. Its accounting identity, exact in the final record
