@@ -445,6 +445,8 @@ static __always_inline void ptl_learn_ids(struct ptlrpc_req *v, __u64 req)
  * the wire (its first send, a resend after a timeout, a reconnect or
  * -EINPROGRESS), so its calls after the first are the request's resends.
  */
+static __always_inline int ptl_event(__u64 req, __u16 event);
+
 static __always_inline int ptl_send(__u64 req, bool transmission)
 {
 	struct ptlrpc_req *v = ptl_remember(req, false, LES_RPC_F_NO_BTF_TASK, 0);
@@ -454,6 +456,17 @@ static __always_inline int ptl_send(__u64 req, bool transmission)
 		return 0;
 	if (transmission)
 		v->sends++;
+	/*
+	 * A transmission after the first is a resend event: after a timeout
+	 * or -EINPROGRESS nothing else says so; after a reconnect
+	 * ptlrpc_resend_req said it already.
+	 */
+	if (transmission && v->sends > 1) {
+		if (v->resend_marked)
+			v->resend_marked = 0;
+		else
+			ptl_event(req, LES_EV_RESEND);
+	}
 	if (v->sent_ns)
 		return 0;
 	v->sent_ns = bpf_ktime_get_ns();
@@ -1099,10 +1112,20 @@ int BPF_KPROBE(ptl_brw_kp, void *req, int bytes)
 	return ptl_brw((__u64)req, bytes > 0 ? (__u64)bytes : 0);
 }
 
+/* ptlrpc_resend_req: a reconnect marks the request for a resend. */
+static __always_inline int ptl_resend_marked(__u64 req)
+{
+	struct ptlrpc_req *v = bpf_map_lookup_elem(&ptlrpc_reqs, &req);
+
+	if (v)
+		v->resend_marked = 1;
+	return ptl_event(req, LES_EV_RESEND);
+}
+
 SEC("kprobe/ptlrpc_resend_req")
 int BPF_KPROBE(ptl_resend_kp, void *req)
 {
-	return ptl_event((__u64)req, LES_EV_RESEND);
+	return ptl_resend_marked((__u64)req);
 }
 
 SEC("kprobe/ptlrpc_restart_req")
@@ -1277,7 +1300,7 @@ int ptl_brw_fe(__u64 *ctx)
 SEC("fentry/ptlrpc_resend_req")
 int ptl_resend_fe(__u64 *ctx)
 {
-	return ptl_event(fn_ctx_arg(ctx, 0), LES_EV_RESEND);
+	return ptl_resend_marked(fn_ctx_arg(ctx, 0));
 }
 
 SEC("fentry/ptlrpc_restart_req")

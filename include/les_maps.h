@@ -102,7 +102,7 @@ struct ptlrpc_req {
 	__s32 err; /* positive errno of the reply's status, with LES_RPC_F_STATUS */
 	__u64 xid; /* rq_xid at the reply, with LES_RPC_F_XID */
 	__u32 events; /* 1 << enum les_rpc_event seen on it */
-	__u32 _pad;
+	__u32 resend_marked; /* ptlrpc_resend_req marked it: its next transmission is that resend */
 	struct les_task task; /* submitter */
 	char worker_comm[LES_COMM_LEN];
 	char jobid[LES_JOBID_LEN]; /* pb_jobid as sent, with LES_RPC_F_JOBID */

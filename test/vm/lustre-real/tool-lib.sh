@@ -140,14 +140,21 @@ lr_fids_ok()
 
 	fid=$(lfs path2fid "$LR_MNT/w/f1") && ino=$(stat -c %i "$LR_MNT/w/f1") || return 1
 	echo "f1: ino $ino, lfs path2fid $fid"
-	lr_q -e --arg m "$LR_MNT" --argjson ino "$ino" --arg fid "$fid" --arg ids "$ids" '
-		[.[] | select(.type == "access" and .mount == $m)] as $a
-		| ([$a[] | select(.ino == $ino) | .fid] | unique) as $f1
-		| ({f1: $f1, with_fid: ([$a[] | select(.fid != null)] | length),
-		    with_ino: ([$a[] | select(.ino != 0)] | length), all: ($a | length)} | debug)
-		| ($a | length) > 0 and all($a[]; has("fid"))
-		and if $ids == "btf" then $f1 == [$fid] and all($a[]; .ino == 0 or .fid != null)
-		    else all($a[]; .fid == null) end'
+	# Python, not jq: a Lustre inode number (a flattened FID) is over 2^53.
+	python3 - "$work/out.jsonl" "$LR_MNT" "$ino" "$fid" "$ids" <<'PY'
+import json, sys
+path, mnt, ino, fid, ids = sys.argv[1:]
+acc = [r for r in map(json.loads, open(path)) if r.get("type") == "access" and r.get("mount") == mnt]
+f1 = sorted({r.get("fid") for r in acc if r.get("ino") == int(ino)})
+with_fid = sum(1 for r in acc if r.get("fid") is not None)
+print(f"access records {len(acc)}, with a fid {with_fid}, f1's fids {f1}")
+ok = acc and all("fid" in r for r in acc)
+if ids == "btf":
+    ok = ok and f1 == [fid] and all(r.get("ino") == 0 or r.get("fid") for r in acc)
+else:
+    ok = ok and with_fid == 0
+sys.exit(0 if ok else 1)
+PY
 }
 
 # The in-flight gauge of the mount is 0 at the end, as osc/mdc rpc_stats say.
@@ -320,6 +327,32 @@ lr_evict()
 		--ids "$ids"
 }
 
+# A request the OST answers -EINPROGRESS once (fail_loc
+# OBD_FAIL_OST_STATFS_EINPROGRESS 0x231, once: 0x80000000): Lustre resends
+# it a second later (a new xid) without ptlrpc_resend_req, and counts only
+# the last reply. Its record must say resends 1, replied, errno 0, with
+# one resend event of its req_id.
+lr_einprogress()
+{
+	sleep 2 # no statfs younger than a second is cached
+	lctl set_param -n fail_loc=0x80000231 || return 1
+	lfs df "$LR_MNT" >/dev/null || return 1
+	lctl set_param -n fail_loc=0
+}
+
+lr_einprogress_ok()
+{
+	jq -s -e --arg m "$LR_MNT" '
+		[.[] | select(.type == "rpc" and .op == "request" and .mount == $m
+			and .opcode_name == "ost_statfs")] as $st
+		| [$st[] | select(.resends > 0)] as $re
+		| [.[] | select(.type == "rpc_event" and .event == "resend")] as $ev
+		| ({ost_statfs: [$st[] | {resends, replied, errno, xid}], resend_events:
+		    [$ev[] | {req_id, opcode_name, comm}]} | tostring | "einprogress: " + . | debug)
+		| ($re | length) == 1 and $re[0].resends == 1 and $re[0].replied and $re[0].errno == 0
+		and ([$ev[] | select(.req_id == $re[0].req_id)] | length) == 1' "$work/evict.jsonl"
+}
+
 lr_evict_test()
 {
 	local attach=$1 ids=$2 osc
@@ -331,7 +364,8 @@ lr_evict_test()
 	sleep 1
 	lr_warm_up || return 1
 	lustre_real_clear_stats
-	lr_evict "$osc" "$ids"
+	lr_einprogress || { lctl set_param -n fail_loc=0; return 1; }
+	lr_evict "$osc" "$ids" && lr_einprogress_ok
 	local st=$?
 	[ -z "$tracer_pid" ] || tracer_stop
 	return $st
@@ -385,9 +419,9 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 	check "a ping the OST drops: an expire event per import timeout, a request released without a reply (ETIMEDOUT), the import reconnected, records = osc/mdc stats" \
 		lr_fault_test "$attach" "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
 	grep -E 'timeouts of|released without' "$work/check.out" | while read -r l; do say "$l"; done
-	check "an eviction by the OST: an evict event per EVICTED in the import's history, the import back, records = osc/mdc stats" \
+	check "-EINPROGRESS once: one resend; an eviction by the OST: an evict event per EVICTED in the import's history, the import back, records = osc/mdc stats" \
 		lr_evict_test "$attach" "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
-	grep -E 'evictions:|^evict run' "$work/check.out" | while read -r l; do say "$l"; done
+	grep -E 'evictions:|^evict run|einprogress:' "$work/check.out" | while read -r l; do say "$l"; done
 	check "lustre_real_stop" lustre_real_stop
 	cell_by_checks lustre-2.17.57 access "$attach"
 	cell_by_checks lustre-2.17.57 rpc "$attach"
