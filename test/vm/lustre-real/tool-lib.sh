@@ -353,6 +353,73 @@ lr_einprogress_ok()
 		and ([$ev[] | select(.req_id == $re[0].req_id)] | length) == 1' "$work/evict.jsonl"
 }
 
+# An OST restart, as Lustre's own tests fail a target: the OST is
+# unmounted while a write with fsync waits for it, and mounted again (with
+# adaptive timeouts off and a 5 s timeout, so the client gives up in
+# seconds). The OSC's requests expire, its import reconnects once the
+# OST is back, the OST's recovery lets it resend what was not committed,
+# and the write completes. Lustre's own account: the OSC's state history
+# since the stop shows its recovery (REPLAY or RECOVER), and its imports
+# count their timeouts. The tool must give an expire event on the mount
+# per timeout, the write's ost_write replied with errno 0, and afterwards
+# records that equal the mdc/osc stats.
+lr_restart()
+{
+	local ids=$1 t0 now0 expired timeouts at_max timeout pid states
+
+	t0=$(lr_client_timeouts) now0=$(date +%s)
+	at_max=$(lctl get_param -n at_max) timeout=$(lctl get_param -n timeout)
+	lctl set_param -n at_max=0 timeout=5 || return 1
+	umount /mnt/lustre-ost0 || return 1
+	env SLURM_JOB_ID=303 dd if=/dev/zero of="$LR_MNT/w/during-restart" bs=64k count=1 \
+		conv=fsync status=none &
+	pid=$!
+	sleep 8
+	mount -t lustre -o loop "$LR_SCRATCH/ost0.img" /mnt/lustre-ost0 || return 1
+	wait $pid || { say "the write across the OST restart failed"; return 1; }
+	lctl set_param -n at_max="$at_max" timeout="$timeout"
+	lr_client_settle || { say "the client's imports did not settle in 60 s"; return 1; }
+	states=$(lctl get_param -n 'osc.*-osc-[0-9a-f]*.state' |
+		awk -v t0="$now0" '$1 == "-" && $3 + 0 >= t0 { gsub(/ /, ""); print $4 }' | sort | uniq -c |
+		tr -s ' \n' ' ')
+	lctl get_param 'llite.*.stats' 'mdc.*.stats' 'osc.*.stats' >"$work/restart-stats.txt"
+	timeouts=$(($(lr_client_timeouts) - t0))
+	tracer_stop || return 1
+	expired=$(jq -s --arg m "$LR_MNT" '[.[] | select(.type == "rpc_event" and .event == "expire"
+		and .mount == $m)] | length' "$work/restart.jsonl")
+	say "OST restart: the OSC's states since the stop: $states; timeouts $timeouts, expire events on the mount $expired"
+	jq -c 'select(.type == "rpc_event" or (.type == "rpc" and .op == "request" and
+		(.errno != 0 or .resends > 0 or .replied == false)))
+		| {type, event, opcode_name, mount, comm, errno, replied, resends, target}' \
+		"$work/restart.jsonl" | sort | uniq -c | sed 's/^/restart run: /' | head -20
+	grep -Eq 'REPLAY|RECOVER' <<<"$states" || { say "no recovery in the OSC's state history"; return 1; }
+	[ "$expired" -eq "$timeouts" ] || return 1
+	jq -s -e --arg m "$LR_MNT" '[.[] | select(.type == "rpc" and .op == "request"
+		and .opcode_name == "ost_write" and .job_id == "303")] | length >= 1 and
+		(map(.replied and .errno == 0) | all)' "$work/restart.jsonl" || return 1
+	LR_RECORDS=$work/restart.jsonl lr_counters requests --phase fault \
+		--lctl "$work/restart-stats.txt" --ids "$ids"
+}
+
+lr_restart_test()
+{
+	local attach=$1 ids=$2 at_max timeout
+
+	at_max=$(lctl get_param -n at_max) timeout=$(lctl get_param -n timeout)
+	tracer_start 300 "" "$work/restart.err" "$tool" -v --attach "$attach" --mount "$LR_MNT" \
+		-o "$work/restart.jsonl" || return 1
+	sleep 1
+	lr_warm_up || return 1
+	lustre_real_clear_stats
+	lr_restart "$ids"
+	local st=$?
+	mountpoint -q /mnt/lustre-ost0 ||
+		mount -t lustre -o loop "$LR_SCRATCH/ost0.img" /mnt/lustre-ost0
+	lctl set_param -n at_max="$at_max" timeout="$timeout" >/dev/null
+	[ -z "$tracer_pid" ] || tracer_stop
+	return $st
+}
+
 lr_evict_test()
 {
 	local attach=$1 ids=$2 osc
@@ -422,6 +489,9 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 	check "-EINPROGRESS once: one resend; an eviction by the OST: an evict event per EVICTED in the import's history, the import back, records = osc/mdc stats" \
 		lr_evict_test "$attach" "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
 	grep -E 'evictions:|^evict run|einprogress:' "$work/check.out" | while read -r l; do say "$l"; done
+	check "an OST restart: recovery in the OSC's history, an expire event per timeout, the write across it replied, records = osc/mdc stats" \
+		lr_restart_test "$attach" "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
+	grep -E 'OST restart:|restart run' "$work/check.out" | while read -r l; do say "$l"; done
 	check "lustre_real_stop" lustre_real_stop
 	cell_by_checks lustre-2.17.57 access "$attach"
 	cell_by_checks lustre-2.17.57 rpc "$attach"
