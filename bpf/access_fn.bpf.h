@@ -54,19 +54,16 @@ static __always_inline __s32 fn_key(__u32 slot)
 }
 
 /*
- * The FID of a Lustre inode: lli_fid of the ll_inode_info around it, where
- * module BTF has the layout; left 0 for any other filesystem's inode.
+ * The FID of a Lustre inode: lli_fid of the ll_inode_info around it, at
+ * the offsets userspace read from the lustre module's BTF (not CO-RE: see
+ * configure_lustre_fid); left 0 without them or for another filesystem.
  */
 static __always_inline void fn_lustre_fid(struct inode *inode, struct les_lu_fid *fid)
 {
-	struct ll_inode_info___les *lli;
-
-	if (!bpf_core_field_exists(struct ll_inode_info___les, lli_fid) ||
-	    !bpf_core_field_exists(struct ll_inode_info___les, lli_vfs_inode) ||
-	    BPF_CORE_READ(inode, i_sb, s_magic) != LES_LL_SUPER_MAGIC)
+	if (!lustre_lli_vfs_inode_off || BPF_CORE_READ(inode, i_sb, s_magic) != LES_LL_SUPER_MAGIC)
 		return;
-	lli = (void *)inode - bpf_core_field_offset(struct ll_inode_info___les, lli_vfs_inode);
-	if (bpf_probe_read_kernel(fid, sizeof(*fid), &lli->lli_fid))
+	if (bpf_probe_read_kernel(fid, sizeof(*fid),
+				  (void *)inode - lustre_lli_vfs_inode_off + lustre_lli_fid_off))
 		fid->seq = 0;
 }
 

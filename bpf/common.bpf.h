@@ -23,6 +23,9 @@ const volatile __s64 filter_uid = -1;
 const volatile __u32 filter_pid = 0;
 /* Fill dev/ino of the file in access records. */
 const volatile bool want_file_id = false;
+/* struct ll_inode_info's lli_vfs_inode and lli_fid (0: unknown), from the lustre module's BTF */
+const volatile __u32 lustre_lli_vfs_inode_off = 0;
+const volatile __u32 lustre_lli_fid_off = 0;
 /* Access ops reported, bit 1 << enum les_access_op (--op, --intent). */
 const volatile __u32 filter_access_ops = ~0u;
 /*

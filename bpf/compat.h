@@ -172,22 +172,7 @@ struct ptlrpc_request___les {
 	struct obd_import___les *rq_import;
 } __attribute__((preserve_access_index));
 
-/*
- * Lustre's inode (struct ll_inode_info, lustre/llite/llite_internal.h): the
- * VFS inode is embedded in it, and lli_fid names the file on every target
- * (lfs path2fid). Where module BTF has them; a lu_fid is a wire format.
- */
-struct lu_fid___les {
-	__u64 f_seq;
-	__u32 f_oid;
-	__u32 f_ver;
-};
-
-struct ll_inode_info___les {
-	struct lu_fid___les lli_fid;
-	struct inode lli_vfs_inode;
-} __attribute__((preserve_access_index));
-
+/* Lustre's superblock magic; struct ll_inode_info's offsets come from userspace. */
 #define LES_LL_SUPER_MAGIC 0x0BD00BD0 /* LL_SUPER_MAGIC, lustre_user.h */
 
 /*

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "clock.h"
 #include "les_record.h" /* before the skeleton: its .rodata uses les_fn_desc */
@@ -132,6 +133,51 @@ static void configure_view(struct les_bpf *s, const char *mountinfo_path)
 	}
 }
 
+/* The byte offset of member name in struct type t of btf, or -1. */
+static long btf_member_offset(const struct btf *btf, const struct btf_type *t, const char *name)
+{
+	const struct btf_member *m = btf_members(t);
+
+	for (unsigned int i = 0; i < btf_vlen(t); i++, m++) {
+		const char *n = btf__name_by_offset(btf, m->name_off);
+
+		if (n && strcmp(n, name) == 0)
+			return (long)(btf_member_bit_offset(t, i) / 8);
+	}
+	return -1;
+}
+
+/*
+ * Where struct ll_inode_info keeps the VFS inode and lli_fid, for the FID
+ * of Lustre access records: read here from the lustre module's BTF (a
+ * file, no privilege needed), not by a CO-RE relocation in BPF. libbpf
+ * 1.1 needs CAP_SYS_ADMIN to search module BTF, which the service's
+ * capability set does not have, and a relocation it cannot search fails
+ * the whole load. No module, no BTF or no such members: FIDs stay null.
+ */
+static void configure_lustre_fid(struct les_bpf *s)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf(), *mod = NULL;
+	const struct btf_type *t;
+	long vfs = -1, fid = -1;
+	__s32 id;
+
+	if (vmlinux)
+		mod = btf__load_module_btf("lustre", vmlinux);
+	id = mod ? btf__find_by_name_kind(mod, "ll_inode_info", BTF_KIND_STRUCT) : -1;
+	t = id > 0 ? btf__type_by_id(mod, (__u32)id) : NULL;
+	if (t) {
+		vfs = btf_member_offset(mod, t, "lli_vfs_inode");
+		fid = btf_member_offset(mod, t, "lli_fid");
+	}
+	if (vfs > 0 && fid >= 0) {
+		s->rodata->lustre_lli_vfs_inode_off = (__u32)vfs;
+		s->rodata->lustre_lli_fid_off = (__u32)fid;
+	}
+	btf__free(mod);
+	btf__free(vmlinux);
+}
+
 int les_tracer_configure(struct les_tracer *t, const struct les_options *o,
 			 const struct les_probe_plan *plan)
 {
@@ -148,6 +194,8 @@ int les_tracer_configure(struct les_tracer *t, const struct les_options *o,
 	s->rodata->self_tgid = (__u32)getpid();
 	les_filter_configure_bpf(o, s);
 	s->rodata->want_file_id = o->file_id;
+	if (o->file_id)
+		configure_lustre_fid(s);
 	configure_view(s, o->mountinfo_path);
 	/* bench/run measures the exit resolution against deciding at entry only. */
 	s->rodata->path_exit_resolve = !getenv("LES_PATH_ENTRY_ONLY");
