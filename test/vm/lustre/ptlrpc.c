@@ -124,12 +124,14 @@ static atomic_t les_replied;	   /* ptlrpc_lprocfs_rpc_sent calls: replies accoun
 static atomic_t les_brw;	   /* ptlrpc_lprocfs_brw calls */
 static atomic_t les_in_flight;	   /* sent, reply not yet in */
 static atomic_t les_ptlrpcd_freed; /* freed in ptlrpcd's context */
+static atomic_t les_retransmits;   /* ptl_send_rpc calls after a request's first */
 module_param_cb(requests_sent, &les_counter_ops, &les_sent, 0444);
 module_param_cb(requests_freed, &les_counter_ops, &les_freed, 0444);
 module_param_cb(requests_replied, &les_counter_ops, &les_replied, 0444);
 module_param_cb(requests_brw, &les_counter_ops, &les_brw, 0444);
 module_param_cb(requests_in_flight, &les_counter_ops, &les_in_flight, 0444);
 module_param_cb(requests_freed_by_ptlrpcd, &les_counter_ops, &les_ptlrpcd_freed, 0444);
+module_param_cb(retransmissions, &les_counter_ops, &les_retransmits, 0444);
 
 /* "name=offset ..." for the fields a tracer may read. */
 static int les_param_get_layout(char *buf, const struct kernel_param *kp)
@@ -407,6 +409,8 @@ static int les_await_reply(struct ptlrpc_request *req)
 		if (fault < 0)
 			break;
 		les_apply_fault(req, fault);
+		/* Every fault is followed by a transmission, as in Lustre. */
+		atomic_inc(&les_retransmits);
 		ptl_send_rpc(req, 0);
 	}
 	ptlrpc_lprocfs_rpc_sent(req, (long)ktime_us_delta(ktime_get(), req->rq_sent_ns));
