@@ -786,12 +786,13 @@ static __always_inline int ptl_set_opc(__u64 msg, __u32 opcode)
 	return 0;
 }
 
-static __always_inline void ptl_wait_begin(__u32 what, __u64 req, const struct ptlrpc_req *v)
+static __always_inline void ptl_wait_begin(__u32 what, __u64 req, const struct ptlrpc_req *v,
+					   __u32 flags)
 {
 	struct ptlrpc_wait_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .what = what };
 	struct op_frame *frame = ptl_current_frame();
 	struct ptlrpc_wait_key enqueue = {.tid = key.tid, .what = LES_RPC_OP_LOCK_ENQUEUE};
-	struct ptlrpc_wait w = { .start_ns = bpf_ktime_get_ns(), .req = req };
+	struct ptlrpc_wait w = { .start_ns = bpf_ktime_get_ns(), .req = req, .flags = flags };
 	struct ptlrpc_wait *outer;
 
 	/*
@@ -805,7 +806,7 @@ static __always_inline void ptl_wait_begin(__u32 what, __u64 req, const struct p
 	if (v) {
 		w.req_id = v->req_id;
 		w.opcode = v->opcode;
-		w.flags = v->flags & LES_RPC_F_OPCODE;
+		w.flags |= v->flags & LES_RPC_F_OPCODE;
 	}
 	if (frame) {
 		w.parent_op_id = frame->op_id;
@@ -885,7 +886,7 @@ static __always_inline int ptl_queue_wait_enter(__u64 req)
 
 	if (v)
 		ptl_learn_opcode(v, req);
-	ptl_wait_begin(LES_RPC_OP_QUEUE_WAIT, req, v);
+	ptl_wait_begin(LES_RPC_OP_QUEUE_WAIT, req, v, 0);
 	return 0;
 }
 
@@ -1152,10 +1153,32 @@ int BPF_KPROBE(ptl_evicted_kp, void *imp)
 	return ptl_evicted((__u64)imp);
 }
 
+/*
+ * Flags of the enqueue's reply that say the server queued the lock behind a
+ * conflicting one (LDLM_FL_BLOCK_GRANTED, _CONV, _WAIT: bits 1-3), or the
+ * caller's LDLM_FL_WAIT_NOREPROC (bit 35) for a lock still pending. Wire
+ * flags (lustre_dlm_flags.h), the same in 2.15 and master.
+ */
+#define PTL_LDLM_FL_BLOCKED_MASK 0xeULL
+#define PTL_LDLM_FL_WAIT_NOREPROC (1ULL << 35)
+
+/*
+ * ldlm_completion_ast(lock, flags, data): the wait for the grant. A blocked
+ * lock waits here until the holders of the conflicting locks cancel them
+ * (their blocking ASTs) and the server sends the completion AST.
+ */
+static __always_inline int ptl_completion_begin(__u64 flags)
+{
+	bool blocked = (flags & PTL_LDLM_FL_BLOCKED_MASK) || flags == PTL_LDLM_FL_WAIT_NOREPROC;
+
+	ptl_wait_begin(LES_RPC_OP_LOCK_COMPLETION, 0, NULL, blocked ? LES_RPC_F_LOCK_BLOCKED : 0);
+	return 0;
+}
+
 SEC("kprobe/ldlm_cli_enqueue")
 int BPF_KPROBE(ptl_enqueue_kp)
 {
-	ptl_wait_begin(LES_RPC_OP_LOCK_ENQUEUE, 0, NULL);
+	ptl_wait_begin(LES_RPC_OP_LOCK_ENQUEUE, 0, NULL, 0);
 	return 0;
 }
 
@@ -1167,10 +1190,9 @@ int BPF_KRETPROBE(ptl_enqueue_kr, long rc)
 }
 
 SEC("kprobe/ldlm_completion_ast")
-int BPF_KPROBE(ptl_completion_kp)
+int BPF_KPROBE(ptl_completion_kp, void *lock, __u64 flags)
 {
-	ptl_wait_begin(LES_RPC_OP_LOCK_COMPLETION, 0, NULL);
-	return 0;
+	return ptl_completion_begin(flags);
 }
 
 SEC("kretprobe/ldlm_completion_ast")
@@ -1330,8 +1352,7 @@ int ptl_evicted_fe(__u64 *ctx)
 SEC("fentry/ldlm_completion_ast")
 int ptl_completion_fe(__u64 *ctx)
 {
-	ptl_wait_begin(LES_RPC_OP_LOCK_COMPLETION, 0, NULL);
-	return 0;
+	return ptl_completion_begin(fn_ctx_arg(ctx, 1));
 }
 
 SEC("fexit/ldlm_completion_ast")

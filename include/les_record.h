@@ -269,6 +269,8 @@ struct les_rec_rpc {
 /* PtlRPC: released without a reply Lustre accounted (timed out, failed, interrupted) */
 #define LES_RPC_F_NO_REPLY    0x200
 #define LES_RPC_F_NID	      0x400 /* PtlRPC: nid is the import's peer (module BTF) */
+/* LDLM: the server answered the enqueue with a lock blocked by a conflicting one */
+#define LES_RPC_F_LOCK_BLOCKED 0x800
 
 /* A notable event in a request's life (resend, expiry, ...). */
 struct les_rec_rpc_event {

@@ -22,11 +22,6 @@ static int encode_mount_json(struct les_observed_mount *om)
 	return w.overflow ? -ENAMETOOLONG : 0;
 }
 
-static bool already_observed(const struct les_observed *obs, uint32_t dev)
-{
-	return les_observed_find(obs, dev) != NULL;
-}
-
 static void free_mount(struct les_observed_mount *om)
 {
 	free(om->mount_point);
@@ -43,8 +38,15 @@ static int add_mount(struct les_observed *obs, const struct les_mount *m)
 {
 	struct les_observed_mount *om;
 
-	if (already_observed(obs, m->kdev))
-		return 0; /* bind mounts of one superblock: one set of records */
+	const struct les_observed_mount *same = les_observed_find(obs, m->kdev);
+
+	if (same) {
+		/* One device, one set of records: bind mounts, Lustre mounted twice. */
+		if (strcmp(same->mount_point, m->mount_point) && !obs->shared_dev++)
+			snprintf(obs->shared_first, sizeof(obs->shared_first), "%s as %s",
+				 m->mount_point, same->mount_point);
+		return 0;
+	}
 	if (obs->n >= LES_MAX_MOUNTS)
 		return -E2BIG;
 	om = &obs->m[obs->n];
@@ -147,6 +149,12 @@ int les_observed_select(struct les_observed *obs, const struct les_mount_table *
 void les_observed_warn_skipped(const struct les_observed *obs, const struct les_observed *prev,
 			       FILE *f)
 {
+	if (obs->shared_dev > (prev ? prev->shared_dev : 0))
+		fprintf(f,
+			"lustre-ebpf-stream: note: %u mount(s) on the device of an observed one "
+			"(bind mounts, or one Lustre filesystem mounted twice): their records name "
+			"the observed one (%s)\n",
+			obs->shared_dev, obs->shared_first);
 	if (obs->skipped_limit <= (prev ? prev->skipped_limit : 0) &&
 	    obs->skipped_too_long <= (prev ? prev->skipped_too_long : 0))
 		return;

@@ -32,6 +32,15 @@ struct les_observed {
 	/* Mounts of this selection left out, with the reason. */
 	uint32_t skipped_limit;	   /* past LES_MAX_MOUNTS */
 	uint32_t skipped_too_long; /* fs_type, fs and mount over LES_MOUNT_JSON_MAX as JSON */
+	/*
+	 * Mounts on the device of an observed one: their records name it. A
+	 * bind mount shares the superblock; every Lustre mount of one
+	 * filesystem on a node gets one s_dev (ll_fill_super sets it from the
+	 * MDC's UUID, for NFS export clustering), so nothing a record carries
+	 * tells them apart. The first of them, for the note.
+	 */
+	uint32_t shared_dev;
+	char shared_first[256];
 };
 
 /*
@@ -53,6 +62,7 @@ const struct les_observed_mount *les_observed_find(const struct les_observed *ob
 /*
  * One line on f when obs leaves mounts out and prev (the selection before,
  * NULL at start-up) did not leave out as many: a warning, not one per check.
+ * Likewise a note when more mounts share an observed one's device.
  */
 void les_observed_warn_skipped(const struct les_observed *obs, const struct les_observed *prev,
 			       FILE *f);

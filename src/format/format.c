@@ -438,6 +438,10 @@ void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc, const struct les
 		else
 			jw_lit_null(w, JW_LIT("parent_wait_id"));
 	}
+	if (r->proto == LES_PROTO_LDLM && r->rpc_op == LES_RPC_OP_LOCK_COMPLETION) {
+		jw_lit_key(w, JW_LIT("blocked"));
+		jw_bool(w, r->flags & LES_RPC_F_LOCK_BLOCKED);
+	}
 	jw_obj_end(w);
 	jw_newline(w);
 }

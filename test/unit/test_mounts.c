@@ -577,6 +577,53 @@ START_TEST(test_observed_long_path)
 }
 END_TEST
 
+/*
+ * One Lustre filesystem mounted twice: both superblocks have one s_dev, so
+ * the second mount's records name the first, and a note says so once.
+ */
+START_TEST(test_observed_shared_dev)
+{
+	struct les_observed *obs = calloc(1, sizeof(*obs)), *again = calloc(1, sizeof(*again));
+	char dir[sizeof(TMPDIR_TEMPLATE)], path[sizeof(dir) + 32], m1[sizeof(dir) + 8],
+		m2[sizeof(dir) + 8], err[256], text[512];
+	const char *both[] = {m1, m2};
+	struct les_mount_table t;
+	FILE *f = new_mountinfo(dir, path, sizeof(path));
+
+	snprintf(m1, sizeof(m1), "%s/m1", dir);
+	snprintf(m2, sizeof(m2), "%s/m2", dir);
+	ck_assert_int_eq(mkdir(m1, 0700), 0);
+	ck_assert_int_eq(mkdir(m2, 0700), 0);
+	fprintf(f, "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n");
+	fprintf(f, "90 22 1126:1031 / %s rw - lustre 10.0.0.1@tcp:/lustre rw,flock\n", m1);
+	fprintf(f, "91 22 1126:1031 / %s rw - lustre 10.0.0.1@tcp:/lustre rw,flock\n", m2);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(les_mount_table_load(&t, path), 0);
+
+	ck_assert_int_eq(les_observed_select(obs, &t, both, 2, err, sizeof(err)), 0);
+	ck_assert_uint_eq(obs->n, 1);
+	ck_assert_str_eq(obs->m[0].mount_point, m1);
+	ck_assert_uint_eq(obs->shared_dev, 1);
+	ck_assert_uint_gt(warn_text(obs, NULL, text, sizeof(text)), 0);
+	ck_assert_msg(strstr(text, "note: 1 mount(s) on the device of an observed one") &&
+			      strstr(text, m2) && !strchr(text, '\n')[1],
+		      "%s", text);
+	ck_assert_int_eq(les_observed_select(again, &t, NULL, 0, err, sizeof(err)), 0);
+	ck_assert_uint_eq(again->shared_dev, 1);
+	ck_assert_uint_eq(warn_text(again, obs, text, sizeof(text)), 0); /* said already */
+
+	les_observed_free(obs);
+	les_observed_free(again);
+	free(obs);
+	free(again);
+	les_mount_table_free(&t);
+	rmdir(m1);
+	rmdir(m2);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 static Suite *mounts_suite(void)
 {
 	Suite *s = suite_create("mounts");
@@ -612,6 +659,7 @@ static Suite *mounts_suite(void)
 	tcase_add_checked_fixture(tc, many_setup, many_teardown);
 	tcase_add_test(tc, test_observed_many_and_long);
 	tcase_add_test(tc, test_observed_long_path);
+	tcase_add_test(tc, test_observed_shared_dev);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("real");

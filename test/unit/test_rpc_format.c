@@ -286,17 +286,22 @@ START_TEST(test_lock_wait)
 	ck_assert_str_eq(str(j, "function"), "ldlm_completion_ast");
 	ck_assert(json_is_null(json_object_get(j, "req_id")));
 	ck_assert(json_is_null(json_object_get(j, "parent_wait_id")));
+	ck_assert(json_is_false(json_object_get(j, "blocked")));
 	json_decref(j);
 	/* The grant wait inside an enqueue names the enqueue's wait. */
 	r.wait_id = 12;
 	r.parent_wait_id = 11;
+	r.flags = LES_RPC_F_LOCK_BLOCKED;
 	j = format_rpc(&r);
 	ck_assert_int_eq(num(j, "wait_id"), 12);
 	ck_assert_int_eq(num(j, "parent_wait_id"), 11);
+	ck_assert(json_is_true(json_object_get(j, "blocked")));
 	json_decref(j);
+	/* "blocked" is the grant wait's: an enqueue has none. */
 	r.rpc_op = LES_RPC_OP_LOCK_ENQUEUE;
 	j = format_rpc(&r);
 	ck_assert_str_eq(str(j, "function"), "ldlm_cli_enqueue");
+	ck_assert(!json_object_get(j, "blocked"));
 	json_decref(j);
 }
 END_TEST

@@ -255,16 +255,17 @@ lock_waits()
 		[.[] | select(.type == "access" and .pid == $p)] as $acc
 		| [$acc[] | select(.op == "read") | .op_id] as $reads
 		| [.[] | select(.type == "rpc" and .op == "lock_wait" and .pid == $p)] as $lw
-		| ($lw | map({function, ms: (.latency_ns / 1e6 | floor)}) | tostring | debug)
+		| ($lw | map({function, ms: (.latency_ns / 1e6 | floor), blocked}) | tostring | debug)
 		| [$lw[] | select(.latency_ns >= 100000000)] as $slow
-		| any($slow[]; .function == "ldlm_completion_ast" and .proto == "ldlm")
+		| any($slow[]; .function == "ldlm_completion_ast" and .proto == "ldlm" and .blocked)
+		and all($lw[] | select(.function == "ldlm_completion_ast"); .blocked == (.latency_ns >= 100000000))
 		and any($slow[]; .function == "ldlm_cli_enqueue")
 		and all($slow[]; .parent_op_id as $id | $reads | index($id) != null)
 		and all($lw[]; .parent_op_id as $id | any($acc[]; .op_id == $id))'
 }
 # The open's intent enqueue grants nothing and waits for nothing; the read's
 # extent lock is the one blocked.
-check "lock_wait_ms=100: lock_wait records of cat >= 100 ms, linked to its read" lock_waits
+check "lock_wait_ms=100: lock_wait records of cat >= 100 ms, linked to its read, the grant wait blocked (and only it)" lock_waits
 
 async_write()
 {

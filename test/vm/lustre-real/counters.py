@@ -23,6 +23,11 @@ GROUP:
             --aggregate windows by job_id vs the servers' job_stats; the
             writeback of each --writeback-job sent by a kernel thread and
             charged to its writer (--cause-comm: to the writer's process)
+  locks     the blocked grant waits (lock_wait of ldlm_completion_ast,
+            blocked) on --mount and each --mount2 vs the completion ASTs
+            the node's callback service received (--ldlm: lctl get_param
+            ldlm.services.ldlm_cbd.stats), each inside its job's access op,
+            some of each --job
 Prints one line per comparison; exits 1 if any differs. A job or counter
 Lustre does not list is a failure, never taken as 0.
 """
@@ -457,9 +462,56 @@ def check_jobs(args, rep):
             note_kthread_writes(job, [r for r in wire if r.get("opcode_name") == "ost_write"])
 
 
+def check_locks(args, rep):
+    """Blocked grant waits on two mounts vs the completion ASTs the node received."""
+    svc = parse_lctl(args.ldlm).get("ldlm.services.ldlm_cbd")
+    rep.true("ldlm.services.ldlm_cbd.stats read", svc is not None)
+    if svc is None:
+        return
+    start, end = svc.get("start", 0), svc.get("snapshot", 1 << 63)
+    every = [json.loads(line) for line in open(args.records)]
+    ops = {r["op_id"]: r for r in every if r.get("type") == "access"}
+    waits = [r for r in every if r.get("type") == "rpc" and r.get("op") == "lock_wait"
+             and r.get("function") == "ldlm_completion_ast" and start <= parse_ts(r["ts"]) <= end]
+    blocked = [r for r in waits if r.get("blocked")]
+    bl = rep.listed("ldlm_cbd stats", svc, "ldlm_bl_callback")
+    cp = rep.listed("ldlm_cbd stats", svc, "ldlm_cp_callback")
+    if bl is None or cp is None:
+        return
+    rep.true("blocking ASTs received (ldlm_bl_callback)", bl[0] > 0, f"{bl[0]}")
+    # A lock the server queued behind a conflicting one is granted by a
+    # completion AST (ldlm_server_completion_ast); one granted at once is not.
+    rep.eq("blocked grant waits (ldlm_completion_ast lock_wait, blocked) vs ldlm_cbd "
+           "ldlm_cp_callback", len(blocked), cp[0])
+    # Every Lustre mount of one filesystem has one s_dev: the records of
+    # all of them name the first (said on stderr at start).
+    rep.true(f"blocked grant waits name {args.mount}, also those on {', '.join(args.mount2)}",
+             all(r.get("mount") == args.mount for r in blocked),
+             f"{sorted({r.get('mount') for r in blocked}, key=str)}")
+    for job in args.job:
+        rep.true(f"blocked grant waits of job {job}", any(r.get("job_id") == job for r in blocked),
+                 f"{sum(1 for r in blocked if r.get('job_id') == job)}")
+    off = []
+    for r in blocked:
+        op = ops.get(r.get("parent_op_id"))
+        if not op or op["pid"] != r["pid"] or op["mount"] != r["mount"] \
+                or op["latency_ns"] < r["latency_ns"] or r.get("job_id") is None:
+            off.append((r.get("comm"), r.get("mount"), r.get("parent_op_id"), r.get("job_id")))
+    rep.true(f"each blocked wait >= {args.min_blocked_ms} ms (the holder's cancel paused)",
+             all(r["latency_ns"] >= args.min_blocked_ms * 1_000_000 for r in blocked),
+             f"{[round(r['latency_ns'] / 1e6, 1) for r in blocked]}")
+    rep.true("each blocked wait inside the access op of the job that waited, and no longer",
+             not off, f"{len(off)} not: {off[:5]}" if off else "")
+    for r in blocked:
+        op = ops.get(r.get("parent_op_id")) or {}
+        print(f"note blocked: job {r.get('job_id')} {r.get('comm')} on {r.get('mount')}: "
+              f"{r['latency_ns'] / 1e6:.1f} ms of its {op.get('op')} "
+              f"({op.get('latency_ns', 0) / 1e6:.1f} ms)")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("group", choices=("access", "requests", "jobs"))
+    ap.add_argument("group", choices=("access", "requests", "jobs", "locks"))
     ap.add_argument("--records", required=True)
     ap.add_argument("--mount", required=True)
     ap.add_argument("--lctl")
@@ -477,9 +529,15 @@ def main():
     ap.add_argument("--metrics", help="a /metrics scrape after the workload")
     ap.add_argument("--imports", help="lctl get_param osc.*.import mdc.*.import: the NIDs")
     ap.add_argument("--windows", help="the --aggregate output, to compare by job_id")
+    ap.add_argument("--mount2", action="append", default=[],
+                    help="locks: another mount of the filesystem, traced in the same run")
+    ap.add_argument("--ldlm", help="locks: lctl get_param ldlm.services.ldlm_cbd.stats")
+    ap.add_argument("--min-blocked-ms", type=int, default=0,
+                    help="locks: the least every blocked wait lasts (an injected pause)")
     args = ap.parse_args()
     rep = Report()
-    {"access": check_access, "requests": check_requests, "jobs": check_jobs}[args.group](args, rep)
+    {"access": check_access, "requests": check_requests, "jobs": check_jobs,
+     "locks": check_locks}[args.group](args, rep)
     return 1 if rep.failed else 0
 
 

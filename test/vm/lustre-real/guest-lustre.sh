@@ -38,6 +38,7 @@
 _lr_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 LR_FSNAME=lustre
 LR_MNT=/mnt/lustre
+LR_MNT2=/mnt/lustre2 # the same filesystem mounted again (a second client)
 LR_SCRATCH=/tmp/lustre-real
 LR_IF=lr0
 LR_IP=${LES_LR_IP:-127.77.0.1}
@@ -249,7 +250,7 @@ lustre_real_stop()
 	local st=0 t0 mp
 
 	t0=$(_lr_uptime)
-	for mp in $LR_MNT /mnt/lustre-ost0 /mnt/lustre-mdt0; do
+	for mp in $LR_MNT2 $LR_MNT /mnt/lustre-ost0 /mnt/lustre-mdt0; do
 		grep -q " $mp lustre " /proc/mounts || continue
 		umount "$mp" || { _lr_say "umount $mp failed"; st=1; }
 	done

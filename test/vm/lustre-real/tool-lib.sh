@@ -449,6 +449,73 @@ lr_evict_test()
 	return $st
 }
 
+# Lock contention between two mounts of the filesystem on this node (two
+# clients, as Lustre's own sanityn.sh runs them): job 401 writes a file on
+# the first mount and leaves its pages dirty under its PW extent lock; job
+# 402 reads it on the second, whose PR lock the OST queues behind the PW
+# one and grants once the first mount, told by a blocking AST, has flushed
+# the pages (sent by a kernel thread) and cancelled; then job 401 writes
+# again and waits for the second mount's PR lock the same way; every
+# cancel is made to wait a second (fail_loc), so every blocked wait must
+# last a second or more. Lustre's
+# account is the client's callback service (ldlm.services.ldlm_cbd.stats:
+# the blocking and completion ASTs this node received): a blocked grant
+# wait per completion AST, on both mounts, each inside the op of the job
+# that waited, and the writer's flushed data charged to job 401, the read
+# to job 402, as the OST's job_stats say. Lustre gives every mount of a
+# filesystem one s_dev (ll_fill_super, for NFS export clustering): the
+# tool cannot tell the two apart, names the first in the records of both,
+# and says so on stderr; the jobs tell the two sides apart here.
+lr_contention()
+{
+	local m1=$LR_MNT m2=$LR_MNT2 st=0
+
+	env SLURM_JOB_ID=401 dd if=/dev/zero of="$m1/w/contended" bs=1M count=4 status=none || return 1
+	# Each lock cancel a client sends waits a second first
+	# (OBD_FAIL_LDLM_PAUSE_CANCEL, in ldlm_cli_cancel_req): a lock blocked
+	# by another mount's lock is granted no sooner.
+	lctl set_param -n fail_val=1 fail_loc=0x312 || return 1
+	env SLURM_JOB_ID=402 dd if="$m2/w/contended" of=/dev/null bs=1M status=none || st=1
+	env SLURM_JOB_ID=401 dd if=/dev/zero of="$m1/w/contended" bs=1M count=4 conv=notrunc,fsync \
+		status=none || st=1
+	lctl set_param -n fail_loc=0 fail_val=0
+	[ $st -eq 0 ] || return 1
+	sleep 1
+	lctl get_param 'ldlm.services.ldlm_cbd.stats' >"$work/locks-ldlm.txt" || return 1
+	lctl get_param 'obdfilter.*.exports.*.ldlm_stats' 2>/dev/null | sed 's/^/note OST: /' | grep -E 'exports|callback|enqueue'
+	lctl get_param 'obdfilter.*.job_stats' 'mdt.*.job_stats' >"$work/locks-jobs.txt" || return 1
+	tracer_stop || return 1
+	jq -c 'select(.type == "rpc" and .op == "lock_wait" and .blocked)
+		| {mount, job_id, comm, function, ms: (.latency_ns / 1e6), parent_wait_id}' \
+		"$work/locks.jsonl" | sed 's/^/blocked grant wait: /'
+	# One s_dev for both mounts (ll_fill_super): records name the first.
+	grep -F "note: 1 mount(s) on the device of an observed one" "$work/locks.err" || return 1
+	LR_RECORDS=$work/locks.jsonl lr_counters locks --mount2 "$m2" --ldlm "$work/locks-ldlm.txt" \
+		--job 401 --job 402 --min-blocked-ms 1000 &&
+		LR_RECORDS=$work/locks.jsonl lr_counters jobs --jobs "$work/locks-jobs.txt" --job 401 \
+			--job 402 --writeback-job 401
+}
+
+lr_contention_test()
+{
+	local attach=$1
+
+	mkdir -p "$LR_MNT2" && mount -t lustre "$LR_NID:/$LR_FSNAME" "$LR_MNT2" || return 1
+	tracer_start 300 "" "$work/locks.err" "$tool" -v --attach "$attach" --mount "$LR_MNT" \
+		--mount "$LR_MNT2" -o "$work/locks.jsonl" || return 1
+	sleep 1
+	lr_warm_up || return 1
+	dd if=/dev/zero of="$LR_MNT2/.les-warm2" bs=4k count=1 conv=fsync status=none || return 1
+	lctl set_param -n 'ldlm.services.ldlm_cbd.stats=clear' 'obdfilter.*.job_stats=clear' \
+		'mdt.*.job_stats=clear' >/dev/null || return 1
+	lctl set_param -n 'obdfilter.*.exports.*.ldlm_stats=clear' >/dev/null 2>&1
+	lr_contention
+	local st=$?
+	[ -z "$tracer_pid" ] || tracer_stop
+	umount "$LR_MNT2" || st=1
+	return $st
+}
+
 lr_tool_test()
 {
 	local attach=$1
@@ -503,6 +570,10 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 	check "an OST restart: an expire event per timeout, an evict event per EVICTED, EIO records iff the write failed, records = osc/mdc stats" \
 		lr_restart_test "$attach" "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
 	grep -E 'OST restart:|restart run' "$work/check.out" | while read -r l; do say "$l"; done
+	check "lock contention between two mounts: a blocked grant wait per completion AST (ldlm_cbd), in the op that waited; the flushed writes charged to their writer, as job_stats" \
+		lr_contention_test "$attach"
+	grep -E 'blocked grant wait|^note (OST|blocked)|^(ok  |FAIL) .*(ldlm|blocked|AST)' "$work/check.out" |
+		while read -r l; do say "$l"; done
 	check "lustre_real_stop" lustre_real_stop
 	cell_by_checks lustre-2.17.57 access "$attach"
 	cell_by_checks lustre-2.17.57 rpc "$attach"
