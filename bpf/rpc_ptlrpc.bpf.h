@@ -792,7 +792,7 @@ static __always_inline void ptl_wait_begin(__u32 what, __u64 req, const struct p
 	struct ptlrpc_wait_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .what = what };
 	struct op_frame *frame = ptl_current_frame();
 	struct ptlrpc_wait_key enqueue = {.tid = key.tid, .what = LES_RPC_OP_LOCK_ENQUEUE};
-	struct ptlrpc_wait w = { .start_ns = bpf_ktime_get_ns(), .req = req, .flags = flags };
+	struct ptlrpc_wait w = {.start_ns = bpf_ktime_get_ns(), .req = req, .flags = flags};
 	struct ptlrpc_wait *outer;
 
 	/*
@@ -1159,7 +1159,7 @@ int BPF_KPROBE(ptl_evicted_kp, void *imp)
  * caller's LDLM_FL_WAIT_NOREPROC (bit 35) for a lock still pending. Wire
  * flags (lustre_dlm_flags.h), the same in 2.15 and master.
  */
-#define PTL_LDLM_FL_BLOCKED_MASK 0xeULL
+#define PTL_LDLM_FL_BLOCKED_MASK  0xeULL
 #define PTL_LDLM_FL_WAIT_NOREPROC (1ULL << 35)
 
 /*
