@@ -36,6 +36,15 @@
 #include "utf8.h"
 
 /*
+ * Why a load is refused with EPERM: loading needs CAP_BPF and CAP_PERFMON,
+ * and where kernel modules carry BTF (Lustre's, sunrpc) CAP_SYS_ADMIN as
+ * well: the kernel lists and opens BTF objects only for it.
+ */
+#define LES_EPERM_MODULE_BTF                                                                    \
+	" (loading needs root, or CAP_BPF, CAP_PERFMON and, where kernel modules carry BTF, "  \
+	"CAP_SYS_ADMIN)"
+
+/*
  * The signal handlers' flags and libbpf's print level are file scope: a
  * handler and libbpf's print callback take no context. Everything else a
  * run owns is in struct app, made by main and passed down.
@@ -264,12 +273,12 @@ static int start_tracer(struct les_tracer *t, const struct les_options *o,
 		return fail(LES_EXIT_RUNTIME, "cannot open the BPF object: %s", strerror(-err));
 	err = les_tracer_configure(t, o, &plan);
 	if (err)
-		return fail(LES_EXIT_RUNTIME, "cannot configure the BPF object: %s",
-			    strerror(-err));
+		return fail(LES_EXIT_RUNTIME, "cannot configure the BPF object: %s%s",
+			    strerror(-err), err == -EPERM ? LES_EPERM_MODULE_BTF : "");
 	err = les_tracer_load(t);
 	if (err)
 		return fail(LES_EXIT_RUNTIME, "cannot load the BPF programs: %s%s", strerror(-err),
-			    err == -EPERM ? " (root or CAP_BPF+CAP_PERFMON needed)" : "");
+			    err == -EPERM ? LES_EPERM_MODULE_BTF : "");
 	err = les_tracer_set_mounts(t, obs);
 	if (err)
 		return fail(LES_EXIT_RUNTIME, "cannot program the observed mounts: %s",

@@ -84,7 +84,7 @@ c = spec["containers"][0]
 sc = c["securityContext"]
 assert sc.get("readOnlyRootFilesystem") is True, "readOnlyRootFilesystem"
 caps = set(sc["capabilities"]["add"])
-for need in ("BPF", "PERFMON", "SYS_PTRACE", "DAC_READ_SEARCH"):
+for need in ("BPF", "PERFMON", "SYS_ADMIN", "SYS_PTRACE", "DAC_READ_SEARCH"):
     assert need in caps, "capability " + need
 mounts = {m["mountPath"]: m for m in c["volumeMounts"]}
 for need in ("/sys/kernel/btf", "/sys/kernel/tracing", "/sys/fs/cgroup"):

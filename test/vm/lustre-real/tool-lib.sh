@@ -516,6 +516,36 @@ lr_contention_test()
 	return $st
 }
 
+# The tool as its systemd unit starts it: the unit's capability bounding
+# set, nothing inheritable, no_new_privs (contrib/lustre-ebpf-stream.service.in;
+# test/e2e/55_privileges.sh does the same on the host, which has no Lustre).
+# It must load and attach its PtlRPC programs by the method asked and
+# record a job's write: module BTF is what makes the difference here.
+lr_unit_caps_test()
+{
+	local attach=$1 unit=$build/lustre-ebpf-stream.service bset
+
+	bset=$(sed -n 's/^CapabilityBoundingSet=//p' "$unit" | tr 'A-Z' 'a-z' |
+		sed 's/cap_//g; s/ \+/,+/g; s/^/-all,+/')
+	[ -n "$bset" ] && grep -q '^NoNewPrivileges=yes' "$unit" || return 1
+	say "the unit's bounding set: $bset"
+	tracer_start 300 "" "$work/unit.err" setpriv --bounding-set="$bset" --inh-caps=-all \
+		--no-new-privs "$tool" -v --attach "$attach" --mount "$LR_MNT" -o "$work/unit.jsonl" ||
+		{ tail -5 "$work/unit.err"; return 1; }
+	env SLURM_JOB_ID=501 dd if=/dev/zero of="$LR_MNT/w/unit" bs=64k count=1 conv=fsync \
+		status=none || return 1
+	sleep 1
+	tracer_stop || { tail -5 "$work/unit.err"; return 1; }
+	grep -E 'capabilities kept|probes attached' "$work/unit.err"
+	jq -s -e '
+		[.[] | select(.type == "rpc" and .op == "request" and .job_id == "501")] as $r
+		| ([.[] | select(.type == "stats" and .final)][0]) as $f
+		| ({requests_of_job_501: ($r | map(.opcode_name) | group_by(.) | map({(.[0]): length}) | add),
+		    refused: $f.programs_refused} | tostring | debug)
+		| ($r | map(.opcode_name) | index("ost_write")) != null and $f.programs_refused == []' \
+		"$work/unit.jsonl"
+}
+
 lr_tool_test()
 {
 	local attach=$1
@@ -525,6 +555,8 @@ lr_tool_test()
 	lustre_real_jobid SLURM_JOB_ID >/dev/null || die "jobid_var"
 	check "--list-probes: llite and PtlRPC by $attach, opcodes from the pack, nothing refused" \
 		lr_list_probes_ok "$attach"
+	check "with the systemd unit's capability set: PtlRPC by $attach, a job's write recorded" \
+		lr_unit_caps_test "$attach"
 	tracer_start 300 "" "$work/tool.err" "$tool" -v --attach "$attach" --mount "$LR_MNT" \
 		--stats-interval 1s --aggregate 1s --records --group-by job_id,op \
 		--prometheus 127.0.0.1:9108 --file-id -o "$work/out.jsonl" || die "the tool did not start"
