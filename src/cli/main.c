@@ -40,8 +40,8 @@
  * and where kernel modules carry BTF (Lustre's, sunrpc) CAP_SYS_ADMIN as
  * well: the kernel lists and opens BTF objects only for it.
  */
-#define LES_EPERM_MODULE_BTF                                                                    \
-	" (loading needs root, or CAP_BPF, CAP_PERFMON and, where kernel modules carry BTF, "  \
+#define LES_EPERM_MODULE_BTF                                                                  \
+	" (loading needs root, or CAP_BPF, CAP_PERFMON and, where kernel modules carry BTF, " \
 	"CAP_SYS_ADMIN)"
 
 /*
