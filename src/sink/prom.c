@@ -89,6 +89,7 @@ struct series {
 /* Copied from the consumer and the kernel once a second by the main loop. */
 struct self_stats {
 	bool valid;
+	uint64_t at_ns; /* CLOCK_MONOTONIC of the update */
 	uint64_t by_kind[LES_REC_KIND_MAX];
 	uint64_t emitted;
 	uint64_t dropped_kernel;
@@ -99,6 +100,12 @@ struct self_stats {
 	struct les_enrich_stats enrich;
 	uint32_t mounts_observed, mounts_skipped_limit, mounts_skipped_too_long;
 };
+
+/* Records lost at every stage, as lustre_ebpf_stream_records_dropped_total sums them. */
+static uint64_t self_dropped(const struct self_stats *st)
+{
+	return st->dropped_kernel + st->dropped_decode + st->dropped_format + st->dropped_output;
+}
 
 struct les_prom {
 	struct les_prom_config cfg;
@@ -116,6 +123,8 @@ struct les_prom {
 	uint64_t inflight_unlabeled; /* in flight beyond what the tracer listed */
 	size_t last_unrendered;	     /* series the last scrape left out (body cap) */
 	uint64_t scrapes_cut;	     /* scrapes that left series out */
+	/* The update before the last one: /healthz's rates are between the two. */
+	uint64_t prev_at_ns, prev_emitted, prev_dropped;
 	struct MHD_Daemon *httpd;
 	uint64_t log_next_ns, log_held; /* microhttpd's messages, held back (HTTP thread) */
 	uint16_t port;
@@ -544,7 +553,7 @@ static void update_inflight(struct les_prom *p, struct les_consumer *c,
 void les_prom_update_stats(struct les_prom *p, struct les_consumer *c,
 			   const struct les_kernel_stats *ks)
 {
-	struct self_stats st = {.valid = true};
+	struct self_stats st = {.valid = true, .at_ns = les_mono_ns()};
 
 	if (!p)
 		return;
@@ -563,9 +572,50 @@ void les_prom_update_stats(struct les_prom *p, struct les_consumer *c,
 		st.mounts_skipped_too_long = c->observed->skipped_too_long;
 	}
 	pthread_mutex_lock(&p->lock);
+	if (p->self.valid) {
+		p->prev_at_ns = p->self.at_ns;
+		p->prev_emitted = p->self.emitted;
+		p->prev_dropped = self_dropped(&p->self);
+	}
 	p->self = st;
 	pthread_mutex_unlock(&p->lock);
 	update_inflight(p, c, ks);
+}
+
+int les_prom_health(struct les_prom *p, uint64_t now_ns, char *buf, size_t cap, size_t *len)
+{
+	double secs, records_per_s = 0, drops_per_s = 0, age_s;
+	struct self_stats st;
+	uint64_t prev_at, prev_emitted, prev_dropped;
+	int status, n;
+
+	pthread_mutex_lock(&p->lock);
+	st = p->self;
+	prev_at = p->prev_at_ns;
+	prev_emitted = p->prev_emitted;
+	prev_dropped = p->prev_dropped;
+	pthread_mutex_unlock(&p->lock);
+	if (!st.valid) {
+		n = snprintf(buf, cap, "{\"status\":\"starting\"}\n");
+		*len = n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+		return 503;
+	}
+	age_s = now_ns > st.at_ns ? (double)(now_ns - st.at_ns) / 1e9 : 0;
+	if (prev_at && st.at_ns > prev_at) {
+		secs = (double)(st.at_ns - prev_at) / 1e9;
+		records_per_s = (double)(st.emitted - prev_emitted) / secs;
+		drops_per_s = (double)(self_dropped(&st) - prev_dropped) / secs;
+	}
+	/* The consumer updates once a second; stalled past LES_PROM_STALL_NS. */
+	status = now_ns > st.at_ns + LES_PROM_STALL_NS ? 503 : 200;
+	n = snprintf(buf, cap,
+		     "{\"status\":\"%s\",\"last_update_s\":%.3f,\"records_per_s\":%.1f,"
+		     "\"drops_per_s\":%.1f,\"emitted\":%" PRIu64 ",\"dropped\":%" PRIu64
+		     ",\"observed_mounts\":%u}\n",
+		     status == 200 ? "ok" : "stalled", age_s, records_per_s, drops_per_s, st.emitted,
+		     self_dropped(&st), st.mounts_observed);
+	*len = n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+	return status;
 }
 
 size_t les_prom_series(const struct les_prom *p)
@@ -1042,7 +1092,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 				  size_t *upload_size, void **req_ctx)
 {
 	static char landing[] = "<html><head><title>lustre-ebpf-stream</title></head><body>"
-				"<h1>lustre-ebpf-stream</h1><p><a href=\"metrics\">Metrics</a></p>"
+				"<h1>lustre-ebpf-stream</h1><p><a href=\"metrics\">Metrics</a>, "
+				"<a href=\"healthz\">health</a></p>"
 				"</body></html>\n";
 	static char not_found[] = "not found\n";
 	static char not_allowed[] = "method not allowed\n";
@@ -1065,6 +1116,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 				     sizeof(no_memory) - 1, MHD_RESPMEM_PERSISTENT, "text/plain");
 		return reply(conn, MHD_HTTP_OK, body, len, MHD_RESPMEM_MUST_FREE,
 			     "text/plain; version=0.0.4; charset=utf-8");
+	}
+	if (strcmp(url, "/healthz") == 0) {
+		char health[256];
+		int status = les_prom_health(p, les_mono_ns(), health, sizeof(health), &len);
+
+		return reply(conn, (unsigned int)status, health, len, MHD_RESPMEM_MUST_COPY,
+			     "application/json");
 	}
 	if (strcmp(url, "/") == 0)
 		return reply(conn, MHD_HTTP_OK, landing, sizeof(landing) - 1,

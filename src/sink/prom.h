@@ -90,6 +90,18 @@ void les_prom_tick(struct les_prom *p, uint64_t now_ns);
 void les_prom_update_stats(struct les_prom *p, struct les_consumer *c,
 			   const struct les_kernel_stats *ks);
 
+/* The consumer is stalled when its once-a-second update is older than this. */
+#define LES_PROM_STALL_NS (10 * 1000000000ULL)
+
+/*
+ * GET /healthz, cheap (no series rendered): a line of JSON in buf (*len
+ * bytes) on whether the pipeline is alive: the consumer's last update, its
+ * records and drops per second between its last two updates. Returns the
+ * HTTP status: 200 "ok"; 503 "starting" before the first update, "stalled"
+ * when the last is older than LES_PROM_STALL_NS.
+ */
+int les_prom_health(struct les_prom *p, uint64_t now_ns, char *buf, size_t cap, size_t *len);
+
 /* The exposition text; malloc'd, *len bytes, NUL-terminated. NULL on ENOMEM. */
 char *les_prom_render(struct les_prom *p, size_t *len);
 

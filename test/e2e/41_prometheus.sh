@@ -134,6 +134,14 @@ while read -r kw name; do
 done <"$FIX"
 les_eq "unknown path: 404" 404 \
 	"$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT1/nope")"
+# /healthz: a line of JSON from the consumer's last update (once a second).
+sleep 1.2
+les_eq "/healthz: 200 with the pipeline alive" 200 \
+	"$(curl -s -o "$WORK/health.json" -w '%{http_code}' "http://127.0.0.1:$PORT1/healthz")"
+jq -c . "$WORK/health.json"
+les_eq "/healthz: status ok, updated within 2 s, no drops, mounts observed" true \
+	"$(jq '.status == "ok" and .last_update_s < 2 and .drops_per_s == 0 and .dropped == 0
+		and .emitted > 0 and .observed_mounts >= 1' "$WORK/health.json")"
 
 les_true "instance 2: promtool check metrics" promtool check metrics <"$WORK/m2.txt"
 les_eq "--uid-labels=false: no uid or username label" 0 "$(grep -c 'uid=\|username=' "$WORK/m2.txt")"

@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
 #include "ops.h"
 #include "consumer.h"
 #include "enrich.h"
@@ -325,6 +326,43 @@ START_TEST(test_table_counters)
 	ck_assert_int_eq(json_integer_value(json_object_get(mounts, "observed")), 1);
 	ck_assert_int_eq(json_integer_value(json_object_get(mounts, "skipped_too_long")), 2);
 	json_decref(doc);
+	rig_close(&r);
+	les_prom_free(p);
+}
+END_TEST
+
+/*
+ * /healthz: "starting" before the consumer's first update, then "ok" with
+ * its drops per second, "stalled" once the last update is older than
+ * LES_PROM_STALL_NS (a consumer blocked on its output).
+ */
+START_TEST(test_health)
+{
+	struct les_prom *p = make(true, false, 0);
+	static struct les_kernel_stats ks;
+	char buf[256];
+	size_t len;
+	struct rig r;
+	uint64_t now;
+
+	rig_open(&r, p);
+	memset(&ks, 0, sizeof(ks));
+	ck_assert_int_eq(les_prom_health(p, les_mono_ns(), buf, sizeof(buf), &len), 503);
+	ck_assert_str_eq(buf, "{\"status\":\"starting\"}\n");
+	les_prom_update_stats(p, &r.consumer, &ks);
+	usleep(20000);
+	ks.counters[LES_CNT_RB_DROPPED] = 50;
+	les_prom_update_stats(p, &r.consumer, &ks);
+	now = les_mono_ns();
+	ck_assert_int_eq(les_prom_health(p, now, buf, sizeof(buf), &len), 200);
+	ck_assert_uint_eq(len, strlen(buf));
+	ck_assert_msg(strstr(buf, "\"status\":\"ok\"") && strstr(buf, "\"dropped\":50,") &&
+			      strstr(buf, "\"observed_mounts\":1}") && !strstr(buf, "\"drops_per_s\":0.0"),
+		      "%s", buf);
+	ck_assert_int_eq(les_prom_health(p, now + LES_PROM_STALL_NS + 1000000000ULL, buf,
+					 sizeof(buf), &len),
+			 503);
+	ck_assert_msg(strstr(buf, "\"status\":\"stalled\"") != NULL, "%s", buf);
 	rig_close(&r);
 	les_prom_free(p);
 }
@@ -746,6 +784,11 @@ START_TEST(test_http_server)
 	resp = http_get(les_prom_port(p), "/nothing");
 	ck_assert_ptr_nonnull(strstr(resp, " 404 "));
 	free(resp);
+	resp = http_get(les_prom_port(p), "/healthz"); /* no consumer update yet */
+	ck_assert_msg(strstr(resp, " 503 ") && strstr(resp, "application/json") &&
+			      strstr(resp, "{\"status\":\"starting\"}"),
+		      "%s", resp);
+	free(resp);
 	les_prom_free(p);
 }
 END_TEST
@@ -827,6 +870,7 @@ static Suite *prom_suite(void)
 	tc = tcase_create("text");
 	tcase_add_test(tc, test_escape_label);
 	tcase_add_test(tc, test_table_counters);
+	tcase_add_test(tc, test_health);
 	tcase_add_test(tc, test_parse_listen);
 	tcase_add_test(tc, test_render_families);
 	tcase_add_test(tc, test_requests_in_flight);
