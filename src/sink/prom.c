@@ -612,8 +612,8 @@ int les_prom_health(struct les_prom *p, uint64_t now_ns, char *buf, size_t cap, 
 		     "{\"status\":\"%s\",\"last_update_s\":%.3f,\"records_per_s\":%.1f,"
 		     "\"drops_per_s\":%.1f,\"emitted\":%" PRIu64 ",\"dropped\":%" PRIu64
 		     ",\"observed_mounts\":%u}\n",
-		     status == 200 ? "ok" : "stalled", age_s, records_per_s, drops_per_s, st.emitted,
-		     self_dropped(&st), st.mounts_observed);
+		     status == 200 ? "ok" : "stalled", age_s, records_per_s, drops_per_s,
+		     st.emitted, self_dropped(&st), st.mounts_observed);
 	*len = n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 	return status;
 }

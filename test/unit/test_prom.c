@@ -357,11 +357,12 @@ START_TEST(test_health)
 	ck_assert_int_eq(les_prom_health(p, now, buf, sizeof(buf), &len), 200);
 	ck_assert_uint_eq(len, strlen(buf));
 	ck_assert_msg(strstr(buf, "\"status\":\"ok\"") && strstr(buf, "\"dropped\":50,") &&
-			      strstr(buf, "\"observed_mounts\":1}") && !strstr(buf, "\"drops_per_s\":0.0"),
+			      strstr(buf, "\"observed_mounts\":1}") &&
+			      !strstr(buf, "\"drops_per_s\":0.0"),
 		      "%s", buf);
-	ck_assert_int_eq(les_prom_health(p, now + LES_PROM_STALL_NS + 1000000000ULL, buf,
-					 sizeof(buf), &len),
-			 503);
+	ck_assert_int_eq(
+		les_prom_health(p, now + LES_PROM_STALL_NS + 1000000000ULL, buf, sizeof(buf), &len),
+		503);
 	ck_assert_msg(strstr(buf, "\"status\":\"stalled\"") != NULL, "%s", buf);
 	rig_close(&r);
 	les_prom_free(p);
