@@ -36,9 +36,8 @@ static void free_mount(struct les_observed_mount *om)
  */
 static int add_mount(struct les_observed *obs, const struct les_mount *m)
 {
-	struct les_observed_mount *om;
-
 	const struct les_observed_mount *same = les_observed_find(obs, m->kdev);
+	struct les_observed_mount *om;
 
 	if (same) {
 		/* One device, one set of records: bind mounts, Lustre mounted twice. */

@@ -123,8 +123,7 @@ struct les_prom {
 	uint64_t inflight_unlabeled; /* in flight beyond what the tracer listed */
 	size_t last_unrendered;	     /* series the last scrape left out (body cap) */
 	uint64_t scrapes_cut;	     /* scrapes that left series out */
-	/* The update before the last one: /healthz's rates are between the two. */
-	uint64_t prev_at_ns, prev_emitted, prev_dropped;
+	struct self_stats prev_self; /* the update before self: /healthz's rates are between them */
 	struct MHD_Daemon *httpd;
 	uint64_t log_next_ns, log_held; /* microhttpd's messages, held back (HTTP thread) */
 	uint16_t port;
@@ -572,11 +571,7 @@ void les_prom_update_stats(struct les_prom *p, struct les_consumer *c,
 		st.mounts_skipped_too_long = c->observed->skipped_too_long;
 	}
 	pthread_mutex_lock(&p->lock);
-	if (p->self.valid) {
-		p->prev_at_ns = p->self.at_ns;
-		p->prev_emitted = p->self.emitted;
-		p->prev_dropped = self_dropped(&p->self);
-	}
+	p->prev_self = p->self;
 	p->self = st;
 	pthread_mutex_unlock(&p->lock);
 	update_inflight(p, c, ks);
@@ -585,35 +580,32 @@ void les_prom_update_stats(struct les_prom *p, struct les_consumer *c,
 int les_prom_health(struct les_prom *p, uint64_t now_ns, char *buf, size_t cap, size_t *len)
 {
 	double secs, records_per_s = 0, drops_per_s = 0, age_s;
-	struct self_stats st;
-	uint64_t prev_at, prev_emitted, prev_dropped;
+	struct self_stats st, prev;
 	int status, n;
 
 	pthread_mutex_lock(&p->lock);
 	st = p->self;
-	prev_at = p->prev_at_ns;
-	prev_emitted = p->prev_emitted;
-	prev_dropped = p->prev_dropped;
+	prev = p->prev_self;
 	pthread_mutex_unlock(&p->lock);
 	if (!st.valid) {
+		status = 503;
 		n = snprintf(buf, cap, "{\"status\":\"starting\"}\n");
-		*len = n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
-		return 503;
+	} else {
+		age_s = now_ns > st.at_ns ? (double)(now_ns - st.at_ns) / 1e9 : 0;
+		if (prev.valid && st.at_ns > prev.at_ns) {
+			secs = (double)(st.at_ns - prev.at_ns) / 1e9;
+			records_per_s = (double)(st.emitted - prev.emitted) / secs;
+			drops_per_s = (double)(self_dropped(&st) - self_dropped(&prev)) / secs;
+		}
+		/* The consumer updates once a second; stalled past LES_PROM_STALL_NS. */
+		status = now_ns > st.at_ns + LES_PROM_STALL_NS ? 503 : 200;
+		n = snprintf(buf, cap,
+			     "{\"status\":\"%s\",\"last_update_s\":%.3f,\"records_per_s\":%.1f,"
+			     "\"drops_per_s\":%.1f,\"emitted\":%" PRIu64 ",\"dropped\":%" PRIu64
+			     ",\"observed_mounts\":%u}\n",
+			     status == 200 ? "ok" : "stalled", age_s, records_per_s, drops_per_s,
+			     st.emitted, self_dropped(&st), st.mounts_observed);
 	}
-	age_s = now_ns > st.at_ns ? (double)(now_ns - st.at_ns) / 1e9 : 0;
-	if (prev_at && st.at_ns > prev_at) {
-		secs = (double)(st.at_ns - prev_at) / 1e9;
-		records_per_s = (double)(st.emitted - prev_emitted) / secs;
-		drops_per_s = (double)(self_dropped(&st) - prev_dropped) / secs;
-	}
-	/* The consumer updates once a second; stalled past LES_PROM_STALL_NS. */
-	status = now_ns > st.at_ns + LES_PROM_STALL_NS ? 503 : 200;
-	n = snprintf(buf, cap,
-		     "{\"status\":\"%s\",\"last_update_s\":%.3f,\"records_per_s\":%.1f,"
-		     "\"drops_per_s\":%.1f,\"emitted\":%" PRIu64 ",\"dropped\":%" PRIu64
-		     ",\"observed_mounts\":%u}\n",
-		     status == 200 ? "ok" : "stalled", age_s, records_per_s, drops_per_s,
-		     st.emitted, self_dropped(&st), st.mounts_observed);
 	*len = n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 	return status;
 }
