@@ -66,6 +66,53 @@ struct fuse_req___les {
 } __attribute__((preserve_access_index));
 
 /*
+ * Where the fuse module has no BTF (5.10 and older, or a kernel built
+ * without module BTF), struct fuse_req cannot be read by CO-RE. Its head has
+ * been the same since 5.4 ("fuse: convert to fuse_args", when args moved out
+ * of the request) up to 6.18 on 64-bit kernels: list and intr_entry (two
+ * list_heads), args (a pointer), count (refcount_t, padded), flags
+ * (unsigned long), then in.h (UAPI struct fuse_in_header) and out.h (UAPI
+ * struct fuse_out_header). The no-BTF probes read those two headers there,
+ * and believe them only for a request whose unique ID, read at its send, is
+ * found again at its end both in in.h and in out.h (where the kernel copied
+ * the daemon's reply header): two words 40 bytes apart that agree. The
+ * head of fuse_copy_state (int write; struct fuse_req *req) is as old as
+ * /dev/fuse and is believed only for a request being traced.
+ */
+#define FUSE_REQ_IN_H_OFF  56
+#define FUSE_REQ_OUT_H_OFF 96
+#define FUSE_CS_REQ_OFF	   8
+
+/* The two headers as the UAPI fixes them (linux/fuse.h): no CO-RE. */
+struct fuse_in_header_uapi {
+	__u32 len;
+	__u32 opcode;
+	__u64 unique;
+	__u64 nodeid;
+	__u32 uid;
+	__u32 gid;
+	__u32 pid;
+	__u32 padding;
+};
+
+struct fuse_out_header_uapi {
+	__u32 len;
+	__s32 error;
+	__u64 unique;
+};
+
+/*
+ * fs/fuse/dev.c's copy state: which request is being copied, and the
+ * direction (write: to the daemon, i.e. the daemon reads the request).
+ * write was an int before 6.13 and is a one-bit field since ("fuse: convert
+ * fuse_copy_state flags to bit fields"), so it is read as a bitfield.
+ */
+struct fuse_copy_state___les {
+	int write;
+	struct fuse_req___les *req;
+} __attribute__((preserve_access_index));
+
+/*
  * Records of the fuse:fuse_request_send/end tracepoints (added in 6.12), as
  * their format files in tracefs give them; used only where tp_btf cannot
  * reach struct fuse_req.

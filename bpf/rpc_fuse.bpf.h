@@ -8,6 +8,19 @@
  * before the input queue assigns in.h.unique, so every send reads 0 there;
  * on 6.18 the ID is set first. The end runs in the FUSE daemon's context,
  * so everything about the requester is captured at send.
+ *
+ * Kernels without the tracepoints (before 6.12) are reached by function
+ * probes (fentry, or kprobe) on fs/fuse/dev.c, read through the fuse
+ * module's BTF (5.11 and later):
+ *   send   queue_request_and_unlock(fiq, req): every request put on the
+ *          input queue, sync or background, with its unique ID already set
+ *          (__fuse_request_send and flush_bg_queue assign it first);
+ *   end    fuse_request_end(req): replied, aborted or failed.
+ * Where BTF reaches struct fuse_copy_state, fuse_copy_args(cs, ...) copying
+ * to the daemon (cs->write) marks the daemon's read of cs->req, which splits
+ * the request's time into its wait in the queue and the daemon's answer.
+ * Forgets and interrupts have queues of their own and are no requests here,
+ * as for the tracepoints.
  */
 #ifndef LES_RPC_FUSE_BPF_H
 #define LES_RPC_FUSE_BPF_H
@@ -76,10 +89,22 @@ static __always_inline void fuse_attribute(struct fuse_inflight *v, const struct
 		frame->dev = dev;
 }
 
-static __always_inline int fuse_send(__u32 dev, __u64 req, __u32 opcode, __u32 len,
-				     const struct fuse_requester *rq)
+/* Bytes a WRITE request carries, from its in.h.len. */
+static __always_inline __u64 fuse_write_payload(__u32 opcode, __u32 len)
 {
-	struct fuse_inflight_key key = { .dev = dev, .req = req };
+	if (opcode != FUSE_WRITE_OPCODE || len <= FUSE_IN_HEADER_SIZE + FUSE_WRITE_IN_SIZE)
+		return 0;
+	return len - FUSE_IN_HEADER_SIZE - FUSE_WRITE_IN_SIZE;
+}
+
+/*
+ * key_dev: the dev part of the table's key (0 on the no-BTF path, whose end
+ * cannot read the mount); unique: 0 where not known yet.
+ */
+static __always_inline int fuse_send(__u32 key_dev, __u32 dev, __u64 req, __u64 unique,
+				     __u32 opcode, __u32 len, const struct fuse_requester *rq)
+{
+	struct fuse_inflight_key key = {.dev = key_dev, .req = req};
 	struct fuse_inflight v = {};
 
 	count_probe(LES_PROBE_FUSE_SEND);
@@ -87,14 +112,15 @@ static __always_inline int fuse_send(__u32 dev, __u64 req, __u32 opcode, __u32 l
 		return 0;
 	v.start_ns = bpf_ktime_get_ns();
 	v.opcode = opcode;
+	v.dev = dev;
+	v.unique = unique;
 	v.cgroup_id = bpf_get_current_cgroup_id();
 	fuse_attribute(&v, rq, dev);
 	if (task_rec_filtered_out(&v.task)) {
 		count(LES_CNT_FILTERED);
 		return 0;
 	}
-	if (opcode == FUSE_WRITE_OPCODE && len > FUSE_IN_HEADER_SIZE + FUSE_WRITE_IN_SIZE)
-		v.bytes_sent = len - FUSE_IN_HEADER_SIZE - FUSE_WRITE_IN_SIZE;
+	v.bytes_sent = fuse_write_payload(opcode, len);
 	if (bpf_map_update_elem(&fuse_inflight, &key, &v, BPF_ANY))
 		count(LES_CNT_INFLIGHT_FULL);
 	return 0;
@@ -130,9 +156,23 @@ static __always_inline __u64 fuse_reply_bytes(const struct fuse_inflight *v, __u
 	return 0;
 }
 
-/* req: the key fuse_send used; unique: the request's ID, set by now. */
-static __always_inline int fuse_end(__u32 dev, __u64 req, __u64 unique, __u32 out_len,
-				    __s32 error)
+/* The daemon's share: queued -> read, read -> end. */
+static __always_inline void fuse_split(struct les_rec_rpc *rec, const struct fuse_inflight *v,
+				       __u64 now)
+{
+	if (!v->read_ns || v->read_ns < v->start_ns || v->read_ns > now)
+		return;
+	rec->backlog_ns = v->read_ns - v->start_ns;
+	rec->rtt_ns = now - v->read_ns;
+	rec->flags |= LES_RPC_F_DAEMON_READ;
+}
+
+/*
+ * req: the key fuse_send used; unique: the request's ID, set by now;
+ * in_len: in.h.len where the send could not read it yet (0: use the send's).
+ */
+static __always_inline int fuse_end(__u32 dev, __u64 req, __u64 unique, __u32 out_len, __s32 error,
+				    __u32 in_len)
 {
 	struct fuse_inflight_key key = { .dev = dev, .req = req };
 	struct les_rec_rpc *rec;
@@ -157,15 +197,18 @@ static __always_inline int fuse_end(__u32 dev, __u64 req, __u64 unique, __u32 ou
 	if (!rec)
 		goto out;
 	rpc_rec_init(rec, LES_PROTO_FUSE, LES_RPC_OP_NONE, now, latency);
+	if (!v->bytes_sent)
+		v->bytes_sent = fuse_write_payload(v->opcode, in_len);
 	rec->opcode = v->opcode;
 	rec->bytes = fuse_reply_bytes(v, out_len, error);
 	rec->parent_op_id = v->parent_op_id;
 	rec->req_id = unique;
 	rec->cgroup_id = v->cgroup_id;
-	rec->dev = dev;
+	rec->dev = v->dev;
 	rec->err = error < 0 ? -error : error;
 	rec->worker_pid = v->worker_pid;
 	rec->flags = v->flags | LES_RPC_F_OPCODE;
+	fuse_split(rec, v, now);
 	rec->task = v->task;
 	__builtin_memcpy(rec->worker_comm, v->worker_comm, LES_COMM_LEN);
 	submit(rec);
@@ -179,6 +222,7 @@ SEC("tp_btf/fuse_request_send")
 int BPF_PROG(fuse_send_btf, struct fuse_req___les *req)
 {
 	struct fuse_requester rq;
+	__u32 dev;
 
 	if (!req) /* 6.12 and later type it trusted_ptr_or_null */
 		return 0;
@@ -188,7 +232,8 @@ int BPF_PROG(fuse_send_btf, struct fuse_req___les *req)
 		.gid = BPF_CORE_READ(req, in.h.gid),
 	};
 
-	return fuse_send(BPF_CORE_READ(req, fm, fc, dev), (__u64)req, BPF_CORE_READ(req, in.h.opcode),
+	dev = BPF_CORE_READ(req, fm, fc, dev);
+	return fuse_send(dev, dev, (__u64)req, 0, BPF_CORE_READ(req, in.h.opcode),
 			 BPF_CORE_READ(req, in.h.len), &rq);
 }
 
@@ -197,8 +242,9 @@ int BPF_PROG(fuse_end_btf, struct fuse_req___les *req)
 {
 	if (!req)
 		return 0;
-	return fuse_end(BPF_CORE_READ(req, fm, fc, dev), (__u64)req, BPF_CORE_READ(req, in.h.unique),
-			BPF_CORE_READ(req, out.h.len), BPF_CORE_READ(req, out.h.error));
+	return fuse_end(BPF_CORE_READ(req, fm, fc, dev), (__u64)req,
+			BPF_CORE_READ(req, in.h.unique), BPF_CORE_READ(req, out.h.len),
+			BPF_CORE_READ(req, out.h.error), 0);
 }
 
 /*
@@ -211,13 +257,214 @@ int fuse_send_tp(struct fuse_send_tp_ctx *ctx)
 {
 	struct fuse_requester rq = {};
 
-	return fuse_send(ctx->connection, ctx->unique, ctx->opcode, ctx->len, &rq);
+	return fuse_send(ctx->connection, ctx->connection, ctx->unique, ctx->unique, ctx->opcode,
+			 ctx->len, &rq);
 }
 
 SEC("tp/fuse/fuse_request_end")
 int fuse_end_tp(struct fuse_end_tp_ctx *ctx)
 {
-	return fuse_end(ctx->connection, ctx->unique, ctx->unique, ctx->len, ctx->error);
+	return fuse_end(ctx->connection, ctx->unique, ctx->unique, ctx->len, ctx->error, 0);
+}
+
+/* --- function probes: kernels without the tracepoints ---------------------- */
+
+static __always_inline struct fuse_requester fuse_req_requester(struct fuse_req___les *req)
+{
+	return (struct fuse_requester){
+		.tid = BPF_CORE_READ(req, in.h.pid),
+		.uid = BPF_CORE_READ(req, in.h.uid),
+		.gid = BPF_CORE_READ(req, in.h.gid),
+	};
+}
+
+/* in.h.len is set inside queue_request_and_unlock: WRITE bytes are taken at the end. */
+static __always_inline int fuse_queue_fn(struct fuse_req___les *req)
+{
+	struct fuse_requester rq;
+	__u32 dev;
+
+	if (!req)
+		return 0;
+	rq = fuse_req_requester(req);
+	dev = BPF_CORE_READ(req, fm, fc, dev);
+	return fuse_send(dev, dev, (__u64)req, BPF_CORE_READ(req, in.h.unique),
+			 BPF_CORE_READ(req, in.h.opcode), 0, &rq);
+}
+
+static __always_inline int fuse_end_fn(struct fuse_req___les *req)
+{
+	if (!req)
+		return 0;
+	return fuse_end(BPF_CORE_READ(req, fm, fc, dev), (__u64)req,
+			BPF_CORE_READ(req, in.h.unique), BPF_CORE_READ(req, out.h.len),
+			BPF_CORE_READ(req, out.h.error), BPF_CORE_READ(req, in.h.len));
+}
+
+/* The daemon reads a request: its copy to the daemon begins. Only the first counts. */
+static __always_inline int fuse_read_fn(struct fuse_copy_state___les *cs)
+{
+	struct fuse_inflight_key key = {};
+	struct fuse_req___les *req;
+	struct fuse_inflight *v;
+
+	count_probe(LES_PROBE_FUSE_READ);
+	if (!cs || !BPF_CORE_READ_BITFIELD_PROBED(cs, write))
+		return 0; /* copying the daemon's reply in */
+	req = BPF_CORE_READ(cs, req);
+	if (!req)
+		return 0;
+	key.dev = BPF_CORE_READ(req, fm, fc, dev);
+	key.req = (__u64)req;
+	v = bpf_map_lookup_elem(&fuse_inflight, &key);
+	if (v && !v->read_ns)
+		v->read_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("kprobe/queue_request_and_unlock")
+int BPF_KPROBE(fuse_queue_kp, void *fiq, struct fuse_req___les *req)
+{
+	return fuse_queue_fn(req);
+}
+
+SEC("fentry/queue_request_and_unlock")
+int fuse_queue_fe(__u64 *ctx)
+{
+	return fuse_queue_fn((struct fuse_req___les *)fn_ctx_arg(ctx, 1));
+}
+
+SEC("kprobe/fuse_request_end")
+int BPF_KPROBE(fuse_req_end_kp, struct fuse_req___les *req)
+{
+	return fuse_end_fn(req);
+}
+
+SEC("fentry/fuse_request_end")
+int fuse_req_end_fe(__u64 *ctx)
+{
+	return fuse_end_fn((struct fuse_req___les *)fn_ctx_arg(ctx, 0));
+}
+
+SEC("kprobe/fuse_copy_args")
+int BPF_KPROBE(fuse_copy_args_kp, struct fuse_copy_state___les *cs)
+{
+	return fuse_read_fn(cs);
+}
+
+SEC("fentry/fuse_copy_args")
+int fuse_copy_args_fe(__u64 *ctx)
+{
+	return fuse_read_fn((struct fuse_copy_state___les *)fn_ctx_arg(ctx, 0));
+}
+
+/* --- function probes without BTF (see FUSE_REQ_IN_H_OFF in compat.h) ------- */
+
+static __always_inline int fuse_read_headers(__u64 req, struct fuse_in_header_uapi *in,
+					     struct fuse_out_header_uapi *out)
+{
+	if (bpf_probe_read_kernel(in, sizeof(*in), (void *)(req + FUSE_REQ_IN_H_OFF)))
+		return -1;
+	if (out && bpf_probe_read_kernel(out, sizeof(*out), (void *)(req + FUSE_REQ_OUT_H_OFF)))
+		return -1;
+	return 0;
+}
+
+/*
+ * The request's mount without BTF: req->fm, then fm->sb->s_dev. fm follows
+ * waitq (a vmlinux type: its size by CO-RE) and, where CONFIG_VIRTIO_FS, a
+ * pointer; in struct fuse_mount, sb follows fc, and a refcount on 5.10. A
+ * candidate is believed only when the superblock points back at that
+ * fuse_mount (s_fs_info, as fuse's fill_super sets it).
+ */
+static __always_inline __u32 fuse_nobtf_dev(__u64 req)
+{
+	__u64 fm_off = FUSE_REQ_OUT_H_OFF + sizeof(struct fuse_out_header_uapi) +
+		       bpf_core_type_size(struct wait_queue_head);
+	struct super_block *sb;
+	void *fm;
+
+	for (int i = 0; i < 4; i++) {
+		if (bpf_probe_read_kernel(&fm, sizeof(fm), (void *)(req + fm_off + (i >> 1) * 8)) ||
+		    !fm)
+			continue;
+		if (bpf_probe_read_kernel(&sb, sizeof(sb), fm + 8 + (i & 1) * 8) || !sb)
+			continue;
+		if (BPF_CORE_READ(sb, s_fs_info) == fm)
+			return BPF_CORE_READ(sb, s_dev);
+	}
+	return 0;
+}
+
+/*
+ * What is read at send is believed only at the end, when the request's
+ * unique ID is found again there and in the daemon's reply header.
+ */
+SEC("kprobe/queue_request_and_unlock")
+int BPF_KPROBE(fuse_queue_nobtf_kp, void *fiq, void *req)
+{
+	struct fuse_requester rq;
+	struct fuse_in_header_uapi in;
+	__u32 dev;
+
+	if (!req || fuse_read_headers((__u64)req, &in, NULL))
+		return 0;
+	dev = fuse_nobtf_dev((__u64)req);
+	if (!dev || !dev_observed(dev) || !in.unique) {
+		count_probe(LES_PROBE_FUSE_SEND);
+		if (!dev)
+			count(LES_CNT_FUSE_UNPLACED);
+		return 0;
+	}
+	rq = (struct fuse_requester){.tid = in.pid, .uid = in.uid, .gid = in.gid};
+	return fuse_send(0, dev, (__u64)req, in.unique, in.opcode, 0, &rq);
+}
+
+SEC("kprobe/fuse_request_end")
+int BPF_KPROBE(fuse_req_end_nobtf_kp, void *req)
+{
+	struct fuse_inflight_key key = {.req = (__u64)req};
+	struct fuse_out_header_uapi out;
+	struct fuse_in_header_uapi in;
+	struct fuse_inflight *v;
+
+	if (!req)
+		return 0;
+	v = bpf_map_lookup_elem(&fuse_inflight, &key);
+	if (!v) {
+		count_probe(LES_PROBE_FUSE_END);
+		return 0;
+	}
+	/*
+	 * The check of the fixed offsets: the ID read at send, read again in
+	 * in.h, and in out.h where fuse_dev_do_write copied the daemon's reply
+	 * header. A request ended unreplied (aborted, interrupted) fails it.
+	 */
+	if (fuse_read_headers((__u64)req, &in, &out) || in.unique != v->unique ||
+	    out.unique != v->unique) {
+		count_probe(LES_PROBE_FUSE_END);
+		count(LES_CNT_FUSE_UNVERIFIED);
+		bpf_map_delete_elem(&fuse_inflight, &key);
+		return 0;
+	}
+	return fuse_end(0, (__u64)req, in.unique, out.len, out.error, in.len);
+}
+
+SEC("kprobe/fuse_copy_args")
+int BPF_KPROBE(fuse_copy_args_nobtf_kp, void *cs)
+{
+	struct fuse_inflight_key key = {};
+	struct fuse_inflight *v;
+	int to_daemon = 0;
+
+	count_probe(LES_PROBE_FUSE_READ);
+	if (!cs || bpf_probe_read_kernel(&to_daemon, sizeof(to_daemon), cs) || !to_daemon ||
+	    bpf_probe_read_kernel(&key.req, sizeof(key.req), cs + FUSE_CS_REQ_OFF))
+		return 0;
+	v = bpf_map_lookup_elem(&fuse_inflight, &key);
+	if (v && !v->read_ns)
+		v->read_ns = bpf_ktime_get_ns();
+	return 0;
 }
 
 #endif /* LES_RPC_FUSE_BPF_H */

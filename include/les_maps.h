@@ -56,10 +56,12 @@ struct fuse_inflight {
 	__u64 parent_op_id;
 	__u64 bytes_sent;
 	__u64 cgroup_id;
+	__u64 read_ns; /* the daemon read it (fuse_copy_args), 0: not yet or not probed */
+	__u64 unique;  /* the request's ID at send (no-BTF path: checked again at its end) */
 	__u32 opcode;
 	__u32 flags;
 	__u32 worker_pid;
-	__u32 _pad;
+	__u32 dev; /* the mount's superblock dev */
 	struct les_task task;
 	char worker_comm[LES_COMM_LEN];
 };

@@ -121,17 +121,21 @@ enum les_rpc_event {
  * userspace. Per-probe hit counts follow at LES_CNT_PROBE_BASE + probe id.
  */
 enum les_counter {
-	LES_CNT_PRODUCED = 0, /* records the programs tried to emit */
-	LES_CNT_RB_DROPPED, /* bpf_ringbuf_reserve failed */
-	LES_CNT_INFLIGHT_FULL, /* in-flight table full: request not tracked */
-	LES_CNT_END_NO_SEND, /* request end with no matching send */
-	LES_CNT_EXIT_NO_ENTRY, /* op exit with no matching entry */
+	LES_CNT_PRODUCED = 0,	/* records the programs tried to emit */
+	LES_CNT_RB_DROPPED,	/* bpf_ringbuf_reserve failed */
+	LES_CNT_INFLIGHT_FULL,	/* in-flight table full: request not tracked */
+	LES_CNT_END_NO_SEND,	/* request end with no matching send */
+	LES_CNT_EXIT_NO_ENTRY,	/* op exit with no matching entry */
 	LES_CNT_DEPTH_OVERFLOW, /* nesting deeper than LES_MAX_DEPTH */
 	LES_CNT_ENTRY_REPLACED, /* entry left by an op that never exited */
-	LES_CNT_FILTERED, /* ops dropped in BPF by a filter */
-	LES_CNT_THREADS_FULL, /* per-thread op table full: op not tracked */
+	LES_CNT_FILTERED,	/* ops dropped in BPF by a filter */
+	LES_CNT_THREADS_FULL,	/* per-thread op table full: op not tracked */
 	LES_CNT_NOTICE_DROPPED, /* process notices lost: ring buffer full */
 	LES_CNT_PATH_UNRESOLVED, /* syscall fallback: path op that could be on an observed mount, undecidable */
+	/* FUSE without BTF: a request whose header failed the check against its unique ID */
+	LES_CNT_FUSE_UNVERIFIED,
+	/* FUSE without BTF: a request whose mount could not be read (no candidate held) */
+	LES_CNT_FUSE_UNPLACED,
 	LES_CNT_MAX,
 };
 
@@ -159,6 +163,7 @@ enum les_probe_id {
 	LES_PROBE_SUNRPC_STATS,
 	LES_PROBE_SUNRPC_END,
 	LES_PROBE_SUNRPC_RETRANSMIT,
+	LES_PROBE_FUSE_READ, /* the daemon reads a request (fuse_copy_args to it) */
 	LES_PROBE_MAX,
 };
 
@@ -227,9 +232,15 @@ struct les_rec_rpc {
 	__u64 bytes; /* payload: sent for writes, returned for reads */
 	__u64 parent_op_id; /* access op in flight on the submitter, 0 if none */
 	__u64 req_id; /* FUSE unique, sunrpc xid, PtlRPC request id (unique in the run) */
-	/* sunrpc: queued before the first transmission; PtlRPC: created -> first send */
+	/*
+	 * sunrpc: queued before the first transmission; PtlRPC: created -> first send;
+	 * FUSE: queued -> read by the daemon (LES_RPC_F_DAEMON_READ)
+	 */
 	__u64 backlog_ns;
-	/* sunrpc: last transmission to its reply; PtlRPC: first send -> the reply */
+	/*
+	 * sunrpc: last transmission to its reply; PtlRPC: first send -> the reply;
+	 * FUSE: read by the daemon -> its end (LES_RPC_F_DAEMON_READ)
+	 */
 	__u64 rtt_ns;
 	__u64 execute_ns; /* sunrpc only: the task's start to its end */
 	__u64 cgroup_id;
@@ -271,6 +282,8 @@ struct les_rec_rpc {
 #define LES_RPC_F_NID	      0x400 /* PtlRPC: nid is the import's peer (module BTF) */
 /* LDLM: the server answered the enqueue with a lock blocked by a conflicting one */
 #define LES_RPC_F_LOCK_BLOCKED 0x800
+/* FUSE: the daemon's read was seen: backlog_ns is queued -> read, rtt_ns read -> end */
+#define LES_RPC_F_DAEMON_READ 0x1000
 
 /* A notable event in a request's life (resend, expiry, ...). */
 struct les_rec_rpc_event {

@@ -396,6 +396,18 @@ static void put_submitter(struct jw *w, uint64_t parent_op_id, const struct les_
 	put_worker(w, flags, worker_pid, worker_comm);
 }
 
+/* A FUSE request's time in the input queue and in the daemon; null where the read was not seen. */
+static void put_fuse_split(struct jw *w, const struct les_rec_rpc *r)
+{
+	if (!(r->flags & LES_RPC_F_DAEMON_READ)) {
+		jw_lit_null(w, JW_LIT("queued_ns"));
+		jw_lit_null(w, JW_LIT("daemon_ns"));
+		return;
+	}
+	jw_lit_u64(w, JW_LIT("queued_ns"), r->backlog_ns);
+	jw_lit_u64(w, JW_LIT("daemon_ns"), r->rtt_ns);
+}
+
 void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc, const struct les_observed_mount *m,
 		    const struct les_rec_rpc *r, const struct les_enriched *en,
 		    const char *wire_job)
@@ -423,6 +435,8 @@ void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc, const struct les
 		jw_lit_u64(w, JW_LIT("rtt_ns"), r->rtt_ns);
 		jw_lit_u64(w, JW_LIT("execute_ns"), r->execute_ns);
 	}
+	if (r->proto == LES_PROTO_FUSE)
+		put_fuse_split(w, r);
 	if (r->proto == LES_PROTO_PTLRPC && r->rpc_op == LES_RPC_OP_REQUEST) {
 		put_ptlrpc_ids(w, r);
 		jw_lit_key(w, JW_LIT("replied"));

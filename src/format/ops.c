@@ -199,6 +199,8 @@ const char *les_counter_name(unsigned int counter)
 		[LES_CNT_THREADS_FULL] = "threads_full",
 		[LES_CNT_NOTICE_DROPPED] = "notices_dropped",
 		[LES_CNT_PATH_UNRESOLVED] = "path_unresolved",
+		[LES_CNT_FUSE_UNVERIFIED] = "fuse_unverified",
+		[LES_CNT_FUSE_UNPLACED] = "fuse_unplaced",
 	};
 	return counter < LES_CNT_MAX && names[counter] ? names[counter] : "unknown";
 }
@@ -228,6 +230,7 @@ const char *les_probe_name(unsigned int probe)
 		[LES_PROBE_SUNRPC_STATS] = "rpc_stats_latency",
 		[LES_PROBE_SUNRPC_END] = "rpc_task_end",
 		[LES_PROBE_SUNRPC_RETRANSMIT] = "xprt_retransmit",
+		[LES_PROBE_FUSE_READ] = "fuse_daemon_read",
 	};
 	return probe < LES_PROBE_MAX && names[probe] ? names[probe] : "unknown";
 }

@@ -127,12 +127,18 @@ static void plan_access(struct les_probe_plan *plan, const struct les_kfacts *f,
 void les_probe_plan_make(struct les_probe_plan *plan, const struct les_kfacts *f,
 			 const struct les_plan_options *po)
 {
+	struct les_rpc_fuse fuse_tp;
+
 	memset(plan, 0, sizeof(*plan));
 	plan->facts_recorded = f->recorded;
 	plan_fuse(plan, f);
 	plan_access(plan, f, po);
+	fuse_tp = (struct les_rpc_fuse){
+		.tracepoints = plan->fuse != LES_FUSE_NONE,
+		.keyed_by_req = plan->fuse == LES_FUSE_TP_BTF,
+	};
 	les_rpc_plan_make(&plan->rpc, f, po->mode, plan->fn.fentry_ok, plan->fn.fentry_reason,
-			  po->reqmsg_offset);
+			  po->reqmsg_offset, &fuse_tp);
 	plan->proc_notices =
 		les_kfacts_has_type(f, "btf_trace_sched_process_exec", BTF_KIND_TYPEDEF, NULL) &&
 		les_kfacts_has_type(f, "btf_trace_sched_process_fork", BTF_KIND_TYPEDEF, NULL);

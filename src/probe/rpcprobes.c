@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The RPC plane's probes of Lustre PtlRPC/LDLM and sunrpc, and how each is
- * reached, chosen from the kernel's facts (kfacts.h) alone.
+ * The RPC plane's probes of Lustre PtlRPC/LDLM, sunrpc and (where its
+ * tracepoints are missing) FUSE, and how each is reached, chosen from the
+ * kernel's facts (kfacts.h) alone.
  *
  * PtlRPC and LDLM functions: fentry/fexit when the function is in BTF (a
  * Lustre built with BTF) and this kernel permits tracing programs, else a
@@ -31,9 +32,13 @@
 #include "ops.h"
 #include "rpcprobes.h"
 
+/* One row per line: clang-format would break the stringified names apart. */
+/* clang-format off */
 #define PTL(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_PTLRPC, r, { kp, kr }, { fe, fx }, NULL }
 #define LDLM(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_LDLM, r, { kp, kr }, { fe, fx }, NULL }
 #define SUNRPC(tp, r, prog) { "sunrpc:" #tp, LES_PROTO_SUNRPC, r, { 0 }, { 0 }, prog }
+#define FUSE(fn, r, kp, fe, nb) { #fn, LES_PROTO_FUSE, r, { kp, NULL }, { fe, NULL }, NULL, { nb } }
+/* clang-format on */
 
 /* Sources: lustre-release lustre/ptlrpc (client.c, niobuf.c, recover.c, ptlrpcd.c),
  * lustre/ldlm/ldlm_request.c; Linux include/trace/events/sunrpc.h. */
@@ -86,6 +91,17 @@ static const struct les_rpc_fn rpc_table[] = {
 	     NULL, NULL),
 	LDLM(ldlm_completion_ast, "lock_wait records (waiting for the grant)", "ptl_completion_kp",
 	     "ptl_completion_kr", "ptl_completion_fe", "ptl_completion_fx"),
+	/*
+	 * fs/fuse/dev.c, where the fuse tracepoints (6.12) are missing: static
+	 * but called from several places (queue_request_and_unlock, fuse_copy_args)
+	 * or exported (fuse_request_end), so kept out of line.
+	 */
+	FUSE(queue_request_and_unlock, "request sent: queued for the daemon, requester, opcode",
+	     "fuse_queue_kp", "fuse_queue_fe", "fuse_queue_nobtf_kp"),
+	FUSE(fuse_request_end, "request end: the daemon's reply, its errno and bytes",
+	     "fuse_req_end_kp", "fuse_req_end_fe", "fuse_req_end_nobtf_kp"),
+	FUSE(fuse_copy_args, "the daemon reads the request: time queued vs in the daemon",
+	     "fuse_copy_args_kp", "fuse_copy_args_fe", "fuse_copy_args_nobtf_kp"),
 	SUNRPC(rpc_task_begin, "submitter of each RPC task", "sunrpc_begin_btf"),
 	SUNRPC(rpc_task_end, "in flight until here", "sunrpc_end_btf"),
 	SUNRPC(rpc_stats_latency, "rpc records: backlog, rtt, execute", "sunrpc_stats_btf"),
@@ -111,6 +127,12 @@ static bool locate(struct les_rpc_probe *pr, const struct les_kfacts *f)
 		snprintf(pr->reason, sizeof(pr->reason),
 			 "only the compiler's clone %s in kallsyms: its arguments may differ",
 			 clone->name);
+	else if (pr->f->proto == LES_PROTO_FUSE)
+		snprintf(pr->reason, sizeof(pr->reason), "not in kallsyms (%s)",
+			 les_kfacts_module_loaded(f, "fuse") ||
+					 les_kfacts_sym(f, "fuse_request_end")
+				 ? "inlined or renamed by this kernel's build"
+				 : "fuse not loaded");
 	else
 		snprintf(pr->reason, sizeof(pr->reason), "not in kallsyms (%s)",
 			 les_kfacts_module_loaded(f, "ptlrpc")
@@ -135,7 +157,7 @@ static void choose_fn(struct les_rpc_probe *pr, const struct les_kfacts *f,
 		return;
 	}
 	snprintf(pr->reason, sizeof(pr->reason), "kprobes not configured; fentry: %s",
-		 !twin ? "not offered for this function"
+		 !twin	      ? "not offered for this function"
 		 : !fentry_ok ? fentry_reason
 			      : "no BTF for it");
 }
@@ -162,6 +184,99 @@ static void choose_tp(struct les_rpc_probe *pr, const struct les_kfacts *f)
 		snprintf(pr->reason, sizeof(pr->reason), "no BTF for sunrpc (tp_btf needs it)");
 }
 
+/* The struct a FUSE row reads by CO-RE, in the BTF of where the function is. */
+static const char *fuse_row_type(const struct les_rpc_fn *fn)
+{
+	return strcmp(fn->name, "fuse_copy_args") == 0 ? "fuse_copy_state" : "fuse_req";
+}
+
+static bool fuse_row_is_split(const struct les_rpc_fn *fn)
+{
+	return strcmp(fn->name, "fuse_copy_args") == 0;
+}
+
+/*
+ * FUSE rows read their structs by CO-RE where BTF has them (fentry or
+ * kprobe), else by the no-BTF kprobes (compat.h: a head unchanged since 5.4,
+ * checked by each request's unique ID). The daemon's read needs requests
+ * keyed by their struct fuse_req (tp_btf, or the send/end pair).
+ */
+static void choose_fuse(struct les_rpc_probe *pr, const struct les_kfacts *f,
+			const struct les_rpc_fuse *fuse, enum les_attach_mode mode, bool fentry_ok,
+			const char *fentry_reason)
+{
+	bool btf = les_kfacts_has_type(f, "fuse_req", BTF_KIND_STRUCT, pr->where) &&
+		   les_kfacts_has_type(f, fuse_row_type(pr->f), BTF_KIND_STRUCT, pr->where);
+
+	if (fuse_row_is_split(pr->f) && fuse->tracepoints && !fuse->keyed_by_req) {
+		snprintf(pr->reason, sizeof(pr->reason),
+			 "the plain tracepoints key requests by unique ID, not by struct fuse_req");
+		return;
+	}
+	if (btf) {
+		choose_fn(pr, f, mode, fentry_ok, fentry_reason);
+		return;
+	}
+	if (!f->kprobes) {
+		snprintf(pr->reason, sizeof(pr->reason),
+			 "no BTF for struct fuse_req in %s, and no kprobes for its no-BTF reads",
+			 pr->where);
+		return;
+	}
+	pr->nobtf = true;
+	pr->method = LES_ATTACH_KPROBE;
+}
+
+static const struct les_rpc_probe *rpc_row(const struct les_rpc_plan *p, const char *name)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (strcmp(p->probe[i].f->name, name) == 0)
+			return &p->probe[i];
+	return NULL;
+}
+
+/* Send and end stand back for the tracepoints, wherever the functions are. */
+static bool fuse_tracepoints_serve(struct les_rpc_probe *pr, const struct les_rpc_fuse *fuse)
+{
+	if (pr->f->proto != LES_PROTO_FUSE || fuse_row_is_split(pr->f) || !fuse->tracepoints)
+		return false;
+	snprintf(pr->reason, sizeof(pr->reason),
+		 "the fuse:fuse_request_send/end tracepoints serve instead");
+	return true;
+}
+
+/*
+ * Send and end only together, in one flavour (BTF or not); the daemon's
+ * read only with requests to mark.
+ */
+static void fuse_rows_pair(struct les_rpc_plan *p, bool tracepoints)
+{
+	const struct les_rpc_probe *send = rpc_row(p, "queue_request_and_unlock");
+	const struct les_rpc_probe *end = rpc_row(p, "fuse_request_end");
+	bool pair = send->method != LES_ATTACH_NONE && end->method != LES_ATTACH_NONE &&
+		    send->nobtf == end->nobtf;
+
+	for (size_t i = 0; i < p->n; i++) {
+		struct les_rpc_probe *pr = &p->probe[i];
+		bool keep;
+
+		if (pr->f->proto != LES_PROTO_FUSE || pr->method == LES_ATTACH_NONE)
+			continue;
+		if (fuse_row_is_split(pr->f))
+			keep = tracepoints || (pair && pr->nobtf == send->nobtf);
+		else
+			keep = pair;
+		if (keep)
+			continue;
+		pr->method = LES_ATTACH_NONE;
+		pr->nobtf = false;
+		snprintf(pr->reason, sizeof(pr->reason), "%s",
+			 fuse_row_is_split(pr->f)
+				 ? "no request send and end to split"
+				 : "queue_request_and_unlock and fuse_request_end go together");
+	}
+}
+
 /* The module PtlRPC lives in: where ptlrpc_queue_wait is. */
 static const char *ptlrpc_module(const struct les_rpc_plan *p)
 {
@@ -183,8 +298,7 @@ enum les_attach_method les_rpc_plan_method(const struct les_rpc_plan *p, const c
  * rq_reqmsg's offset, for requests whose packing was not seen: module BTF
  * (CO-RE, offset stays -1), else LES_PTLRPC_REQMSG_OFFSET (reqmsg_env).
  */
-static void plan_reqmsg(struct les_rpc_plan *p, const struct les_kfacts *f,
-			const char *reqmsg_env)
+static void plan_reqmsg(struct les_rpc_plan *p, const struct les_kfacts *f, const char *reqmsg_env)
 {
 	char *end;
 	long v;
@@ -213,8 +327,7 @@ static void plan_reqmsg(struct les_rpc_plan *p, const struct les_kfacts *f,
 		 LES_PTLRPC_REQMSG_ENV);
 }
 
-static void plan_opcode(struct les_rpc_plan *p, const struct les_kfacts *f,
-			const char *reqmsg_env)
+static void plan_opcode(struct les_rpc_plan *p, const struct les_kfacts *f, const char *reqmsg_env)
 {
 	p->reqmsg_off = -1;
 	plan_reqmsg(p, f, reqmsg_env);
@@ -223,7 +336,8 @@ static void plan_opcode(struct les_rpc_plan *p, const struct les_kfacts *f,
 	     les_rpc_plan_method(p, "ptlrpc_request_bufs_pack") != LES_ATTACH_NONE))
 		snprintf(p->opcode_source, sizeof(p->opcode_source),
 			 "ptlrpc_request_pack's argument, message from lustre_msg_set_opc; "
-			 "else %s", p->reqmsg_source);
+			 "else %s",
+			 p->reqmsg_source);
 	else
 		snprintf(p->opcode_source, sizeof(p->opcode_source), "%s", p->reqmsg_source);
 }
@@ -235,6 +349,8 @@ void les_rpc_plan_wants(struct les_kf_wants *w)
 	les_kf_want_module(w, "ptlrpc");
 	les_kf_want_module(w, "sunrpc");
 	les_kf_want_type(w, "ptlrpc_request", BTF_KIND_STRUCT);
+	les_kf_want_type(w, "fuse_req", BTF_KIND_STRUCT);
+	les_kf_want_type(w, "fuse_copy_state", BTF_KIND_STRUCT);
 	for (size_t i = 0; i < sizeof(rpc_table) / sizeof(rpc_table[0]); i++) {
 		const char *event;
 
@@ -252,7 +368,7 @@ void les_rpc_plan_wants(struct les_kf_wants *w)
 
 void les_rpc_plan_make(struct les_rpc_plan *p, const struct les_kfacts *f,
 		       enum les_attach_mode mode, bool fentry_ok, const char *fentry_reason,
-		       const char *reqmsg_env)
+		       const char *reqmsg_env, const struct les_rpc_fuse *fuse)
 {
 	memset(p, 0, sizeof(*p));
 	p->n = sizeof(rpc_table) / sizeof(rpc_table[0]);
@@ -262,9 +378,14 @@ void les_rpc_plan_make(struct les_rpc_plan *p, const struct les_kfacts *f,
 		pr->f = &rpc_table[i];
 		if (pr->f->tp_btf)
 			choose_tp(pr, f);
-		else if (locate(pr, f))
+		else if (fuse_tracepoints_serve(pr, fuse) || !locate(pr, f))
+			continue;
+		else if (pr->f->proto == LES_PROTO_FUSE)
+			choose_fuse(pr, f, fuse, mode, fentry_ok, fentry_reason);
+		else
 			choose_fn(pr, f, mode, fentry_ok, fentry_reason);
 	}
+	fuse_rows_pair(p, fuse->tracepoints);
 	plan_opcode(p, f, reqmsg_env);
 }
 
@@ -280,7 +401,12 @@ bool les_rpc_plan_owns(const struct les_rpc_plan *p, const char *prog_name, bool
 		const struct les_rpc_fn *f = pr->f;
 
 		if (name_is(prog_name, f->kprobe[0]) || name_is(prog_name, f->kprobe[1])) {
-			*want = pr->method == LES_ATTACH_KPROBE;
+			*want = pr->method == LES_ATTACH_KPROBE && !pr->nobtf;
+			return true;
+		}
+		if (name_is(prog_name, f->kprobe_nobtf[0]) ||
+		    name_is(prog_name, f->kprobe_nobtf[1])) {
+			*want = pr->method == LES_ATTACH_KPROBE && pr->nobtf;
 			return true;
 		}
 		if (name_is(prog_name, f->fentry[0]) || name_is(prog_name, f->fentry[1])) {
@@ -325,6 +451,11 @@ void les_rpc_plan_json(const struct les_rpc_plan *p, struct jw *w)
 		jw_kv_cstr(w, "reason", pr->reason[0] ? pr->reason : NULL);
 		if (pr->f->proto == LES_PROTO_PTLRPC)
 			jw_kv_cstr(w, "opcode", p->opcode_source);
+		if (pr->f->proto == LES_PROTO_FUSE && pr->method != LES_ATTACH_NONE)
+			jw_kv_cstr(w, "fields",
+				   pr->nobtf
+					   ? "fixed offsets, each request checked by its unique ID"
+					   : "BTF (CO-RE)");
 		jw_obj_end(w);
 	}
 }
@@ -346,26 +477,65 @@ void les_rpc_plan_text(const struct les_rpc_plan *p, FILE *out)
 
 /* lustre/include/uapi/linux/lustre/lustre_idl.h, lower case. */
 static const char *const ptlrpc_opcodes[] = {
-	[1] = "ost_getattr",	   [2] = "ost_setattr",	       [3] = "ost_read",
-	[4] = "ost_write",	   [5] = "ost_create",	       [6] = "ost_destroy",
-	[7] = "ost_get_info",	   [8] = "ost_connect",	       [9] = "ost_disconnect",
-	[10] = "ost_punch",	   [11] = "ost_open",	       [12] = "ost_close",
-	[13] = "ost_statfs",	   [16] = "ost_sync",	       [17] = "ost_set_info",
-	[18] = "ost_quotacheck",   [19] = "ost_quotactl",      [20] = "ost_quota_adjust_qunit",
-	[21] = "ost_ladvise",	   [22] = "ost_fallocate",     [23] = "ost_seek",
-	[33] = "mds_getattr",	   [34] = "mds_getattr_name",  [35] = "mds_close",
-	[36] = "mds_reint",	   [37] = "mds_readpage",      [38] = "mds_connect",
-	[39] = "mds_disconnect",   [40] = "mds_get_root",      [41] = "mds_statfs",
-	[42] = "mds_pin",	   [43] = "mds_unpin",	       [44] = "mds_sync",
-	[45] = "mds_done_writing", [46] = "mds_set_info",      [47] = "mds_quotacheck",
-	[48] = "mds_quotactl",	   [49] = "mds_getxattr",      [50] = "mds_setxattr",
-	[51] = "mds_writepage",	   [52] = "mds_is_subdir",     [53] = "mds_get_info",
-	[54] = "mds_hsm_state_get", [55] = "mds_hsm_state_set", [56] = "mds_hsm_action",
-	[57] = "mds_hsm_progress", [58] = "mds_hsm_request",   [59] = "mds_hsm_ct_register",
-	[60] = "mds_hsm_ct_unregister", [61] = "mds_swap_layouts", [62] = "mds_rmfid",
-	[63] = "mds_batch",	   [64] = "mds_hsm_data_version",
-	[101] = "ldlm_enqueue",	   [102] = "ldlm_convert",     [103] = "ldlm_cancel",
-	[104] = "ldlm_bl_callback", [105] = "ldlm_cp_callback", [106] = "ldlm_gl_callback",
+	[1] = "ost_getattr",
+	[2] = "ost_setattr",
+	[3] = "ost_read",
+	[4] = "ost_write",
+	[5] = "ost_create",
+	[6] = "ost_destroy",
+	[7] = "ost_get_info",
+	[8] = "ost_connect",
+	[9] = "ost_disconnect",
+	[10] = "ost_punch",
+	[11] = "ost_open",
+	[12] = "ost_close",
+	[13] = "ost_statfs",
+	[16] = "ost_sync",
+	[17] = "ost_set_info",
+	[18] = "ost_quotacheck",
+	[19] = "ost_quotactl",
+	[20] = "ost_quota_adjust_qunit",
+	[21] = "ost_ladvise",
+	[22] = "ost_fallocate",
+	[23] = "ost_seek",
+	[33] = "mds_getattr",
+	[34] = "mds_getattr_name",
+	[35] = "mds_close",
+	[36] = "mds_reint",
+	[37] = "mds_readpage",
+	[38] = "mds_connect",
+	[39] = "mds_disconnect",
+	[40] = "mds_get_root",
+	[41] = "mds_statfs",
+	[42] = "mds_pin",
+	[43] = "mds_unpin",
+	[44] = "mds_sync",
+	[45] = "mds_done_writing",
+	[46] = "mds_set_info",
+	[47] = "mds_quotacheck",
+	[48] = "mds_quotactl",
+	[49] = "mds_getxattr",
+	[50] = "mds_setxattr",
+	[51] = "mds_writepage",
+	[52] = "mds_is_subdir",
+	[53] = "mds_get_info",
+	[54] = "mds_hsm_state_get",
+	[55] = "mds_hsm_state_set",
+	[56] = "mds_hsm_action",
+	[57] = "mds_hsm_progress",
+	[58] = "mds_hsm_request",
+	[59] = "mds_hsm_ct_register",
+	[60] = "mds_hsm_ct_unregister",
+	[61] = "mds_swap_layouts",
+	[62] = "mds_rmfid",
+	[63] = "mds_batch",
+	[64] = "mds_hsm_data_version",
+	[101] = "ldlm_enqueue",
+	[102] = "ldlm_convert",
+	[103] = "ldlm_cancel",
+	[104] = "ldlm_bl_callback",
+	[105] = "ldlm_cp_callback",
+	[106] = "ldlm_gl_callback",
 	[107] = "ldlm_set_info",
 };
 
@@ -373,11 +543,11 @@ static const struct {
 	unsigned int opcode;
 	const char *name;
 } ptlrpc_opcodes_high[] = {
-	{ 250, "mgs_connect" },	    { 251, "mgs_disconnect" }, { 252, "mgs_exception" },
-	{ 253, "mgs_target_reg" },  { 254, "mgs_target_del" }, { 255, "mgs_set_info" },
-	{ 256, "mgs_config_read" }, { 400, "obd_ping" },       { 403, "obd_idx_read" },
-	{ 700, "seq_query" },	    { 900, "fld_query" },      { 901, "fld_read" },
-	{ 1000, "out_update" },
+	{250, "mgs_connect"},	  {251, "mgs_disconnect"}, {252, "mgs_exception"},
+	{253, "mgs_target_reg"},  {254, "mgs_target_del"}, {255, "mgs_set_info"},
+	{256, "mgs_config_read"}, {400, "obd_ping"},	   {403, "obd_idx_read"},
+	{700, "seq_query"},	  {900, "fld_query"},	   {901, "fld_read"},
+	{1000, "out_update"},
 };
 
 const char *les_ptlrpc_opcode_name(unsigned int opcode)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The RPC plane's probes besides FUSE: Lustre PtlRPC and LDLM functions
- * (kprobe, or fentry where the module has BTF) and the sunrpc tracepoints
- * (tp_btf). For each, the method the running kernel offers or the reason
+ * The RPC plane's probes besides the FUSE tracepoints: Lustre PtlRPC and
+ * LDLM functions (kprobe, or fentry where the module has BTF), the sunrpc
+ * tracepoints (tp_btf), and FUSE's own functions where its tracepoints are
+ * missing (module BTF needed). For each, the method the running kernel offers or the reason
  * there is none, chosen from the kernel's facts (kallsyms, BTF, tracefs). Also the names the
  * records of this plane carry (PtlRPC opcodes, sunrpc programs).
  */
@@ -30,12 +31,14 @@ struct les_rpc_fn {
 	const char *kprobe[2]; /* entry and exit programs; NULL: none */
 	const char *fentry[2];
 	const char *tp_btf; /* tracepoint rows: the program */
+	const char *kprobe_nobtf[2]; /* FUSE: kprobes that read no struct by BTF */
 };
 
 struct les_rpc_probe {
 	const struct les_rpc_fn *f;
 	enum les_attach_method method; /* NONE, FENTRY, KPROBE or TRACEPOINT */
 	bool present; /* in kallsyms, or the tracepoint exists */
+	bool nobtf;   /* FUSE: by kprobe_nobtf (no BTF for its structs) */
 	char where[32]; /* "vmlinux" or the module */
 	char reason[LES_RPC_REASON_MAX]; /* why none; empty when planned */
 };
@@ -48,6 +51,12 @@ struct les_rpc_plan {
 	char reqmsg_source[LES_RPC_REASON_MAX]; /* where rq_reqmsg's offset comes from, or why not */
 };
 
+/* How the FUSE tracepoints serve (the FUSE rows stand back for them). */
+struct les_rpc_fuse {
+	bool tracepoints;  /* fuse:fuse_request_send/end give send and end */
+	bool keyed_by_req; /* ... by struct fuse_req (tp_btf), not by unique ID */
+};
+
 /* What the table needs to know of the kernel: functions, tracepoints, types. */
 void les_rpc_plan_wants(struct les_kf_wants *w);
 
@@ -58,7 +67,7 @@ void les_rpc_plan_wants(struct les_kf_wants *w);
  */
 void les_rpc_plan_make(struct les_rpc_plan *p, const struct les_kfacts *f,
 		       enum les_attach_mode mode, bool fentry_ok, const char *fentry_reason,
-		       const char *reqmsg_env);
+		       const char *reqmsg_env, const struct les_rpc_fuse *fuse);
 
 /* How the function or tracepoint name is reached, LES_ATTACH_NONE if not. */
 enum les_attach_method les_rpc_plan_method(const struct les_rpc_plan *p, const char *name);

@@ -1,8 +1,9 @@
 #!/bin/bash
-# 25_rpc_verifier.sh: the RPC plane's PtlRPC, LDLM and sunrpc programs
+# 25_rpc_verifier.sh: the RPC plane's PtlRPC, LDLM, sunrpc and FUSE function programs
 # through this kernel's verifier.
 #
-# - PtlRPC/LDLM kprobe programs: loaded twice, once without an rq_reqmsg
+# - PtlRPC/LDLM and FUSE kprobe programs (the FUSE ones read struct fuse_req
+#   by CO-RE or, the _nobtf ones, at fixed offsets): loaded twice, once without an rq_reqmsg
 #   offset and once with one (ptlrpc_reqmsg_off is .rodata: with -1 the
 #   verifier prunes the opcode reader as dead code, so it would never be
 #   checked).
@@ -49,11 +50,17 @@ static bool ends_with(const char *s, const char *tail)
 	return n >= m && strcmp(s + n - m, tail) == 0;
 }
 
+/* FUSE's function probes (kernels without its tracepoints): fuse_*_kp, fuse_*_fe. */
+static bool fuse_fn_prog(const char *name)
+{
+	return !strncmp(name, "fuse_", 5) && (ends_with(name, "_kp") || ends_with(name, "_fe"));
+}
+
 static enum group group_of(const char *name)
 {
 	if (!strncmp(name, "sunrpc_", 7))
 		return G_SUNRPC;
-	if (strncmp(name, "ptl_", 4))
+	if (strncmp(name, "ptl_", 4) && !fuse_fn_prog(name))
 		return G_NONE;
 	if (ends_with(name, "_fe") || ends_with(name, "_fx"))
 		return G_FENTRY;
@@ -155,13 +162,15 @@ n_progs()
 }
 
 # The programs the object has, from the skeleton: so a new one is never left out.
-n_kprobe=$(grep -oE 'struct bpf_program \*ptl_[a-z_]*_k[pr];' "$build/bpf/les.skel.h" | sort -u | wc -l)
-n_fentry=$(grep -oE 'struct bpf_program \*ptl_[a-z_]*_f[ex];' "$build/bpf/les.skel.h" | sort -u | wc -l)
+n_kprobe=$(grep -oE 'struct bpf_program \*(ptl|fuse)_[a-z_]*_k[pr];' "$build/bpf/les.skel.h" |
+	sort -u | wc -l)
+n_fentry=$(grep -oE 'struct bpf_program \*(ptl|fuse)_[a-z_]*_f[ex];' "$build/bpf/les.skel.h" |
+	sort -u | wc -l)
 n_sunrpc=$(grep -oE 'struct bpf_program \*sunrpc_[a-z_]*;' "$build/bpf/les.skel.h" | sort -u | wc -l)
 
 les_true "loader ran without failures" test "$status" -eq 0
-les_true "the object has PtlRPC/LDLM kprobes ($n_kprobe), fentry twins ($n_fentry), sunrpc ($n_sunrpc)" \
-	test "$n_kprobe" -ge 15 -a "$n_fentry" -ge 13 -a "$n_sunrpc" -eq 4
+les_true "the object has PtlRPC/LDLM/FUSE kprobes ($n_kprobe), fentry twins ($n_fentry), sunrpc ($n_sunrpc)" \
+	test "$n_kprobe" -ge 21 -a "$n_fentry" -ge 16 -a "$n_sunrpc" -eq 4
 les_true "all $n_kprobe PtlRPC/LDLM kprobe programs loaded without an opcode offset" \
 	test "$(n_progs loaded kprobe -1)" -eq "$n_kprobe"
 les_true "all $n_kprobe loaded with an opcode offset (opcode reader verified)" \

@@ -15,10 +15,12 @@
 #define FUSE_USE_VERSION 31
 
 #include <fuse.h>
+#include <fuse_lowlevel.h>
 
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -32,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/fs.h> /* RENAME_NOREPLACE, RENAME_EXCHANGE */
+#include <linux/fuse.h> /* struct fuse_in_header: what --count-requests reads */
 
 #define TESTFS_NAME	   "les-testfs"
 #define TESTFS_BLOCK	   4096u
@@ -142,6 +145,7 @@ struct settings {
 	unsigned int inject_every[OP_MAX];
 	bool direct_io;
 	bool no_auto_unmount;
+	bool count_requests; /* own session loop: count each request's opcode */
 	char *fsname;
 	char *stats_file; /* absolute: the daemon runs with cwd "/" */
 	mode_t root_mode;
@@ -156,6 +160,9 @@ static struct settings cfg = {
 /* Per-op accounting, latency and injected faults                           */
 
 static uint64_t op_calls[OP_MAX];
+/* --count-requests: requests read from /dev/fuse, by opcode (last: 64 and above). */
+#define TESTFS_OPCODES 65
+static uint64_t opcode_calls[TESTFS_OPCODES];
 static uint64_t slow_seen; /* latency-eligible operations so far */
 
 static void sleep_ms(unsigned int ms)
@@ -234,6 +241,12 @@ static int stats_write(void)
 	for (int op = 0; op < OP_MAX; op++)
 		fprintf(f, "%s %llu\n", op_names[op],
 			(unsigned long long)__atomic_load_n(&op_calls[op], __ATOMIC_RELAXED));
+	for (int opc = 0; cfg.count_requests && opc < TESTFS_OPCODES; opc++) {
+		uint64_t n = __atomic_load_n(&opcode_calls[opc], __ATOMIC_RELAXED);
+
+		if (n)
+			fprintf(f, "opcode_%d %llu\n", opc, (unsigned long long)n);
+	}
 	if (fclose(f))
 		err = -errno;
 	/* Readers see either the previous file or the complete new one. */
@@ -1486,7 +1499,9 @@ static void chain_stop_signals(void)
 
 static void *tfs_init(struct fuse_conn_info *conn, struct fuse_config *fcfg)
 {
-	(void)conn;
+	/* Spliced requests stay in a pipe: their header could not be counted. */
+	if (cfg.count_requests)
+		conn->want &= ~FUSE_CAP_SPLICE_READ;
 	/* Handles carry the node: unlinked-but-open files keep working. */
 	fcfg->use_ino = 1;
 	fcfg->nullpath_ok = 1;
@@ -1565,6 +1580,7 @@ enum {
 	KEY_STATS_FILE,
 	KEY_ROOT_MODE,
 	KEY_NO_AUTO_UNMOUNT,
+	KEY_COUNT_REQUESTS,
 	KEY_HELP,
 };
 
@@ -1579,6 +1595,7 @@ static const struct fuse_opt testfs_opts[] = {
 	FUSE_OPT_KEY("--stats-file=", KEY_STATS_FILE),
 	FUSE_OPT_KEY("--root-mode=", KEY_ROOT_MODE),
 	FUSE_OPT_KEY("--no-auto-unmount", KEY_NO_AUTO_UNMOUNT),
+	FUSE_OPT_KEY("--count-requests", KEY_COUNT_REQUESTS),
 	FUSE_OPT_KEY("-h", KEY_HELP),
 	FUSE_OPT_KEY("--help", KEY_HELP),
 	FUSE_OPT_END,
@@ -1607,6 +1624,8 @@ static void usage(const char *prog)
 	       "  --root-mode=OCTAL        mode of the root directory (0755)\n"
 	       "  --no-auto-unmount        leave out -o auto_unmount\n"
 	       "  --stats-file=PATH        write 'op count' lines on SIGUSR1 and at unmount\n"
+	       "  --count-requests         also 'opcode_N count' lines: requests read from\n"
+	       "                           /dev/fuse by FUSE opcode (no splice reads)\n"
 	       "\n"
 	       "OP is one of:",
 	       prog);
@@ -1783,6 +1802,9 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 	case KEY_NO_AUTO_UNMOUNT:
 		cfg.no_auto_unmount = true;
 		return 0;
+	case KEY_COUNT_REQUESTS:
+		cfg.count_requests = true;
+		return 0;
 	case KEY_HELP:
 		cfg.show_help = true;
 		return 0;
@@ -1808,6 +1830,117 @@ static int add_default_mount_opts(struct fuse_args *args)
 	if (len < 0 || len >= (int)sizeof(opts))
 		return -1;
 	return fuse_opt_insert_arg(args, 1, opts);
+}
+
+/* ------------------------------------------------------------------------ */
+/* --count-requests: fuse_main's steps, with a session loop of our own      */
+
+#define COUNTED_WORKERS 10 /* fuse_loop_mt's default max_threads */
+
+struct counted_loop {
+	struct fuse_session *se;
+	sem_t finished; /* posted by each worker that stops */
+};
+
+static void count_request(const struct fuse_buf *buf)
+{
+	const struct fuse_in_header *in = buf->mem;
+	unsigned int opc;
+
+	if ((buf->flags & FUSE_BUF_IS_FD) || buf->size < sizeof(*in))
+		return;
+	opc = in->opcode < TESTFS_OPCODES - 1 ? in->opcode : TESTFS_OPCODES - 1;
+	__atomic_add_fetch(&opcode_calls[opc], 1, __ATOMIC_RELAXED);
+}
+
+/* Cancelled only while waiting for a request, never while answering one. */
+static void *counted_worker(void *arg)
+{
+	struct counted_loop *loop = arg;
+	struct fuse_buf buf = {0};
+	int res;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	while (!fuse_session_exited(loop->se)) {
+		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+		res = fuse_session_receive_buf(loop->se, &buf);
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+		if (res == -EINTR)
+			continue;
+		if (res <= 0) {
+			fuse_session_exit(loop->se);
+			break;
+		}
+		count_request(&buf);
+		fuse_session_process_buf(loop->se, &buf);
+	}
+	free(buf.mem);
+	sem_post(&loop->finished);
+	return NULL;
+}
+
+static int counted_loop_run(struct fuse_session *se)
+{
+	struct counted_loop loop = {.se = se};
+	pthread_t workers[COUNTED_WORKERS];
+	size_t started = 0;
+
+	if (sem_init(&loop.finished, 0, 0))
+		return -1;
+	while (started < COUNTED_WORKERS &&
+	       !pthread_create(&workers[started], NULL, counted_worker, &loop))
+		started++;
+	if (!started)
+		fuse_session_exit(se);
+	/* A stop signal lands here or in a worker's read: both recheck. */
+	while (!fuse_session_exited(se))
+		sem_wait(&loop.finished);
+	for (size_t i = 0; i < started; i++)
+		pthread_cancel(workers[i]);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(workers[i], NULL);
+	sem_destroy(&loop.finished);
+	return started ? 0 : -1;
+}
+
+/* fuse_main's exit statuses: 1 options, 2 no mount point, 3-7 as it numbers them. */
+static int counted_main(struct fuse_args *args)
+{
+	struct fuse_cmdline_opts opts;
+	struct fuse_session *se;
+	struct fuse *fuse;
+	int err;
+
+	if (fuse_parse_cmdline(args, &opts))
+		return 1;
+	err = 2;
+	if (!opts.mountpoint) {
+		fprintf(stderr, TESTFS_NAME ": no mount point given\n");
+		goto out;
+	}
+	err = 3;
+	fuse = fuse_new(args, &tfs_ops, sizeof(tfs_ops), NULL);
+	if (!fuse)
+		goto out;
+	err = 4;
+	if (fuse_mount(fuse, opts.mountpoint))
+		goto destroy;
+	err = 5;
+	se = fuse_get_session(fuse);
+	if (fuse_daemonize(opts.foreground))
+		goto unmount;
+	err = 6;
+	if (fuse_set_signal_handlers(se))
+		goto unmount;
+	err = counted_loop_run(se) ? 7 : 0;
+	fuse_remove_signal_handlers(se);
+unmount:
+	fuse_unmount(fuse);
+destroy:
+	fuse_destroy(fuse);
+out:
+	free(opts.mountpoint);
+	return err;
 }
 
 static int root_create(void)
@@ -1843,7 +1976,10 @@ int main(int argc, char *argv[])
 		sigaddset(&usr1, SIGUSR1);
 		pthread_sigmask(SIG_BLOCK, &usr1, NULL);
 	}
-	err = fuse_main(args.argc, args.argv, &tfs_ops, NULL);
+	if (cfg.count_requests && !cfg.show_help)
+		err = counted_main(&args);
+	else
+		err = fuse_main(args.argc, args.argv, &tfs_ops, NULL);
 	if (err == 8 && stop_signal)
 		err = 0;
 	/* fuse_main returns before init when mounting failed: free the root here. */

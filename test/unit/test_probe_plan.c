@@ -259,6 +259,90 @@ START_TEST(test_debian_612_attach_kprobe_multi)
 END_TEST
 
 /* NFSv2/v3 directories' own ->atomic_open (6.12): an open row like any. */
+/* --- the FUSE request plane without tracepoints ------------------------------ */
+
+static void assert_fuse_rows(const struct les_probe_plan *p, enum les_attach_method m, bool nobtf)
+{
+	static const char *const rows[] = {"queue_request_and_unlock", "fuse_request_end",
+					   "fuse_copy_args"};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		ck_assert_msg(rpc_row(p, rows[i])->method == m, "%s: method %d", rows[i],
+			      rpc_row(p, rows[i])->method);
+		ck_assert(rpc_row(p, rows[i])->nobtf == nobtf);
+		ck_assert_str_eq(rpc_row(p, rows[i])->where, "fuse");
+	}
+}
+
+/* 6.1: no tracepoints, module BTF: CO-RE by fentry (auto) or kprobe. */
+START_TEST(test_debian_61_fuse_requests_by_btf)
+{
+	struct les_kfacts *f = load("debian-6.1-lustre-standin.facts");
+	const struct les_probe_plan *p = plan_for(f, LES_ATTACH_MODE_AUTO);
+
+	ck_assert_int_eq(p->fuse, LES_FUSE_NONE);
+	assert_fuse_rows(p, LES_ATTACH_FENTRY, false);
+	ck_assert(les_probe_plan_wants(p, "fuse_queue_fe", "fentry/queue_request_and_unlock"));
+	ck_assert(les_probe_plan_wants(p, "fuse_copy_args_fe", "fentry/fuse_copy_args"));
+	ck_assert(!les_probe_plan_wants(p, "fuse_queue_kp", "kprobe/queue_request_and_unlock"));
+	ck_assert(
+		!les_probe_plan_wants(p, "fuse_queue_nobtf_kp", "kprobe/queue_request_and_unlock"));
+	p = plan_for(f, LES_ATTACH_MODE_KPROBE);
+	assert_fuse_rows(p, LES_ATTACH_KPROBE, false);
+	ck_assert(les_probe_plan_wants(p, "fuse_req_end_kp", "kprobe/fuse_request_end"));
+	ck_assert(!les_probe_plan_wants(p, "fuse_req_end_nobtf_kp", "kprobe/fuse_request_end"));
+	free(f);
+}
+END_TEST
+
+/* 5.10: no module BTF: the kprobes that read the fixed head. */
+START_TEST(test_debian_510_fuse_requests_without_btf)
+{
+	struct les_kfacts *f = load("debian-5.10.facts");
+	const struct les_probe_plan *p = plan_for(f, LES_ATTACH_MODE_AUTO);
+
+	ck_assert_int_eq(p->fuse, LES_FUSE_NONE);
+	assert_fuse_rows(p, LES_ATTACH_KPROBE, true);
+	ck_assert(
+		les_probe_plan_wants(p, "fuse_queue_nobtf_kp", "kprobe/queue_request_and_unlock"));
+	ck_assert(les_probe_plan_wants(p, "fuse_copy_args_nobtf_kp", "kprobe/fuse_copy_args"));
+	ck_assert(!les_probe_plan_wants(p, "fuse_queue_kp", "kprobe/queue_request_and_unlock"));
+	ck_assert(!les_probe_plan_wants(p, "fuse_queue_fe", "fentry/queue_request_and_unlock"));
+	/* --attach fentry has no fentry to give them: the same kprobes. */
+	assert_fuse_rows(plan_for(f, LES_ATTACH_MODE_FENTRY), LES_ATTACH_KPROBE, true);
+	free(f);
+}
+END_TEST
+
+/* 6.12: the tracepoints serve; the daemon's read is probed beside them. */
+START_TEST(test_debian_612_fuse_tracepoints_and_split)
+{
+	struct les_kfacts *f = load("debian-6.12-lustre-btf.facts");
+	const struct les_probe_plan *p = plan_for(f, LES_ATTACH_MODE_AUTO);
+
+	ck_assert_int_eq(p->fuse, LES_FUSE_TP_BTF);
+	ck_assert_int_eq(rpc_row(p, "queue_request_and_unlock")->method, LES_ATTACH_NONE);
+	ck_assert_str_eq(rpc_row(p, "fuse_request_end")->reason,
+			 "the fuse:fuse_request_send/end tracepoints serve instead");
+	ck_assert_int_eq(rpc_row(p, "fuse_copy_args")->method, LES_ATTACH_FENTRY);
+	ck_assert_str_eq(rpc_row(p, "fuse_copy_args")->where, "vmlinux");
+	free(f);
+}
+END_TEST
+
+/* The host: tracepoints, but neither fentry nor kprobes for the split. */
+START_TEST(test_host_618_fuse_no_split)
+{
+	struct les_kfacts *f = load("host-6.18-eperm.facts");
+	const struct les_probe_plan *p = plan_for(f, LES_ATTACH_MODE_AUTO);
+
+	ck_assert_int_eq(rpc_row(p, "fuse_request_end")->method, LES_ATTACH_NONE);
+	ck_assert_int_eq(rpc_row(p, "fuse_copy_args")->method, LES_ATTACH_NONE);
+	ck_assert_str_ne(rpc_row(p, "fuse_copy_args")->reason, "");
+	free(f);
+}
+END_TEST
+
 START_TEST(test_nfs_atomic_open_v23)
 {
 	struct les_kfacts *f = load("debian-6.12-lustre-btf.facts");
@@ -447,6 +531,10 @@ int main(void)
 	tcase_add_test(kernels, test_reqmsg_offset_from_the_environment);
 	tcase_add_test(kernels, test_debian_612_lustre_with_btf);
 	tcase_add_test(kernels, test_debian_612_attach_kprobe_multi);
+	tcase_add_test(kernels, test_debian_61_fuse_requests_by_btf);
+	tcase_add_test(kernels, test_debian_510_fuse_requests_without_btf);
+	tcase_add_test(kernels, test_debian_612_fuse_tracepoints_and_split);
+	tcase_add_test(kernels, test_host_618_fuse_no_split);
 	tcase_add_test(kernels, test_nfs_atomic_open_v23);
 	tcase_add_test(kernels, test_ptlrpc_inlined_or_clone);
 	tcase_add_test(kernels, test_clone_lookup);

@@ -353,6 +353,19 @@ START_TEST(test_fuse_unchanged)
 	ck_assert_int_eq(num(j, "opcode"), 16);
 	ck_assert(!json_object_get(j, "opcode_name"));
 	ck_assert(!json_object_get(j, "execute_ns"));
+	ck_assert(!json_object_get(j, "service_ns"));
+	/* The daemon's read not seen: the split is null, not 0. */
+	ck_assert(json_is_null(json_object_get(j, "queued_ns")));
+	ck_assert(json_is_null(json_object_get(j, "daemon_ns")));
+	json_decref(j);
+
+	r.flags |= LES_RPC_F_DAEMON_READ;
+	r.backlog_ns = 1200;
+	r.rtt_ns = 200000000;
+	j = format_rpc(&r);
+	ck_assert_int_eq(num(j, "queued_ns"), 1200);
+	ck_assert_int_eq(num(j, "daemon_ns"), 200000000);
+	ck_assert(!json_object_get(j, "backlog_ns"));
 	json_decref(j);
 }
 END_TEST

@@ -3,6 +3,7 @@
 # (test/fixtures/kfacts/). Run on the host as
 #
 #   LES_VM_KVER=6.1.0-57-amd64 test/vm/run-in-vm test/vm/kfacts-dump.sh standin
+#   LES_VM_KVER=5.10.0-32-amd64 test/vm/run-in-vm test/vm/kfacts-dump.sh
 #   LES_VM_KVER=6.12.117+deb12-amd64 LES_VM_MEM=4096 \
 #       test/vm/run-in-vm test/vm/kfacts-dump.sh lustre-real
 #

@@ -18,7 +18,7 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/guest-lib.sh"
 guest_init t_access_fuse
 mnt=$work/mnt
-declare -A cell
+declare -A cell rpc_cell
 
 cleanup()
 {
@@ -32,7 +32,11 @@ guest_require_tool
 [ -x "$build/les-testfs" ] || die "no $build/les-testfs"
 modprobe -d "$LES_VM_MODDIR" fuse || die "cannot load fuse"
 mkdir -p "$mnt"
-"$build/les-testfs" "$mnt" || die "cannot mount les-testfs"
+# The daemon counts every request it reads, by opcode: the oracle of the
+# request plane. mkdir waits 200 ms in the daemon, for the queue/daemon split.
+"$build/les-testfs" "$mnt" --count-requests --stats-file="$work/ops" --latency-ops=mkdir \
+	--latency-ms=200 || die "cannot mount les-testfs"
+testfs_pid=$(pgrep -f -n "les-testfs $mnt") || die "no les-testfs process"
 
 # Start the tool, wait for its "probes attached" line (TCG: fentry loads
 # take tens of seconds on 6.1), run the workload, stop it.
@@ -42,8 +46,10 @@ trace_workload()
 
 	tracer_start 180 "$work/$method.jsonl" "$work/$method.err" \
 		"$tool" -v --attach "$method" --mount "$mnt" || return 1
+	daemon_counts >"$work/$method.ops0" || return 1
 	workload
 	sleep 1
+	daemon_counts >"$work/$method.ops1" || return 1
 	tracer_stop
 	return 0 # the exit status is not what this check is about
 }
@@ -61,6 +67,22 @@ workload()
 	touch "$mnt/fail-eio-1"
 	cat "$mnt/fail-eio-1" 2>/dev/null
 	rm -f "$mnt/fail-eio-1"
+}
+
+# "opcode count" of the requests les-testfs read so far (its stats file,
+# written on SIGUSR1 by rename, so a new file means a complete one).
+daemon_counts()
+{
+	local i
+
+	rm -f "$work/ops"
+	kill -USR1 "$testfs_pid" || return 1
+	for i in $(seq 50); do
+		[ -e "$work/ops" ] && break
+		sleep 0.1
+	done
+	# Sorted as join(1) wants them.
+	awk '$1 ~ /^opcode_/ { sub("opcode_", "", $1); print $1, $2 }' "$work/ops" | sort -k1,1
 }
 
 # comm op errno_class count bytes, sorted.
@@ -167,9 +189,10 @@ pairing_clean()
 	done
 }
 
-# The FUSE request plane as test/vm/expect says this kernel has it. Without
-# the tracepoints (6.1): no request records, so no rpc_count on the access
-# records. With them (6.12): one FUSE_WRITE per write record, with its
+# The FUSE request plane as test/vm/expect says this kernel has it. With
+# neither the tracepoints nor BTF for the function probes (5.10): no request
+# records, so no rpc_count on the access records. With either (6.1: function
+# probes, 6.12: tracepoints): one FUSE_WRITE per write record, with its
 # bytes, each linked to that write, and every mkdir/rmdir/unlink request
 # linked to the access op of the same name, under every attach method.
 rpc_links_right()
@@ -180,7 +203,7 @@ rpc_links_right()
 	"$tool" --list-probes=json | jq -e --arg m "$want" '[.probes[]
 		| select(.plane == "rpc" and .fs == "fuse")] | length == 1 and .[0].method == $m' \
 		>/dev/null || { echo "the FUSE request plane is not planned by $want"; return 1; }
-	if [ "$want" = none ]; then
+	if [ "$want" = none ] && [ "$(kernel_expect fuse_rpc_fn)" = no ]; then
 		jq -e -s '[.[] | select(.type == "rpc" or (.type == "access"
 			and (.rpc_count // 0) > 0))] | length == 0' "$out" >/dev/null
 		return
@@ -198,6 +221,64 @@ rpc_links_right()
 		| if . then true else halt_error(1) end' "$out" >/dev/null || {
 		jq -c 'select(.type == "rpc") | [.op, .comm, .parent_op_id, .bytes]' "$out" |
 			sort | uniq -c | head -n 30
+		return 1
+	}
+}
+
+# The request plane's method under --attach $1: the end's row (tracepoint
+# row on 6.12, fuse_request_end where function probes serve), or none.
+fuse_rpc_method()
+{
+	"$tool" --attach "$1" --list-probes=json | jq -r '
+		[.probes[] | select(.plane == "rpc" and (.fs == "fuse" or .probe == "fuse_request_end")
+			and .method != "none") | if .fs == "fuse" then "tracepoint" else .method end]
+		| first // "none"'
+}
+
+# Request records per opcode equal what the daemon read meanwhile, less
+# FORGET (2), INTERRUPT (36) and BATCH_FORGET (42), which have queues of
+# their own and are no requests to the tracepoints either.
+rpc_counts_right()
+{
+	local method=$1 out=$work/$1.jsonl
+
+	join -a1 -a2 -e 0 -o 0,1.2,2.2 "$work/$method.ops0" "$work/$method.ops1" |
+		awk '$1 != 2 && $1 != 36 && $1 != 42 && $3 - $2 > 0 { print $1, $3 - $2 }' |
+		sort -n >"$work/$method.daemon"
+	jq -r 'select(.type == "rpc" and .proto == "fuse") | .opcode' "$out" | sort -n | uniq -c |
+		awk '{ print $2, $1 }' >"$work/$method.records"
+	[ -s "$work/$method.daemon" ] || { echo "the daemon counted no request"; return 1; }
+	diff -u "$work/$method.daemon" "$work/$method.records"
+}
+
+nobtf_clean()
+{
+	"$tool" --attach "$1" --list-probes=json | jq -e '[.probes[]
+		| select(.probe == "fuse_request_end")][0].fields | test("fixed offsets")' >/dev/null ||
+		return 1
+	[ "$(final_counter "$2" fuse_unverified)" = 0 ] &&
+		[ "$(final_counter "$2" fuse_unplaced)" = 0 ]
+}
+
+rpc_reason_is()
+{
+	"$tool" --attach "$1" --list-probes=json | jq -e --arg r "$2" '[.probes[]
+		| select(.probe == "fuse_request_end")][0].reason | test($r)' >/dev/null
+}
+
+# Where the daemon's read is probed (test/vm/expect fuse_split): every
+# request was read, queued_ns + daemon_ns is its latency, and the mkdir the
+# daemon holds 200 ms spent them in the daemon, not in the queue.
+rpc_split_right()
+{
+	jq -e -s '[.[] | select(.type == "rpc" and .proto == "fuse")] as $r
+		| ($r | length) > 0
+		and ($r | all(.queued_ns != null and .queued_ns + .daemon_ns == .latency_ns))
+		and ([$r[] | select(.opcode == 9)]
+			| length == 1 and .[0].daemon_ns >= 200000000 and .[0].queued_ns < 100000000)
+		| if . then true else halt_error(1) end' "$1" >/dev/null || {
+		jq -c 'select(.type == "rpc") | [.opcode, .latency_ns, .queued_ns, .daemon_ns]' "$1" |
+			head -n 20
 		return 1
 	}
 }
@@ -228,8 +309,43 @@ verify_method()
 	check "$method: access_intent of every record" intents_right "$out" || ok=0
 	check "$method: entry/exit pairing counters are 0" pairing_clean "$out" || ok=0
 	check "$method: request linkage as the kernel allows" rpc_links_right "$out" || ok=0
+	verify_rpc "$method" "$out" || ok=0
 	cell[$method]=$([ $ok = 1 ] && echo verified || echo FAIL)
 	cell fuse access "$method" "${cell[$method]}"
+}
+
+# The request plane under --attach $1, as test/vm/expect says this kernel
+# has it (fuse_rpc_fn: by function probes; fuse_split: the daemon's read).
+verify_rpc()
+{
+	local method=$1 out=$2 rpc ok=1
+
+	rpc=$(fuse_rpc_method "$method")
+	case $(kernel_expect fuse_rpc_fn) in
+	tp) want=tracepoint ;;
+	btf) want=$([ "$method" = kprobe ] || [ "$method" = syscall ] && echo kprobe || echo fentry) ;;
+	nobtf) want=kprobe ;;
+	*) want=none ;;
+	esac
+	check "$method: FUSE requests planned by $want" test "$rpc" = "$want" || return 1
+	if [ "$rpc" = none ]; then
+		check "$method: no request plane, with its reason (no BTF for struct fuse_req)" \
+			rpc_reason_is "$method" "no BTF for struct fuse_req"
+		rpc_cell[none]="none: no BTF for struct fuse_req (fuse has no module BTF)"
+		return 0
+	fi
+	check "$method: FUSE requests by $rpc per opcode = the daemon's own count" \
+		rpc_counts_right "$method" || ok=0
+	if [ "$(kernel_expect fuse_rpc_fn)" = nobtf ]; then
+		check "$method: no BTF: fixed offsets; every request placed and its unique ID checked" \
+			nobtf_clean "$method" "$out" || ok=0
+	fi
+	if [ "$(kernel_expect fuse_split)" = yes ]; then
+		check "$method: queue/daemon split (fuse_copy_args)" rpc_split_right "$out" || ok=0
+	fi
+	[ "${rpc_cell[$rpc]:-verified}" = verified ] && [ $ok = 1 ] && rpc_cell[$rpc]=verified ||
+		rpc_cell[$rpc]=FAIL
+	[ $ok = 1 ]
 }
 
 list_probes_right()
@@ -267,7 +383,18 @@ rpc_plane=$(kernel_expect fuse_rpc)
 if [ "$rpc_plane" = none ]; then
 	cell fuse rpc tracepoint "none: no fuse_request_send/end"
 else
-	cell fuse rpc tracepoint "$([ "$failed" -eq 0 ] && echo "verified" || echo FAIL)"
+	cell fuse rpc tracepoint "${rpc_cell[tracepoint]:-FAIL}"
+fi
+if [ "$(kernel_expect fuse_rpc_fn)" = tp ]; then
+	cell fuse rpc fentry "none: the tracepoints serve"
+	cell fuse rpc kprobe "none: the tracepoints serve"
+else
+	if [ "$(kernel_expect module_btf)" = no ]; then
+		cell fuse rpc fentry "none: no module BTF"
+	else
+		cell fuse rpc fentry "${rpc_cell[fentry]:-${rpc_cell[none]:-FAIL}}"
+	fi
+	cell fuse rpc kprobe "${rpc_cell[kprobe]:-${rpc_cell[none]:-FAIL}}"
 fi
 check "kprobe_multi as test/vm/expect says ($(kernel_expect kprobe_multi))" \
 	test "$([ "$multi" = yes ] && echo yes || echo no)" = "$(kernel_expect kprobe_multi)"

@@ -374,8 +374,10 @@ check "without pack probes, BTF or an offset the opcode is absent, never guessed
 
 # ---- the fentry twins and kprobes through this kernel's verifier ----------
 
+# fuse is loaded for its BTF: the FUSE function programs read struct fuse_req by CO-RE.
 verifier()
 {
+	modprobe -d "$LES_VM_MODDIR" fuse || return 1
 	LES_RPC_VERIFIER_REQUIRE=fentry LES_BUILD=$build LES_SRC=$src bash "$src/test/e2e/25_rpc_verifier.sh"
 }
 check "25_rpc_verifier.sh in the guest: kprobes and fentry twins load" verifier
