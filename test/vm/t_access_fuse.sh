@@ -73,11 +73,9 @@ workload()
 # written on SIGUSR1 by rename, so a new file means a complete one).
 daemon_counts()
 {
-	local i
-
 	rm -f "$work/ops"
 	kill -USR1 "$testfs_pid" || return 1
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		[ -e "$work/ops" ] && break
 		sleep 0.1
 	done

@@ -169,11 +169,11 @@ gluster_up()
 		gluster --mode=script pool list >/dev/null 2>&1 && break
 		sleep 1
 	done
-	gluster --mode=script volume create gv0 "gluster-host:$work/brick" force &&
-		gluster --mode=script volume start gv0 || {
+	if ! gluster --mode=script volume create gv0 "gluster-host:$work/brick" force ||
+		! gluster --mode=script volume start gv0; then
 		tail -n 15 /var/log/glusterfs/glusterd.log /var/log/glusterfs/bricks/*.log
 		return 1
-	}
+	fi
 	glusterfs --volfile-server=gluster-host --volfile-id=gv0 "$work/gl" || return 1
 	for _ in $(seq 100); do
 		mountpoint -q "$work/gl" && stat "$work/gl" >/dev/null 2>&1 && return 0

@@ -92,7 +92,8 @@ lr_workload()
 	echo 3 >/proc/sys/vm/drop_caches
 	lctl set_param -n 'ldlm.namespaces.*.lru_size=clear' >/dev/null
 	env SLURM_JOB_ID=102 dd if="$w/f1" of=/dev/null bs=1M status=none || return 1
-	env SLURM_JOB_ID=103 ls -l "$w" >/dev/null || return 1
+	# LR_LS: ls's options (-l: its ACL getxattrs; see client-tool.sh for 2.15).
+	env SLURM_JOB_ID=103 ls ${LR_LS--l} "$w" >/dev/null || return 1
 	env SLURM_JOB_ID=103 stat "$w/f1" >/dev/null || return 1
 	mkdir "$w/d" && mv "$w/d" "$w/e" && rmdir "$w/e" || return 1
 	touch "$w/t" && chmod 600 "$w/t" && rm "$w/t" || return 1
