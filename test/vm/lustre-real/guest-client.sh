@@ -48,17 +48,6 @@ export LES_LR_PREFIX=${LES_LR_PREFIX:-24}
 LR_USERLAND= # the build whose userland was installed
 lr_sync_dir=/run/les-vm/host${LES_LR_SYNC:-/nonexistent}
 
-_lr_nic_up()
-{
-	modprobe virtio_net || return 1
-	for _ in $(seq 100); do
-		[ -e "/sys/class/net/$LR_IF" ] && return 0
-		sleep 0.1
-	done
-	echo "no $LR_IF: $(ls /sys/class/net)"
-	return 1
-}
-
 # Until the host has seen the server guest's LR-SERVER-READY.
 _lr_wait_servers()
 {

@@ -261,6 +261,18 @@ lustre_real_stop()
 	return $st
 }
 
+# Two guests: the virtio NIC that run-in-vm's LES_VM_QEMU_ARGS adds, as $LR_IF.
+_lr_nic_up()
+{
+	modprobe virtio_net || return 1
+	for _ in $(seq 100); do
+		[ -e "/sys/class/net/$LR_IF" ] && return 0
+		sleep 0.1
+	done
+	echo "no $LR_IF: $(ls /sys/class/net)"
+	return 1
+}
+
 lustre_real_jobid()
 {
 	lctl set_param "jobid_var=$1" || return 1

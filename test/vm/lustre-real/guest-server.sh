@@ -46,17 +46,6 @@ export LES_LR_PREFIX=${LES_LR_PREFIX:-24}
 sync_dir=/run/les-vm/host${LES_LR_SYNC:-/nonexistent}
 jobid=${LES_LR_JOBID:-501}
 
-# The virtio NIC (run-in-vm's LES_VM_QEMU_ARGS).
-nic_up()
-{
-	modprobe virtio_net || return 1
-	for _ in $(seq 100); do
-		[ -e "/sys/class/net/$LR_IF" ] && return 0
-		sleep 0.1
-	done
-	echo "no $LR_IF: $(ls /sys/class/net)"
-	return 1
-}
 
 # As lustre_real_start, without the client mount.
 servers_start()
@@ -75,7 +64,7 @@ servers_start()
 	_lr_stage setup "$t0"
 
 	t=$(_lr_uptime)
-	nic_up || { _lr_fail "NIC $LR_IF"; return 1; }
+	_lr_nic_up || { _lr_fail "NIC $LR_IF"; return 1; }
 	_lr_network || { _lr_fail "interface $LR_IF $LR_IP"; return 1; }
 	modprobe lnet || { _lr_fail "modprobe lnet"; return 1; }
 	lctl network up >/dev/null || { _lr_fail "lctl network up ($LR_NID)"; return 1; }
