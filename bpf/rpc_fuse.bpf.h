@@ -375,8 +375,11 @@ static __always_inline int fuse_read_headers(__u64 req, struct fuse_in_header_ua
  * waitq (a vmlinux type: its size by CO-RE) and, where CONFIG_VIRTIO_FS, a
  * pointer; in struct fuse_mount, sb follows fc, and a refcount on 5.10. A
  * candidate is believed only when the superblock points back at that
- * fuse_mount (s_fs_info, as fuse's fill_super sets it).
+ * fuse_mount (s_fs_info, as fuse's fill_super sets it). The layout is the
+ * kernel's, so the candidate that held is tried first for the next request.
  */
+static __u32 fuse_nobtf_cand;
+
 static __always_inline __u32 fuse_nobtf_dev(__u64 req)
 {
 	__u64 fm_off = FUSE_REQ_OUT_H_OFF + sizeof(struct fuse_out_header_uapi) +
@@ -384,14 +387,18 @@ static __always_inline __u32 fuse_nobtf_dev(__u64 req)
 	struct super_block *sb;
 	void *fm;
 
-	for (int i = 0; i < 4; i++) {
+	for (__u32 k = 0; k < 4; k++) {
+		__u32 i = (fuse_nobtf_cand + k) & 3;
+
 		if (bpf_probe_read_kernel(&fm, sizeof(fm), (void *)(req + fm_off + (i >> 1) * 8)) ||
 		    !fm)
 			continue;
 		if (bpf_probe_read_kernel(&sb, sizeof(sb), fm + 8 + (i & 1) * 8) || !sb)
 			continue;
-		if (BPF_CORE_READ(sb, s_fs_info) == fm)
+		if (BPF_CORE_READ(sb, s_fs_info) == fm) {
+			fuse_nobtf_cand = i;
 			return BPF_CORE_READ(sb, s_dev);
+		}
 	}
 	return 0;
 }

@@ -54,8 +54,6 @@ ckver=${LES_LR_CLIENT_KVER:-6.1.0-57-amd64}
 skver=${LES_LR_SERVER_KVER:-6.12.117+deb12-amd64}
 timeout_s=${LES_LR_TIMEOUT:-1500}
 jobid=${LES_LR_JOBID:-501}
-# client-tool.sh's workload: job 101 writes (guest-client.sh's runs as 501).
-case ${1:-} in *client-tool.sh) jobid=${LES_LR_JOBID:-101} ;; esac
 server_ip=192.168.77.1
 client_ip=192.168.77.2
 spid=
