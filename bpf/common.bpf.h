@@ -52,10 +52,13 @@ struct {
 	__type(value, __u64);
 } counters SEC(".maps");
 
-/* Superblock devs of observed mounts -> mount slot. */
+/*
+ * Superblock devs of observed mounts -> mount slot. Room for two
+ * selections: a change adds the new mounts before it takes the old out.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, LES_MAX_MOUNTS);
+	__uint(max_entries, 2 * LES_MAX_MOUNTS);
 	__type(key, __u32);
 	__type(value, __u32);
 } observed SEC(".maps");

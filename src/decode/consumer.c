@@ -184,6 +184,8 @@ static const struct les_observed_mount *mount_of(struct les_consumer *c, uint32_
 {
 	const struct les_observed_mount *m = les_observed_find(c->observed, dev);
 
+	if (!m && c->observed_next)
+		m = les_observed_find(c->observed_next, dev);
 	if (!m)
 		c->unobserved++;
 	return m;
@@ -524,6 +526,7 @@ int les_consumer_emit_stats(struct les_consumer *c, const struct les_kernel_stat
 	jw_kv_u64(w, "filtered_userspace", c->filtered_userspace);
 	jw_kv_u64(w, "kretprobe_missed", ks->kretprobe_missed);
 	jw_kv_u64(w, "stale_swept", ks->stale_swept);
+	jw_kv_u64(w, "unobserved", c->unobserved);
 	jw_kv_u64(w, "threads_swept", ks->threads_swept);
 	put_inflight(w, c, ks);
 	put_kind_counts(w, c);

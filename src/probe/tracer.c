@@ -515,20 +515,28 @@ int les_tracer_set_mounts(struct les_tracer *t, const struct les_observed *obs)
 	__u32 key, next;
 	int err;
 
-	/* Clear, then fill: mounts may have come and gone since the last call. */
-	while (bpf_map_get_next_key(observed_fd, NULL, &next) == 0)
-		bpf_map_delete_elem(observed_fd, &next);
+	/*
+	 * The new mounts first, then the old ones out: the probes run all
+	 * along, and a mount kept must never be missing from the map, even
+	 * for a moment (clearing first lost the ops of every observed mount
+	 * made while another mount came or went: the soak test,
+	 * test/soak/README.md). Each path slot carries its own dev.
+	 */
+	for (__u32 slot = 0; slot < obs->n && slot < LES_MAX_MOUNTS; slot++) {
+		key = obs->m[slot].dev;
+		if (bpf_map_update_elem(observed_fd, &key, &slot, BPF_ANY))
+			return -errno;
+	}
 	for (__u32 slot = 0; slot < LES_MAX_MOUNTS; slot++) {
-		const struct les_observed_mount *m = slot < obs->n ? &obs->m[slot] : &empty;
-
-		if (slot < obs->n) {
-			key = m->dev;
-			if (bpf_map_update_elem(observed_fd, &key, &slot, BPF_ANY))
-				return -errno;
-		}
-		err = put_mount_path(paths_fd, slot, m);
+		err = put_mount_path(paths_fd, slot, slot < obs->n ? &obs->m[slot] : &empty);
 		if (err)
 			return err;
+	}
+	for (int more = bpf_map_get_next_key(observed_fd, NULL, &next) == 0; more;) {
+		key = next;
+		more = bpf_map_get_next_key(observed_fd, &key, &next) == 0;
+		if (!les_observed_find(obs, key))
+			bpf_map_delete_elem(observed_fd, &key);
 	}
 	t->fn.n_mounts = obs->n < LES_MAX_MOUNTS ? obs->n : LES_MAX_MOUNTS;
 	for (size_t i = 0; i < t->fn.n_mounts; i++) {
