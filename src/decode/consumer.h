@@ -60,7 +60,7 @@ struct les_consumer {
 	uint64_t emitted; /* records the file sink took (buffered), or the event sinks */
 	uint64_t decode_errors; /* malformed records: wrong size, unknown kind */
 	uint64_t format_errors; /* lines that did not fit the line buffer */
-	uint64_t unobserved; /* records of a dev in neither selection: no mount named */
+	uint64_t unobserved;	/* records of a dev in neither selection: no mount named */
 	uint64_t filtered_userspace; /* records left out by --job */
 	uint64_t dropped_stopped; /* records read after the run stopped (--count, EPIPE) */
 	bool stop; /* --count reached or the output closed */
