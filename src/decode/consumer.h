@@ -48,7 +48,8 @@ struct les_consumer {
 	const struct les_observed *observed;
 	/*
 	 * While the mounts change: the selection the probes already follow,
-	 * looked in after observed (les_consumer_drain_for_mounts).
+	 * looked in after observed during the drain at the change (main.c's
+	 * refresh_mounts sets it around that drain only).
 	 */
 	const struct les_observed *observed_next;
 	struct les_sink_file *file;

@@ -532,9 +532,10 @@ int les_tracer_set_mounts(struct les_tracer *t, const struct les_observed *obs)
 		if (err)
 			return err;
 	}
-	for (int more = bpf_map_get_next_key(observed_fd, NULL, &next) == 0; more;) {
+	/* The next key is taken before a key is deleted, so the walk goes on. */
+	for (int more = !bpf_map_get_next_key(observed_fd, NULL, &next); more;) {
 		key = next;
-		more = bpf_map_get_next_key(observed_fd, &key, &next) == 0;
+		more = !bpf_map_get_next_key(observed_fd, &key, &next);
 		if (!les_observed_find(obs, key))
 			bpf_map_delete_elem(observed_fd, &key);
 	}
