@@ -419,20 +419,63 @@ static __always_inline const struct les_syscall_desc *syscall_desc(long id)
 	return bpf_map_lookup_elem(&syscalls, &key);
 }
 
-/* Syscall argument i (0-5) from the user registers. */
-static __always_inline __u64 sys_arg(struct pt_regs *regs, int i)
+/*
+ * The record of a syscalls:sys_enter_NAME / sys_exit_NAME tracepoint (the
+ * layout of their format files, the same for every syscall).
+ */
+struct les_sys_enter_tp {
+	__u64 common;
+	int nr;
+	__u32 pad;
+	__u64 args[6];
+};
+
+struct les_sys_exit_tp {
+	__u64 common;
+	int nr;
+	__u32 pad;
+	long ret;
+};
+
+/*
+ * Where the arguments are: the user registers (raw sys_enter), or the
+ * per-syscall tracepoint's record, read at constant offsets (a context
+ * takes no variable one). One of the two is NULL, known when inlined.
+ */
+struct sys_args {
+	struct pt_regs *regs;
+	const struct les_sys_enter_tp *tp;
+};
+
+/* Syscall argument i (0-5). */
+static __always_inline __u64 sys_arg(const struct sys_args *a, int i)
 {
+	if (a->tp) {
+		switch (i) {
+		case 0:
+			return a->tp->args[0];
+		case 1:
+			return a->tp->args[1];
+		case 2:
+			return a->tp->args[2];
+		case 3:
+			return a->tp->args[3];
+		case 4:
+			return a->tp->args[4];
+		}
+		return 0;
+	}
 	switch (i) {
 	case 0:
-		return PT_REGS_PARM1_CORE_SYSCALL(regs);
+		return PT_REGS_PARM1_CORE_SYSCALL(a->regs);
 	case 1:
-		return PT_REGS_PARM2_CORE_SYSCALL(regs);
+		return PT_REGS_PARM2_CORE_SYSCALL(a->regs);
 	case 2:
-		return PT_REGS_PARM3_CORE_SYSCALL(regs);
+		return PT_REGS_PARM3_CORE_SYSCALL(a->regs);
 	case 3:
-		return PT_REGS_PARM4_CORE_SYSCALL(regs);
+		return PT_REGS_PARM4_CORE_SYSCALL(a->regs);
 	case 4:
-		return PT_REGS_PARM5_CORE_SYSCALL(regs);
+		return PT_REGS_PARM5_CORE_SYSCALL(a->regs);
 	}
 	return 0;
 }
@@ -441,7 +484,7 @@ static __always_inline __u64 sys_arg(struct pt_regs *regs, int i)
  * *sys_flags: LES_FRAME_PENDING for path syscalls, with UNCERTAIN for a
  * relative path and ABSOLUTE for an absolute one.
  */
-static __always_inline __u32 syscall_target_dev(struct pt_regs *regs,
+static __always_inline __u32 syscall_target_dev(const struct sys_args *a,
 						const struct les_syscall_desc *d, int *fd,
 						__u32 *sys_flags, bool btf)
 {
@@ -453,14 +496,14 @@ static __always_inline __u32 syscall_target_dev(struct pt_regs *regs,
 	*sys_flags = 0;
 	switch (d->target) {
 	case LES_SYS_FD:
-		*fd = (int)sys_arg(regs, d->fd_arg);
+		*fd = (int)sys_arg(a, d->fd_arg);
 		return file_dev(current_fd_file(*fd, btf));
 	case LES_SYS_AT:
-		dirfd = (int)sys_arg(regs, d->fd_arg);
-		dev = path_dev(dirfd, (const char *)sys_arg(regs, d->path_arg), &kind, btf);
+		dirfd = (int)sys_arg(a, d->fd_arg);
+		dev = path_dev(dirfd, (const char *)sys_arg(a, d->path_arg), &kind, btf);
 		break;
 	case LES_SYS_PATH:
-		dev = path_dev(LES_AT_FDCWD, (const char *)sys_arg(regs, d->path_arg), &kind, btf);
+		dev = path_dev(LES_AT_FDCWD, (const char *)sys_arg(a, d->path_arg), &kind, btf);
 		break;
 	}
 	if (path_exit_resolve)
@@ -470,7 +513,7 @@ static __always_inline __u32 syscall_target_dev(struct pt_regs *regs,
 	return dev;
 }
 
-static __always_inline int sys_enter_common(struct pt_regs *regs, long id, bool btf)
+static __always_inline int sys_enter_common(const struct sys_args *a, long id, bool btf)
 {
 	const struct les_syscall_desc *d = syscall_desc(id);
 	__u32 dev, op, sys_flags;
@@ -479,21 +522,20 @@ static __always_inline int sys_enter_common(struct pt_regs *regs, long id, bool 
 
 	if (!d || d->target == LES_SYS_NONE)
 		return 0;
-	dev = syscall_target_dev(regs, d, &fd, &sys_flags, btf);
+	dev = syscall_target_dev(a, d, &fd, &sys_flags, btf);
 	op = d->op;
 	if (d->flags_arg >= 0)
-		flags = sys_arg(regs, d->flags_arg);
+		flags = sys_arg(a, d->flags_arg);
 	if (d->rmdir_flag && (flags & LES_AT_REMOVEDIR))
 		op = LES_OP_RMDIR;
 	/* A stat's exit reads st_dev from the buffer it filled. */
 	if (d->stat_kind != LES_STAT_NONE && d->stat_arg >= 0)
-		flags = sys_arg(regs, d->stat_arg);
+		flags = sys_arg(a, d->stat_arg);
 	return access_enter((__s32)id, op, dev, flags, fd, sys_flags, btf);
 }
 
-static __always_inline int sys_exit_common(struct pt_regs *regs, long ret, bool btf)
+static __always_inline int sys_exit_common(long id, long ret, bool btf)
 {
-	long id = SYSCALL_NR(regs);
 	const struct les_syscall_desc *d = syscall_desc(id);
 
 	/* Only the traced syscalls pay for the per-thread lookup. */
@@ -505,31 +547,71 @@ static __always_inline int sys_exit_common(struct pt_regs *regs, long ret, bool 
 /*
  * Exits first: programs attach in this order, so no syscall enters (and
  * leaves a frame) while its exit is not yet traced.
+ *
+ * Two ways in. The raw sys_enter/sys_exit tracepoints run for every
+ * syscall of every task; the per-syscall ones (syscalls:sys_enter_NAME,
+ * attached once for each syscall of the table, src/probe/syscalls.c) run
+ * only for those, and the kernel skips every other syscall before any
+ * program runs. Both need the kernel's syscall tracing path, which every
+ * syscall then takes (docs/performance.md).
  */
 /* 5.11 and later: the task as a BTF pointer. */
 SEC("raw_tp/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
-	return sys_exit_common(regs, ret, true);
+	return sys_exit_common(SYSCALL_NR(regs), ret, true);
 }
 
 SEC("raw_tp/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 {
-	return sys_enter_common(regs, id, true);
+	struct sys_args a = { .regs = regs };
+
+	return sys_enter_common(&a, id, true);
 }
 
 /* 5.10 (no bpf_get_current_task_btf): the task by probe reads. */
 SEC("raw_tp/sys_exit")
 int BPF_PROG(sys_exit_nobtf, struct pt_regs *regs, long ret)
 {
-	return sys_exit_common(regs, ret, false);
+	return sys_exit_common(SYSCALL_NR(regs), ret, false);
 }
 
 SEC("raw_tp/sys_enter")
 int BPF_PROG(sys_enter_nobtf, struct pt_regs *regs, long id)
 {
-	return sys_enter_common(regs, id, false);
+	struct sys_args a = { .regs = regs };
+
+	return sys_enter_common(&a, id, false);
+}
+
+/* The per-syscall tracepoints: attached by name, not by their section. */
+SEC("tracepoint")
+int sys_exit_tp(struct les_sys_exit_tp *ctx)
+{
+	return sys_exit_common(ctx->nr, ctx->ret, true);
+}
+
+SEC("tracepoint")
+int sys_enter_tp(struct les_sys_enter_tp *ctx)
+{
+	struct sys_args a = { .tp = ctx };
+
+	return sys_enter_common(&a, ctx->nr, true);
+}
+
+SEC("tracepoint")
+int sys_exit_tp_nobtf(struct les_sys_exit_tp *ctx)
+{
+	return sys_exit_common(ctx->nr, ctx->ret, false);
+}
+
+SEC("tracepoint")
+int sys_enter_tp_nobtf(struct les_sys_enter_tp *ctx)
+{
+	struct sys_args a = { .tp = ctx };
+
+	return sys_enter_common(&a, ctx->nr, false);
 }
 
 #endif /* LES_ACCESS_SYSCALL_BPF_H */

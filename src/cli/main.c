@@ -122,13 +122,43 @@ static void install_signals(void)
 
 static int verbosity;
 
+/*
+ * libbpf's messages with our prefix on every line, like all the others
+ * (its own "libbpf: " follows); a verifier log is many lines in one call.
+ */
+static int print_prefixed(const char *fmt, va_list args)
+{
+	char *msg, *line, *next;
+	va_list again;
+	int n;
+
+	va_copy(again, args);
+	n = vsnprintf(NULL, 0, fmt, args);
+	msg = n < 0 ? NULL : malloc((size_t)n + 1);
+	if (!msg) {
+		va_end(again);
+		return -1;
+	}
+	vsnprintf(msg, (size_t)n + 1, fmt, again);
+	va_end(again);
+	for (line = msg; *line; line = next) {
+		next = strchr(line, '\n');
+		next = next ? next + 1 : line + strlen(line);
+		fprintf(stderr, "lustre-ebpf-stream: %.*s", (int)(next - line), line);
+	}
+	if (n && msg[n - 1] != '\n')
+		fputc('\n', stderr);
+	free(msg);
+	return n;
+}
+
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
 {
 	if (verbosity < 2 && level != LIBBPF_WARN)
 		return 0;
 	if (verbosity < 1)
 		return 0;
-	return vfprintf(stderr, fmt, args);
+	return print_prefixed(fmt, args);
 }
 
 /* One line on stderr; mount paths and names in it escaped for the terminal. */
@@ -181,6 +211,16 @@ static int select_mounts(const struct les_options *o, struct les_observed *obs)
 	les_mount_table_free(&table);
 	if (ret == -EINVAL)
 		return fail(LES_EXIT_USAGE, "%s", err);
+	/*
+	 * A node whose filesystem is not mounted yet (a DaemonSet's pod, a
+	 * unit started before the mounts): the probes go on as for any run,
+	 * and mounts are observed as they come (refresh_mounts), so the tool
+	 * is up and ready instead of exiting into a restart loop.
+	 */
+	if (ret == -ENOENT && !o->n_mounts) {
+		fprintf(stderr, "lustre-ebpf-stream: %s: waiting for one to be mounted\n", err);
+		return 0;
+	}
 	if (ret)
 		return fail(LES_EXIT_RUNTIME, "%s", err);
 	les_observed_warn_skipped(obs, NULL, stderr);
@@ -390,6 +430,12 @@ static void tick_prometheus(struct app *a, uint64_t now)
 		return;
 	les_tracer_read_stats(&a->tracer, &ks);
 	les_prom_update_stats(a->prom, &a->consumer, &ks);
+	if (a->kafka) {
+		struct les_kafka_counters kc;
+
+		les_sink_kafka_counters(a->kafka, &kc);
+		les_prom_update_kafka(a->prom, &kc);
+	}
 	les_prom_tick(a->prom, now);
 	a->next_prom_ns = now + LES_NS_PER_SEC;
 }

@@ -398,7 +398,8 @@ void les_usage(FILE *out)
 	      "      --once               stop after one --drain-interval\n"
 	      "      --drain-interval DUR with --once, how long (default 5s); metrics are\n"
 	      "                           updated per record, so there is nothing to drain\n"
-	      "      --slurm-jobid[=true] job ids are always resolved (false is refused)\n"
+	      "      --slurm-jobid[=BOOL] the slurm_job_id label on lustre_client_* (off by\n"
+	      "                           default, as there; records always carry job_id)\n"
 	      "      --slurm-jobid-cache-size N   the same as --proc-cache-size\n"
 	      "      --slurm-jobid-ttl DUR, --slurm-jobid-negative-ttl DUR,\n"
 	      "      --slurm-jobid-verify-ttl DUR checked, then unused: jobs follow exec and\n"
@@ -650,12 +651,8 @@ static int parse_exporter_opt(struct les_options *o, int opt, const char *arg)
 			return usage_error("invalid --drain-interval '%s': must be positive", arg);
 		return 0;
 	case OPT_SLURM_JOBID:
-		if (parse_bool_opt("--slurm-jobid", arg, &on))
-			return LES_EXIT_USAGE;
-		if (!on)
-			return usage_error("%s", "--slurm-jobid=false: job ids are always resolved "
-						 "here (their label is empty without a job)");
-		return 0;
+		/* As the exporter: its families carry slurm_job_id only with it. */
+		return parse_bool_opt("--slurm-jobid", arg, &o->prom_slurm_label);
 	case OPT_SLURM_JOBID_TTL:
 		if (parse_duration_opt("--slurm-jobid-ttl", arg, &ns))
 			return LES_EXIT_USAGE;
@@ -1105,6 +1102,60 @@ static void print_settings(const struct les_options *o, FILE *out)
 	les_settings_print(&effective_settings, out);
 }
 
+/*
+ * Options that only tune an output: given without that output they would
+ * do nothing, silently, so they are refused. The exporter's own flags
+ * (--uid-labels, --histogram-process-labels, --web.telemetry-path) are
+ * not: its command lines give them without --web.listen-address, relying
+ * on its default address.
+ */
+static const struct {
+	int key;
+	const char *name;
+	int needs;
+	const char *needs_name;
+} option_needs[] = {
+	{ OPT_KAFKA_KEY, "--kafka-key", OPT_KAFKA_BROKERS, "--kafka-brokers" },
+	{ OPT_KAFKA_QUEUE_SIZE, "--kafka-queue-size", OPT_KAFKA_BROKERS, "--kafka-brokers" },
+	{ OPT_KAFKA_FLUSH_TIMEOUT, "--kafka-flush-timeout", OPT_KAFKA_BROKERS, "--kafka-brokers" },
+	{ OPT_SERIES_TTL, "--series-ttl", OPT_PROMETHEUS, "--prometheus" },
+};
+
+static int check_option_needs(void)
+{
+	char why[96];
+
+	for (size_t i = 0; i < sizeof(option_needs) / sizeof(option_needs[0]); i++) {
+		if (!les_settings_has_key(&effective_settings, option_needs[i].key) ||
+		    les_settings_has_key(&effective_settings, option_needs[i].needs))
+			continue;
+		snprintf(why, sizeof(why), "%s does nothing without %s", option_needs[i].name,
+			 option_needs[i].needs_name);
+		return usage_error("%s", why);
+	}
+	return 0;
+}
+
+/*
+ * Run under lustre-ebpf-exporter's name (a link in its place, its systemd
+ * unit and command line unchanged), the tool does what that exporter
+ * does: metrics on its default address, every interface, and no records,
+ * whose stdout is the journal there. -o and --prometheus still choose.
+ */
+static void apply_exporter_name(struct les_options *o, const char *argv0)
+{
+	const char *base = argv0 ? strrchr(argv0, '/') : NULL;
+
+	base = base ? base + 1 : argv0;
+	if (!base || strcmp(base, LES_EXPORTER_NAME) != 0)
+		return;
+	o->exporter_name = true;
+	if (!o->prom_listen && LES_HAVE_PROMETHEUS)
+		o->prom_listen = LES_EXPORTER_LISTEN;
+	if (!o->output)
+		o->output = "/dev/null";
+}
+
 int les_options_parse(struct les_options *o, int argc, char **argv)
 {
 	const char *config = NULL;
@@ -1125,6 +1176,10 @@ int les_options_parse(struct les_options *o, int argc, char **argv)
 	/* A producer property with no producer would do nothing, silently. */
 	if (o->n_kafka_props && !o->kafka_brokers)
 		return usage_error("%s", "-X sets a Kafka producer property: it needs --kafka-brokers");
+	err = check_option_needs();
+	if (err)
+		return err;
+	apply_exporter_name(o, argc > 0 ? argv[0] : NULL);
 	/* The exporter's --once: one drain interval, then exit. */
 	if (o->once && (!o->duration_ns || o->drain_interval_ns < o->duration_ns))
 		o->duration_ns = o->drain_interval_ns;

@@ -15,6 +15,10 @@
 #define LES_EXIT_RUNTIME 1
 #define LES_EXIT_USAGE	 2
 
+/* The Lustre exporter this replaces: its name, and its default address. */
+#define LES_EXPORTER_NAME   "lustre-ebpf-exporter"
+#define LES_EXPORTER_LISTEN ":9108"
+
 enum les_attach_mode {
 	LES_ATTACH_MODE_AUTO = 0,
 	LES_ATTACH_MODE_FENTRY,
@@ -99,6 +103,8 @@ struct les_options {
 	const char *prom_path; /* --web.telemetry-path */
 	bool prom_uid_labels; /* --uid-labels */
 	bool prom_histogram_process; /* --histogram-process-labels */
+	bool prom_slurm_label;	     /* --slurm-jobid: slurm_job_id on lustre_client_* */
+	bool exporter_name; /* run as lustre-ebpf-exporter: metrics, no records */
 	uint64_t series_ttl_ns; /* --series-ttl, 0: never */
 };
 

@@ -219,6 +219,7 @@ static void fill_where_who(struct les_consumer *c, struct les_event *ev,
 		ev->process = en->process;
 		ev->username = en->username;
 		ev->actor_type = en->actor_type;
+		ev->actor_by_name = en->actor_by_name;
 		ev->job_id = en->job_id;
 		ev->job_source = en->job_id ? en->job_source : NULL;
 	}

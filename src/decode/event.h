@@ -51,6 +51,11 @@ struct les_event {
 	const char *username; /* NULL when the uid has no name */
 	const char *process; /* normalized process name */
 	const char *actor_type;
+	/*
+	 * The actor class by the process's name alone, its job not counted
+	 * (lustre-ebpf-exporter's meaning; NULL: as actor_type).
+	 */
+	const char *actor_by_name;
 	const char *job_id; /* NULL when none */
 	const char *job_source; /* "env", "cgroup", "inherited" or NULL */
 	const char *worker_comm; /* rpc records sent by another thread, else NULL */

@@ -779,6 +779,9 @@ static void enrich_identity(struct les_enricher *e, const struct les_task *t, un
 	if (p && (p->flags & LES_PROC_F_KTHREAD))
 		flags |= LES_ACTOR_F_KTHREAD;
 	out->actor_type = les_actor_name(actor_of(e, t->comm, flags));
+	out->actor_by_name = out->job_id ? les_actor_name(actor_of(e, t->comm,
+								   flags & ~LES_ACTOR_F_JOB))
+					 : out->actor_type;
 	out->process = les_procname_apply(&e->procname, t->comm, strnlen(t->comm, LES_COMM_LEN),
 					  out->process_buf, sizeof(out->process_buf));
 	user_lookup(e, t->uid, out, &s->expires_ns, &s->user_pending);

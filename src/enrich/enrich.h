@@ -98,6 +98,8 @@ struct les_enriched {
 	size_t ident_json_len;
 	const char *process;
 	const char *actor_type;
+	/* The class by the name alone, a job not counted: lustre_client_*'s */
+	const char *actor_by_name;
 	const char *username;  /* NULL: no name (or not resolved yet) */
 	const char *user_json; /* "username":… */
 	size_t user_json_len;

@@ -14,6 +14,7 @@
 #include "mounts.h"
 #include "ops.h"
 #include "probes.h"
+#include "syscalls.h"
 
 /* Everything the planners' tables and the plan below ask of the kernel. */
 static void probe_wants(struct les_kf_wants *w)
@@ -29,6 +30,8 @@ static void probe_wants(struct les_kf_wants *w)
 	les_kf_want_type(w, "btf_trace_sys_enter", BTF_KIND_TYPEDEF);
 	les_kf_want_tracepoint(w, "raw_syscalls:sys_enter");
 	les_kf_want_tracepoint(w, "raw_syscalls:sys_exit");
+	les_kf_want_tracepoint(w, "syscalls:sys_enter_openat");
+	les_kf_want_tracepoint(w, "syscalls:sys_exit_openat");
 	les_kf_want_type(w, "btf_trace_sched_process_exec", BTF_KIND_TYPEDEF);
 	les_kf_want_type(w, "btf_trace_sched_process_fork", BTF_KIND_TYPEDEF);
 }
@@ -48,10 +51,12 @@ int les_probe_facts_gather(struct les_kfacts *f)
 void les_plan_options_init(struct les_plan_options *po, enum les_attach_mode mode)
 {
 	const char *multi = getenv("LES_KPROBE_MULTI");
+	const char *raw = getenv("LES_SYSCALL_RAW");
 
 	memset(po, 0, sizeof(*po));
 	po->mode = mode;
 	po->kprobe_multi_off = multi && strcmp(multi, "0") == 0;
+	po->syscall_raw = raw && strcmp(raw, "1") == 0;
 	po->reqmsg_offset = getenv(LES_PTLRPC_REQMSG_ENV);
 }
 
@@ -71,8 +76,9 @@ static void plan_fuse(struct les_probe_plan *plan, const struct les_kfacts *f)
 }
 
 static void plan_syscall(struct les_probe_plan *plan, const struct les_kfacts *f,
-			 enum les_attach_mode mode)
+			 const struct les_plan_options *po)
 {
+	enum les_attach_mode mode = po->mode;
 	bool syscalls = les_kfacts_has_type(f, "btf_trace_sys_enter", BTF_KIND_TYPEDEF, NULL) ||
 			les_kfacts_has_tracepoint(f, "raw_syscalls", "sys_enter");
 
@@ -89,6 +95,13 @@ static void plan_syscall(struct les_probe_plan *plan, const struct les_kfacts *f
 	 * the syscall programs that reads the task by probe reads.
 	 */
 	plan->syscall_task_btf = plan->syscall && f->task_btf;
+	/*
+	 * The per-syscall tracepoints (CONFIG_FTRACE_SYSCALLS) where the
+	 * kernel has them: a syscall outside the table then runs no program.
+	 */
+	plan->syscall_per_call = plan->syscall && !po->syscall_raw &&
+				 les_kfacts_has_tracepoint(f, "syscalls", "sys_enter_openat") &&
+				 les_kfacts_has_tracepoint(f, "syscalls", "sys_exit_openat");
 }
 
 /* The method that reports most functions, or none. */
@@ -109,7 +122,7 @@ static void plan_access(struct les_probe_plan *plan, const struct les_kfacts *f,
 {
 	enum les_attach_mode mode = po->mode;
 
-	plan_syscall(plan, f, mode);
+	plan_syscall(plan, f, po);
 	les_fn_plan_make(&plan->fn, f, mode, po->kprobe_multi_off);
 	if (plan->syscall) {
 		plan->access = LES_ATTACH_SYSCALL;
@@ -178,7 +191,10 @@ bool les_probe_plan_wants(const struct les_probe_plan *plan, const char *prog_na
 	if (strcmp(prog_name, "proc_exec") == 0 || strcmp(prog_name, "proc_fork") == 0)
 		return plan->proc_notices;
 	if (strcmp(section, "raw_tp/sys_enter") == 0 || strcmp(section, "raw_tp/sys_exit") == 0)
-		return plan->syscall &&
+		return plan->syscall && !plan->syscall_per_call &&
+		       plan->syscall_task_btf == (strstr(prog_name, "_nobtf") == NULL);
+	if (les_syscall_prog(prog_name))
+		return plan->syscall && plan->syscall_per_call &&
 		       plan->syscall_task_btf == (strstr(prog_name, "_nobtf") == NULL);
 	if (les_rpc_plan_owns(&plan->rpc, prog_name, &rpc_want))
 		return rpc_want;

@@ -30,7 +30,12 @@ struct les_probe_plan {
 	 * probes do, else none (access_reason).
 	 */
 	enum les_attach_method access;
-	bool syscall; /* the syscall fallback (raw sys_enter/sys_exit) */
+	bool syscall; /* the syscall fallback */
+	/*
+	 * Its hook: the per-syscall tracepoints (syscalls:sys_enter_NAME, only
+	 * the table's syscalls run a program), else raw sys_enter/sys_exit.
+	 */
+	bool syscall_per_call;
 	bool syscall_task_btf; /* its programs' flavour: sys_enter, or sys_enter_nobtf (5.10) */
 	const char *syscall_reason; /* why not, when not */
 	struct les_fn_plan fn; /* function probes, per table row */
@@ -43,6 +48,7 @@ struct les_probe_plan {
 /* What the planners take besides the facts: the options and the environment. */
 struct les_plan_options {
 	enum les_attach_mode mode;
+	bool syscall_raw; /* LES_SYSCALL_RAW=1: raw sys_enter/sys_exit even so */
 	bool kprobe_multi_off; /* LES_KPROBE_MULTI=0: single kprobes */
 	const char *reqmsg_offset; /* LES_PTLRPC_REQMSG_OFFSET, or NULL */
 };

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Syscalls of the access plane's generic fallback. */
+#include <string.h>
 #include <sys/syscall.h>
 #include "syscalls.h"
 
@@ -107,6 +108,15 @@ static const struct les_syscall_entry table[] = {
 	FD(ftruncate, LES_OP_SETATTR),
 	AT(utimensat, LES_OP_SETATTR, 0, 1, -1),
 };
+
+int les_syscall_prog(const char *prog_name)
+{
+	if (strncmp(prog_name, "sys_exit_tp", strlen("sys_exit_tp")) == 0)
+		return 1;
+	if (strncmp(prog_name, "sys_enter_tp", strlen("sys_enter_tp")) == 0)
+		return 2;
+	return 0;
+}
 
 const struct les_syscall_entry *les_syscall_table(size_t *n)
 {

@@ -19,4 +19,11 @@ struct les_syscall_entry {
 /* The table and its length. */
 const struct les_syscall_entry *les_syscall_table(size_t *n);
 
+/*
+ * The programs of the per-syscall tracepoints (bpf/access_syscall.bpf.h):
+ * 1 for an exit (sys_exit_tp*), 2 for an entry (sys_enter_tp*), else 0.
+ * Each attaches once per table syscall, to syscalls:sys_{exit,enter}_NAME.
+ */
+int les_syscall_prog(const char *prog_name);
+
 #endif /* LES_SYSCALLS_H */

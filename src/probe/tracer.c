@@ -715,6 +715,48 @@ static int attach_fn(struct les_tracer *t, int verbose)
 	return put_fn_coverage(t);
 }
 
+/*
+ * A per-syscall tracepoint program, once for each syscall of the table
+ * (syscalls:sys_exit_NAME or sys_enter_NAME). A syscall this kernel has
+ * no tracepoint for (one the architecture lacks) is skipped; one that is
+ * there and does not attach fails the start, as its entry would otherwise
+ * leave its op unreported.
+ */
+static int attach_per_syscall(struct les_tracer *t, struct bpf_program *prog, int which,
+			      int verbose)
+{
+	const struct les_syscall_entry *tab;
+	char event[64];
+	size_t n, skipped = 0;
+	int err;
+
+	tab = les_syscall_table(&n);
+	for (size_t i = 0; i < n; i++) {
+		struct bpf_link *link;
+
+		snprintf(event, sizeof(event), "sys_%s_%s", which == 1 ? "exit" : "enter",
+			 tab[i].name);
+		link = bpf_program__attach_tracepoint(prog, "syscalls", event);
+		if (!link && errno == ENOENT) {
+			skipped++;
+			continue;
+		}
+		if (!link) {
+			err = -errno;
+			fprintf(stderr, "lustre-ebpf-stream: syscalls:%s not attached: %s\n", event,
+				strerror(-err));
+			return err;
+		}
+		err = keep_link(t, link);
+		if (err)
+			return err;
+	}
+	if (verbose > 1 && skipped)
+		fprintf(stderr, "lustre-ebpf-stream: %zu syscalls have no %s tracepoint here\n",
+			skipped, which == 1 ? "exit" : "entry");
+	return 0;
+}
+
 int les_tracer_attach(struct les_tracer *t, int verbose)
 {
 	int reaped = les_kretprobes_reap(les_tracefs_root());
@@ -740,6 +782,13 @@ int les_tracer_attach(struct les_tracer *t, int verbose)
 		/* Function probes attach in pairs, below. */
 		if (les_fn_prog_parse(bpf_program__name(prog), &slot, &method, &multi))
 			continue;
+		if (les_syscall_prog(bpf_program__name(prog))) {
+			err = attach_per_syscall(t, prog, les_syscall_prog(bpf_program__name(prog)),
+						 verbose);
+			if (err)
+				return err;
+			continue;
+		}
 		section = bpf_program__section_name(prog);
 		if (strncmp(section, "kretprobe/", strlen("kretprobe/")) == 0)
 			link = attach_kretprobe(t, prog, section + strlen("kretprobe/"));

@@ -16,7 +16,7 @@
 #include "options.h"
 #include "probes.h"
 
-#define LES_MAX_LINKS 256
+#define LES_MAX_LINKS 512 /* function pairs, per-syscall tracepoint pairs, RPC probes */
 
 struct les_bpf;
 struct ring_buffer;

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include "prom.h"
 #include "sink_kafka.h"
 
@@ -47,6 +48,12 @@ uint64_t les_sink_kafka_flush(struct les_sink_kafka *k, uint64_t timeout_ns)
 void les_sink_kafka_stats(void *ctx, struct jw *w)
 {
 	(void)ctx, (void)w;
+}
+
+void les_sink_kafka_counters(const struct les_sink_kafka *k, struct les_kafka_counters *out)
+{
+	(void)k;
+	memset(out, 0, sizeof(*out));
 }
 
 uint64_t les_sink_kafka_close(struct les_sink_kafka *k)
@@ -92,6 +99,11 @@ void les_prom_update_stats(struct les_prom *p, struct les_consumer *c,
 			   const struct les_kernel_stats *ks)
 {
 	(void)p, (void)c, (void)ks;
+}
+
+void les_prom_update_kafka(struct les_prom *p, const struct les_kafka_counters *kc)
+{
+	(void)p, (void)kc;
 }
 
 void les_prom_free(struct les_prom *p)

@@ -14,11 +14,13 @@
 #include <string.h>
 #include <time.h>
 #include <microhttpd.h>
+#include <bpf/libbpf.h>
 #include "clock.h"
 #include "aggregate.h"
 #include "consumer.h"
 #include "ops.h"
 #include "prom.h"
+#include "sink_kafka.h"
 #include "utf8.h"
 
 #define KEY_MAX	  4096 /* a rendered label set */
@@ -48,7 +50,28 @@ enum series_kind {
 	SK_RPC_EVENT,	/* rpc errors by event */
 	SK_INFLIGHT,	/* requests in flight now, by submitter */
 	SK_PTLRPC,	/* PtlRPC requests started and completed, by submitter */
+	SK_REQ_HIST,	/* PtlRPC request duration histogram: send to reply */
 	SK_MAX,
+};
+
+/*
+ * Two sets of families. What lustre-ebpf-exporter measures (Lustre's
+ * llite ops, ptlrpc_queue_wait, its four request events, PtlRPC requests)
+ * keeps its names and labels, so its dashboards and an unfiltered sum()
+ * over lustre_client_* keep their meaning. The rest (NFS and FUSE mounts,
+ * Lustre's lock waits and evictions, whole PtlRPC requests with the
+ * writeback no thread waits for) goes under our own names, with an fs_type
+ * label: each nanosecond of waiting is in one set, never both.
+ */
+enum family_set {
+	FSET_EXPORTER = 0, /* lustre_client_* */
+	FSET_OURS,	   /* lustre_ebpf_stream_client_* */
+	FSET_MAX,
+};
+
+static const char *const fset_prefix[FSET_MAX] = {
+	[FSET_EXPORTER] = "lustre_client_",
+	[FSET_OURS] = "lustre_ebpf_stream_client_",
 };
 
 union series_values {
@@ -80,10 +103,11 @@ struct series {
 	uint64_t hash;
 	uint64_t last_ns; /* last update, CLOCK_MONOTONIC */
 	uint8_t kind;
+	uint8_t fset; /* enum family_set */
 	bool data_op; /* access read/write: bytes are data bytes */
 	union series_values v;
 	uint32_t key_len;
-	char key[]; /* rendered labels: fs_type="fuse",fs="...",... */
+	char key[]; /* rendered labels: fs="...",mount="...",... */
 };
 
 /* Copied from the consumer and the kernel once a second by the main loop. */
@@ -99,6 +123,8 @@ struct self_stats {
 	bool have_enrich;
 	struct les_enrich_stats enrich;
 	uint32_t mounts_observed, mounts_skipped_limit, mounts_skipped_too_long;
+	bool have_kafka;
+	struct les_kafka_counters kafka;
 };
 
 /* Records lost at every stage, as lustre_ebpf_stream_records_dropped_total sums them. */
@@ -126,8 +152,10 @@ struct les_prom {
 	struct self_stats prev_self; /* the update before self: /healthz's rates are between them */
 	struct MHD_Daemon *httpd;
 	uint64_t log_next_ns, log_held; /* microhttpd's messages, held back (HTTP thread) */
+	bool starting; /* in les_prom_start, whose one line says why it failed */
 	uint16_t port;
 	char key[KEY_MAX]; /* scratch for the consumer thread */
+	uint8_t key_fset;  /* the family set key was made for */
 };
 
 /* --- label values -------------------------------------------------------- */
@@ -220,17 +248,56 @@ static const char *u32_decimal(uint32_t v, char *buf)
 	return p;
 }
 
+static bool is_lustre_mount(const struct les_event *ev)
+{
+	return ev->fs_type && strcmp(ev->fs_type, "lustre") == 0;
+}
+
+/* Which set of families a record's series of this kind belongs to. */
+static enum family_set family_set_of(const struct les_event *ev, enum series_kind kind)
+{
+	bool exporter = false;
+
+	switch (kind) {
+	case SK_ACCESS:
+	case SK_ACCESS_HIST:
+		exporter = is_lustre_mount(ev);
+		break;
+	case SK_RPC:
+	case SK_RPC_HIST:
+		exporter = ev->proto_id == LES_PROTO_PTLRPC && ev->rpc_op == LES_RPC_OP_QUEUE_WAIT;
+		break;
+	case SK_RPC_EVENT:
+		exporter = ev->proto_id == LES_PROTO_PTLRPC && ev->event_id <= LES_EV_NOTCONN;
+		break;
+	case SK_INFLIGHT:
+	case SK_PTLRPC:
+		exporter = ev->proto_id == LES_PROTO_PTLRPC;
+		break;
+	default:
+		break;
+	}
+	return exporter ? FSET_EXPORTER : FSET_OURS;
+}
+
 /*
- * The label set of a record, in the exporter's order with fs_type first;
- * kind decides access_intent and op vs event, with_process the process.
+ * The label set of a record, in the exporter's order; kind decides
+ * access_intent and op vs event, with_process the process. Our families
+ * add fs_type first and always carry slurm_job_id (the record's job_id,
+ * under the exporter's name so that one query covers both sets); the
+ * exporter's carry it only with --slurm-jobid, as it does. The set is
+ * left in p->key_fset.
  */
 static size_t make_key(struct les_prom *p, const struct les_event *ev, enum series_kind kind,
 		       bool with_process)
 {
 	struct keybuf k = {.buf = p->key};
+	enum family_set fset = family_set_of(ev, kind);
 	char uid[16];
 
-	kb_label(&k, "fs_type", ev->fs_type);
+	p->key_fset = (uint8_t)fset;
+	if (fset == FSET_OURS)
+		kb_label(&k, "fs_type", ev->fs_type);
 	kb_label(&k, "fs", ev->fs);
 	kb_label(&k, "mount", ev->mount);
 	if (kind == SK_ACCESS || kind == SK_ACCESS_HIST)
@@ -243,8 +310,11 @@ static size_t make_key(struct les_prom *p, const struct les_event *ev, enum seri
 	}
 	if (with_process)
 		kb_label(&k, "process", ev->process);
-	kb_label(&k, "actor_type", ev->actor_type);
-	kb_label(&k, "slurm_job_id", ev->job_id);
+	/* The exporter's actor_type is by name only: a job's dd is a "user". */
+	kb_label(&k, "actor_type",
+		 fset == FSET_EXPORTER && ev->actor_by_name ? ev->actor_by_name : ev->actor_type);
+	if (fset == FSET_OURS || p->cfg.slurm_label)
+		kb_label(&k, "slurm_job_id", ev->job_id);
 	return k.overflow ? 0 : k.len;
 }
 
@@ -278,12 +348,12 @@ static void maybe_grow(struct les_prom *p)
 /* Find or create the series; caller holds the lock. NULL when it cannot exist. */
 static struct series *lookup(struct les_prom *p, enum series_kind kind, size_t key_len)
 {
-	uint64_t h = les_key_hash(p->key, key_len, kind);
+	uint64_t h = les_key_hash(p->key, key_len, kind * FSET_MAX + p->key_fset);
 	struct series **head = &p->table[h & (p->n_buckets - 1)], *s;
 
 	for (s = *head; s; s = s->next)
-		if (s->hash == h && s->kind == kind && s->key_len == key_len &&
-		    memcmp(s->key, p->key, key_len) == 0)
+		if (s->hash == h && s->kind == kind && s->fset == p->key_fset &&
+		    s->key_len == key_len && memcmp(s->key, p->key, key_len) == 0)
 			return s;
 	if (p->n_series >= p->cfg.max_series)
 		return NULL;
@@ -292,6 +362,7 @@ static struct series *lookup(struct les_prom *p, enum series_kind kind, size_t k
 		return NULL;
 	s->hash = h;
 	s->kind = (uint8_t)kind;
+	s->fset = p->key_fset;
 	s->key_len = (uint32_t)key_len;
 	memcpy(s->key, p->key, key_len);
 	s->next = *head;
@@ -399,17 +470,24 @@ static void add_ptlrpc_completed(struct les_prom *p, const struct les_event *ev)
 
 /*
  * The rpc_wait families count the time threads waited, each nanosecond
- * once: FUSE and sunrpc requests, PtlRPC's queue_wait (as the exporter,
- * which measures ptlrpc_queue_wait) and lock waits. Not a PtlRPC request
- * record (a synchronous one's time is its queue_wait's, and no thread
- * waits for an asynchronous one; requests have their own families), nor
- * a wait inside a lock enqueue, whose time is the enqueue's.
+ * once across both sets: every ptlrpc_queue_wait (the exporter's, a lock
+ * enqueue's request included), the grant waits of locks (the rest of an
+ * enqueue's time), FUSE and sunrpc requests. Not a lock enqueue as a
+ * whole (its request's queue_wait and its grant wait hold its time), nor
+ * a PtlRPC request record (a synchronous one's time is its queue_wait's,
+ * and no thread waits for an asynchronous one; requests have their own
+ * families).
  */
 static bool rpc_is_counted_wait(const struct les_event *ev)
 {
-	if (ev->nested_wait)
-		return false;
-	return !(ev->proto_id == LES_PROTO_PTLRPC && ev->rpc_op == LES_RPC_OP_REQUEST);
+	switch (ev->proto_id) {
+	case LES_PROTO_PTLRPC:
+		return ev->rpc_op == LES_RPC_OP_QUEUE_WAIT;
+	case LES_PROTO_LDLM:
+		return ev->rpc_op == LES_RPC_OP_LOCK_COMPLETION;
+	default:
+		return !ev->nested_wait;
+	}
 }
 
 static void add_rpc(struct les_prom *p, const struct les_event *ev)
@@ -418,8 +496,10 @@ static void add_rpc(struct les_prom *p, const struct les_event *ev)
 	struct series *s;
 
 	if (!rpc_is_counted_wait(ev)) {
-		if (ev->proto_id == LES_PROTO_PTLRPC && ev->rpc_op == LES_RPC_OP_REQUEST)
+		if (ev->proto_id == LES_PROTO_PTLRPC && ev->rpc_op == LES_RPC_OP_REQUEST) {
 			add_ptlrpc_completed(p, ev);
+			add_hist(p, ev, SK_REQ_HIST, make_key(p, ev, SK_REQ_HIST, true));
+		}
 		return;
 	}
 	len = make_key(p, ev, SK_RPC, true);
@@ -513,6 +593,7 @@ static size_t inflight_key(struct les_prom *p, struct les_consumer *c,
 			      it->async ? LES_ACTOR_F_FS_WORK : 0);
 	if (!ev.fs_type)
 		ev.fs_type = les_rpc_proto_fs_type(it->proto);
+	ev.proto_id = it->proto;
 	return make_key(p, &ev, SK_INFLIGHT, true);
 }
 
@@ -571,10 +652,22 @@ void les_prom_update_stats(struct les_prom *p, struct les_consumer *c,
 		st.mounts_skipped_too_long = c->observed->skipped_too_long;
 	}
 	pthread_mutex_lock(&p->lock);
+	st.have_kafka = p->self.have_kafka;
+	st.kafka = p->self.kafka;
 	p->prev_self = p->self;
 	p->self = st;
 	pthread_mutex_unlock(&p->lock);
 	update_inflight(p, c, ks);
+}
+
+void les_prom_update_kafka(struct les_prom *p, const struct les_kafka_counters *kc)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->self.have_kafka = true;
+	p->self.kafka = *kc;
+	pthread_mutex_unlock(&p->lock);
 }
 
 int les_prom_health(struct les_prom *p, uint64_t now_ns, char *buf, size_t cap, size_t *len)
@@ -627,6 +720,7 @@ struct snap_series {
 	const char *key; /* in the snapshot's key arena */
 	uint32_t key_len;
 	uint8_t kind;
+	uint8_t fset;
 	bool data_op;
 	union series_values v;
 };
@@ -669,6 +763,7 @@ static size_t series_lines(const struct series *s)
 		return n;
 	case SK_ACCESS_HIST:
 	case SK_RPC_HIST:
+	case SK_REQ_HIST:
 		return N_BUCKETS + 3; /* the buckets, +Inf, _sum, _count */
 	case SK_RPC_EVENT:
 		for (unsigned int e = 0; e < LES_EV_MAX; e++)
@@ -721,6 +816,7 @@ static void snapshot_copy(const struct les_prom *p, struct snapshot *sn)
 		d->key = key;
 		d->key_len = s->key_len;
 		d->kind = s->kind;
+		d->fset = s->fset;
 		d->data_op = s->data_op;
 		d->v = s->v;
 		key += s->key_len;
@@ -844,9 +940,10 @@ static void sample(struct out *o, const char *name, const struct snap_series *s,
 	out_fmt(o, "} %" PRIu64 "\n", value);
 }
 
-/* Walks the snapshot: every series of one kind, oldest first. */
+/* Walks the snapshot: every series of one kind and set, oldest first. */
 struct series_iter {
 	size_t i;
+	enum family_set fset;
 };
 
 static const struct snap_series *series_next(const struct snapshot *sn, struct series_iter *it,
@@ -855,108 +952,161 @@ static const struct snap_series *series_next(const struct snapshot *sn, struct s
 	while (it->i < sn->n) {
 		const struct snap_series *s = &sn->series[it->i++];
 
-		if (s->kind == kind)
+		if (s->kind == kind && s->fset == it->fset)
 			return s;
 	}
 	return NULL;
 }
 
-static void render_access_counters(const struct snapshot *sn, struct out *o)
+/* A family's name: the set's prefix, then what it counts. */
+struct family_name {
+	char s[80];
+};
+
+static struct family_name fname(enum family_set fset, const char *what)
 {
+	struct family_name n;
+
+	snprintf(n.s, sizeof(n.s), "%s%s", fset_prefix[fset], what);
+	return n;
+}
+
+static void render_access_counters(const struct snapshot *sn, struct out *o, enum family_set fset)
+{
+	struct family_name ops = fname(fset, "access_operations_total");
+	struct family_name bytes = fname(fset, "data_bytes_total");
+	struct family_name errs = fname(fset, "operation_errors_total");
 	const struct snap_series *s;
 	char extra[64];
 
-	family_header(o, "lustre_client_access_operations_total", "counter",
+	family_header(o, ops.s, "counter",
 		      "File operations completed on the client, by user, process, job and op.");
-	for (struct series_iter it = {0}; (s = series_next(sn, &it, SK_ACCESS));)
-		sample(o, "lustre_client_access_operations_total", s, NULL, s->v.access.ops);
-	family_header(o, "lustre_client_data_bytes_total", "counter",
-		      "Bytes read and written by file operations.");
-	for (struct series_iter it = {0}; (s = series_next(sn, &it, SK_ACCESS));)
+	for (struct series_iter it = {.fset = fset}; (s = series_next(sn, &it, SK_ACCESS));)
+		sample(o, ops.s, s, NULL, s->v.access.ops);
+	family_header(o, bytes.s, "counter", "Bytes read and written by file operations.");
+	for (struct series_iter it = {.fset = fset}; (s = series_next(sn, &it, SK_ACCESS));)
 		if (s->data_op)
-			sample(o, "lustre_client_data_bytes_total", s, NULL, s->v.access.bytes);
-	family_header(o, "lustre_client_operation_errors_total", "counter",
-		      "File operations that failed, by errno class.");
-	for (struct series_iter it = {0}; (s = series_next(sn, &it, SK_ACCESS));)
+			sample(o, bytes.s, s, NULL, s->v.access.bytes);
+	family_header(o, errs.s, "counter", "File operations that failed, by errno class.");
+	for (struct series_iter it = {.fset = fset}; (s = series_next(sn, &it, SK_ACCESS));)
 		for (unsigned int c = LES_ERRC_NONE + 1; c < LES_ERRC_MAX; c++) {
 			if (!s->v.access.errors[c])
 				continue;
 			snprintf(extra, sizeof(extra), "errno_class=\"%s\"",
 				 les_errno_class_name(c));
-			sample(o, "lustre_client_operation_errors_total", s, extra,
-			       s->v.access.errors[c]);
+			sample(o, errs.s, s, extra, s->v.access.errors[c]);
 		}
 }
 
 static void render_histograms(const struct snapshot *sn, struct out *o, enum series_kind kind,
-			      const char *name, const char *help)
+			      enum family_set fset, const char *what, const char *help)
 {
+	struct family_name name = fname(fset, what);
 	const struct snap_series *s;
 	char extra[32];
 
-	family_header(o, name, "histogram", help);
-	for (struct series_iter it = {0}; (s = series_next(sn, &it, kind));) {
+	family_header(o, name.s, "histogram", help);
+	for (struct series_iter it = {.fset = fset}; (s = series_next(sn, &it, kind));) {
 		uint64_t cum = 0;
 
 		for (unsigned int b = 0; b < N_BUCKETS; b++) {
 			cum += s->v.hist.buckets[b];
 			snprintf(extra, sizeof(extra), "le=\"%s\"", bucket_le[b]);
-			out_fmt(o, "%s_bucket", name);
+			out_fmt(o, "%s_bucket", name.s);
 			sample(o, "", s, extra, cum);
 		}
-		out_fmt(o, "%s_bucket", name);
+		out_fmt(o, "%s_bucket", name.s);
 		sample(o, "", s, "le=\"+Inf\"", s->v.hist.count);
 		/* Seconds, exactly: the nanosecond sum split at the decimal point. */
-		out_fmt(o, "%s_sum{%.*s} %" PRIu64 ".%09" PRIu64 "\n", name, (int)s->key_len,
+		out_fmt(o, "%s_sum{%.*s} %" PRIu64 ".%09" PRIu64 "\n", name.s, (int)s->key_len,
 			s->key, s->v.hist.sum_ns / 1000000000u, s->v.hist.sum_ns % 1000000000u);
-		out_fmt(o, "%s_count", name);
+		out_fmt(o, "%s_count", name.s);
 		sample(o, "", s, NULL, s->v.hist.count);
 	}
 }
 
-static void render_rpc(const struct snapshot *sn, struct out *o)
+static const char *const rpc_wait_help[FSET_MAX] = {
+	[FSET_EXPORTER] = "Waits in ptlrpc_queue_wait ended (a thread waiting for its request).",
+	[FSET_OURS] = "Waits for client requests ended: FUSE and sunrpc requests, Lustre lock "
+		      "waits (lock_wait), by op.",
+};
+
+static const char *const rpc_errors_help[FSET_MAX] = {
+	[FSET_EXPORTER] = "PtlRPC request events: resend, restart, expire, notconn.",
+	[FSET_OURS] = "Request events: sunrpc retransmit, Lustre evict.",
+};
+
+static void render_rpc(const struct snapshot *sn, struct out *o, enum family_set fset)
 {
+	struct family_name ops = fname(fset, "rpc_wait_operations_total");
+	struct family_name errs = fname(fset, "rpc_errors_total");
 	const struct snap_series *s;
 	char extra[64];
 
-	family_header(
-		o, "lustre_client_rpc_wait_operations_total", "counter",
-		"Waits for client requests (FUSE, sunrpc; PtlRPC queue_wait, lock_wait) ended, by op.");
-	for (struct series_iter it = {0}; (s = series_next(sn, &it, SK_RPC));)
-		sample(o, "lustre_client_rpc_wait_operations_total", s, NULL, s->v.rpc_ops);
-	render_histograms(sn, o, SK_RPC_HIST, "lustre_client_rpc_wait_duration_seconds",
-			  "Time client requests waited for their reply, in seconds.");
-	family_header(o, "lustre_client_rpc_errors_total", "counter",
-		      "Request events: resend, restart, expire, notconn, retransmit, evict.");
-	for (struct series_iter it = {0}; (s = series_next(sn, &it, SK_RPC_EVENT));)
+	family_header(o, ops.s, "counter", rpc_wait_help[fset]);
+	for (struct series_iter it = {.fset = fset}; (s = series_next(sn, &it, SK_RPC));)
+		sample(o, ops.s, s, NULL, s->v.rpc_ops);
+	render_histograms(sn, o, SK_RPC_HIST, fset, "rpc_wait_duration_seconds",
+			  "Time threads waited for their requests' replies, in seconds.");
+	family_header(o, errs.s, "counter", rpc_errors_help[fset]);
+	for (struct series_iter it = {.fset = fset}; (s = series_next(sn, &it, SK_RPC_EVENT));)
 		for (unsigned int e = 0; e < LES_EV_MAX; e++) {
 			if (!s->v.events[e])
 				continue;
 			snprintf(extra, sizeof(extra), "event=\"%s\"", les_rpc_event_name(e));
-			sample(o, "lustre_client_rpc_errors_total", s, extra, s->v.events[e]);
+			sample(o, errs.s, s, extra, s->v.events[e]);
 		}
 }
 
 /* Requests in flight by submitter, and PtlRPC's started and completed. */
-static void render_requests(const struct snapshot *sn, struct out *o)
+static void render_requests(const struct snapshot *sn, struct out *o, enum family_set fset)
 {
+	struct family_name inflight = fname(fset, "inflight_requests");
 	const struct snap_series *s;
 
-	family_header(o, "lustre_client_inflight_requests", "gauge",
-		      "Requests in flight now (FUSE, sunrpc, PtlRPC), by submitter.");
-	for (struct series_iter it = {0}; (s = series_next(sn, &it, SK_INFLIGHT));)
-		sample(o, "lustre_client_inflight_requests", s, NULL,
+	family_header(o, inflight.s, "gauge",
+		      fset == FSET_EXPORTER
+			      ? "PtlRPC requests in flight now, by submitter."
+			      : "FUSE and sunrpc requests in flight now, by submitter.");
+	for (struct series_iter it = {.fset = fset}; (s = series_next(sn, &it, SK_INFLIGHT));)
+		sample(o, inflight.s, s, NULL,
 		       s->v.inflight.gen == sn->inflight_gen ? s->v.inflight.count : 0);
+	if (fset == FSET_OURS) {
+		render_histograms(sn, o, SK_REQ_HIST, fset, "ptlrpc_request_duration_seconds",
+				  "PtlRPC requests from first send to reply, in seconds, by "
+				  "submitter: writeback and other asynchronous requests too.");
+		return;
+	}
 	family_header(o, "lustre_client_ptlrpc_requests_started_total", "counter",
 		      "PtlRPC requests sent: completed plus in flight.");
-	for (struct series_iter it = {0}; (s = series_next(sn, &it, SK_PTLRPC));)
+	for (struct series_iter it = {.fset = fset}; (s = series_next(sn, &it, SK_PTLRPC));)
 		sample(o, "lustre_client_ptlrpc_requests_started_total", s, NULL,
 		       s->v.ptlrpc.started);
 	family_header(o, "lustre_client_ptlrpc_requests_completed_total", "counter",
 		      "PtlRPC requests completed (replied, or freed after their send).");
-	for (struct series_iter it = {0}; (s = series_next(sn, &it, SK_PTLRPC));)
+	for (struct series_iter it = {.fset = fset}; (s = series_next(sn, &it, SK_PTLRPC));)
 		sample(o, "lustre_client_ptlrpc_requests_completed_total", s, NULL,
 		       s->v.ptlrpc.completed);
+}
+
+/* The Kafka sink's lines by outcome, as the stats record's "kafka" counts them. */
+static void render_kafka(struct out *o, const struct les_kafka_counters *kc)
+{
+	family_header(o, "lustre_ebpf_stream_kafka_lines_total", "counter",
+		      "Output lines given to Kafka, by outcome: produced (queued), delivered "
+		      "(acknowledged), failed, dropped (the local queue full).");
+	out_fmt(o,
+		"lustre_ebpf_stream_kafka_lines_total{outcome=\"produced\"} %" PRIu64 "\n"
+		"lustre_ebpf_stream_kafka_lines_total{outcome=\"delivered\"} %" PRIu64 "\n"
+		"lustre_ebpf_stream_kafka_lines_total{outcome=\"failed\"} %" PRIu64 "\n"
+		"lustre_ebpf_stream_kafka_lines_total{outcome=\"dropped\"} %" PRIu64 "\n",
+		kc->produced, kc->delivered, kc->failed, kc->dropped);
+	family_header(o, "lustre_ebpf_stream_kafka_lines_pending", "gauge",
+		      "Lines produced and not yet acknowledged (held through a broker outage).");
+	out_fmt(o, "lustre_ebpf_stream_kafka_lines_pending %" PRIu64 "\n", kc->pending);
+	family_header(o, "lustre_ebpf_stream_kafka_errors_total", "counter",
+		      "Errors the Kafka client reported: a broker down or refusing, and the like.");
+	out_fmt(o, "lustre_ebpf_stream_kafka_errors_total %" PRIu64 "\n", kc->errors);
 }
 
 /*
@@ -984,11 +1134,31 @@ static void render_tables(struct out *o, const struct self_stats *st)
 		"lustre_ebpf_stream_mounts_skipped{reason=\"limit\"} %u\n"
 		"lustre_ebpf_stream_mounts_skipped{reason=\"too_long\"} %u\n",
 		st->mounts_skipped_limit, st->mounts_skipped_too_long);
+	if (st->have_kafka)
+		render_kafka(o, &st->kafka);
+}
+
+/*
+ * The exporters' convention: a constant 1 whose labels say what is running,
+ * so that a dashboard can group nodes by version and `count by (version)`
+ * shows a rollout's progress.
+ */
+static void render_build_info(struct out *o)
+{
+	family_header(o, "lustre_ebpf_stream_build_info", "gauge",
+		      "A constant 1, labeled with the version, the records' schema version and "
+		      "the libbpf it runs with.");
+	out_fmt(o,
+		"lustre_ebpf_stream_build_info{version=\"%s\",schema_version=\"%d\","
+		"libbpf=\"%u.%u\"} 1\n",
+		LES_VERSION, LES_SCHEMA_VERSION, libbpf_major_version(), libbpf_minor_version());
 }
 
 static void render_self(const struct snapshot *sn, struct out *o)
 {
 	const struct self_stats *st = &sn->self;
+
+	render_build_info(o);
 
 	if (st->valid) {
 		family_header(o, "lustre_ebpf_stream_inflight_unlabeled", "gauge",
@@ -1045,11 +1215,13 @@ char *les_prom_render(struct les_prom *p, size_t *len)
 		return NULL;
 	/* Unlocked from here: the consumer updates the store meanwhile. */
 	out_reserve(&o, sn.body_max);
-	render_access_counters(&sn, &o);
-	render_histograms(&sn, &o, SK_ACCESS_HIST, "lustre_client_access_duration_seconds",
-			  "Latency of file operations, in seconds.");
-	render_rpc(&sn, &o);
-	render_requests(&sn, &o);
+	for (unsigned int f = 0; f < FSET_MAX; f++) {
+		render_access_counters(&sn, &o, f);
+		render_histograms(&sn, &o, SK_ACCESS_HIST, f, "access_duration_seconds",
+				  "Latency of file operations, in seconds.");
+		render_rpc(&sn, &o, f);
+		render_requests(&sn, &o, f);
+	}
 	render_self(&sn, &o);
 	snapshot_free(&sn);
 	if (o.oom || !o.buf) {
@@ -1217,6 +1389,8 @@ static void http_log(void *cls, const char *fmt, va_list ap)
 	struct les_prom *p = cls;
 	uint64_t now = les_mono_ns();
 
+	if (p->starting)
+		return;
 	if (p->log_next_ns && now < p->log_next_ns) {
 		p->log_held++;
 		return;
@@ -1291,7 +1465,9 @@ int les_prom_start(struct les_prom *p, char *err, size_t errlen)
 	sigaddset(&block, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	errno = 0;
+	p->starting = true;
 	p->httpd = start_daemon(p, host, port, &gai_err);
+	p->starting = false;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!p->httpd) {
 		if (gai_err)
@@ -1344,6 +1520,7 @@ int les_prom_attach(struct les_prom **out, struct les_consumer *c, const struct 
 		.path = o->prom_path,
 		.uid_labels = o->prom_uid_labels,
 		.histogram_process = o->prom_histogram_process,
+		.slurm_label = o->prom_slurm_label,
 		.series_ttl_ns = o->series_ttl_ns,
 	};
 	struct les_prom *p;

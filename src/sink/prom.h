@@ -53,6 +53,7 @@ struct les_prom_config {
 	const char *path;	/* e.g. "/metrics" */
 	bool uid_labels;	/* uid and username labels */
 	bool histogram_process; /* process label on the histogram families */
+	bool slurm_label;	/* slurm_job_id on the exporter's families (--slurm-jobid) */
 	uint64_t series_ttl_ns; /* 0: series never expire */
 	uint32_t max_series;	/* 0: LES_PROM_MAX_SERIES */
 	size_t max_body;	/* 0: LES_PROM_MAX_BODY */
@@ -89,6 +90,10 @@ void les_prom_tick(struct les_prom *p, uint64_t now_ns);
 /* Self-metrics and the in-flight gauge, from the consumer's and the kernel's counters. */
 void les_prom_update_stats(struct les_prom *p, struct les_consumer *c,
 			   const struct les_kernel_stats *ks);
+
+struct les_kafka_counters;
+/* The Kafka sink's counters, for lustre_ebpf_stream_kafka_*; not called without Kafka. */
+void les_prom_update_kafka(struct les_prom *p, const struct les_kafka_counters *kc);
 
 /* The consumer is stalled when its once-a-second update is older than this. */
 #define LES_PROM_STALL_NS (10 * 1000000000ULL)

@@ -15,6 +15,8 @@
 #include "top.h"
 
 #define LINE_MAX_LEN (256 * 1024) /* newline included; longer lines are skipped */
+#define LINE_BUF     (LINE_MAX_LEN + 1)
+#define FRAME_BUF    (64 * 1024)
 
 static json_t *doc; /* the line les_replay_parse filled ev from */
 
@@ -118,8 +120,9 @@ struct replay {
 	uint32_t frames;    /* closed so far */
 	uint32_t show_from; /* frames before this are replayed without being shown */
 	struct les_replay_stats st;
-	char line[LINE_MAX_LEN + 1];
-	char frame[64 * 1024];
+	/* Not zeroed: most of each is never touched by a short capture. */
+	char *line;  /* LINE_BUF bytes */
+	char *frame; /* FRAME_BUF bytes */
 };
 
 static void draw(struct replay *r)
@@ -131,10 +134,9 @@ static void draw(struct replay *r)
 		les_top_screen_size(&width, &height);
 	/* A gap frame says so on its last line (kept short: no row has so few words). */
 	n = les_top_render(r->top, r->view.group, r->view.sort, width,
-			   r->gap_ns && height > 1 ? height - 1 : height, r->frame,
-			   sizeof(r->frame));
+			   r->gap_ns && height > 1 ? height - 1 : height, r->frame, FRAME_BUF);
 	if (r->gap_ns)
-		snprintf(r->frame + n, sizeof(r->frame) - n, "gap: %.0f s without records\n",
+		snprintf(r->frame + n, FRAME_BUF - n, "gap: %.0f s without records\n",
 			 (double)r->gap_ns / 1e9);
 	if (r->screen) {
 		les_top_screen_draw(r->frame);
@@ -278,12 +280,12 @@ static int advance(struct replay *r, uint64_t ts)
  */
 static int next_line(struct replay *r)
 {
-	const size_t last = sizeof(r->line) - 1;
+	const size_t last = LINE_BUF - 1;
 	bool full;
 
 	for (;;) {
 		r->line[last] = 1;
-		if (!gzgets(r->in, r->line, (int)sizeof(r->line)))
+		if (!gzgets(r->in, r->line, LINE_BUF))
 			return 0;
 		full = !r->line[last] && r->line[last - 1] != '\n';
 		if (!full)
@@ -292,7 +294,7 @@ static int next_line(struct replay *r)
 		r->st.lines++;
 		do {
 			r->line[last] = 1;
-			if (!gzgets(r->in, r->line, (int)sizeof(r->line)))
+			if (!gzgets(r->in, r->line, LINE_BUF))
 				return 0;
 		} while (!r->line[last] && r->line[last - 1] != '\n');
 	}
@@ -350,9 +352,11 @@ int les_replay_run(const struct les_options *o)
 	r->speed = o->replay_speed > 0 ? o->replay_speed : 1;
 	r->interval_ns = o->top_interval_ns ? o->top_interval_ns : 1000000000ULL;
 	r->open_empty = true;
+	r->line = malloc(LINE_BUF);
+	r->frame = malloc(FRAME_BUF);
 	r->in = gzopen(o->input_path, "rb");
 	r->top = les_top_new();
-	if (!r->in || !r->top) {
+	if (!r->line || !r->frame || !r->in || !r->top) {
 		fprintf(stderr, "lustre-ebpf-stream: cannot read %s: %s\n", o->input_path,
 			strerror(errno ? errno : ENOMEM));
 		ret = 1;
@@ -385,6 +389,8 @@ out:
 	les_top_free(r->top);
 	json_decref(doc);
 	doc = NULL;
+	free(r->line);
+	free(r->frame);
 	free(r);
 	return ret;
 }

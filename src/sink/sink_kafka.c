@@ -212,6 +212,7 @@ static void on_error(rd_kafka_t *rk, int code, const char *reason, void *opaque)
 	struct err_log *l;
 	char why[512];
 
+	k->cnt.errors++;
 	/* A fatal error ends delivery for good: always worth a line. */
 	if (err == RD_KAFKA_RESP_ERR__FATAL) {
 		err = rd_kafka_fatal_error(rk, why, sizeof(why));
@@ -456,6 +457,7 @@ void les_sink_kafka_stats(void *ctx, struct jw *w)
 	jw_kv_u64(w, "delivered", k->cnt.delivered);
 	jw_kv_u64(w, "failed", k->cnt.failed);
 	jw_kv_u64(w, "dropped_kafka", k->cnt.dropped);
+	jw_kv_u64(w, "errors", k->cnt.errors);
 	jw_key(w, "failed_by_error");
 	jw_obj_begin(w);
 	for (int i = 0; i < LES_KAFKA_ERR_SLOTS && k->failed_by[i].n; i++)

@@ -52,6 +52,7 @@ struct les_kafka_counters {
 	uint64_t failed; /* refused by produce or failed in delivery */
 	uint64_t dropped; /* local queue full: dropped_kafka */
 	uint64_t pending; /* produced, no delivery report yet */
+	uint64_t errors; /* client errors librdkafka reported: a broker down, refused, ... */
 };
 
 struct les_sink_kafka;

@@ -23,11 +23,16 @@ struct top_row {
 	struct les_hist latency;
 };
 
-/* One grouping's rows of an interval. */
+/*
+ * One grouping's rows of an interval. The rows grow as names come (a
+ * replay or a quiet node has a few; LES_TOP_GROUPS of them would be 1.5
+ * MB per grouping, touched at each start), and are kept across intervals.
+ */
 struct top_table {
-	uint32_t n;
+	uint32_t n, cap;
 	int32_t slot[TABLE_SLOTS]; /* row index + 1; 0 empty */
-	struct top_row rows[LES_TOP_GROUPS + 1]; /* the last: "(other)" */
+	struct top_row *rows;
+	struct top_row other; /* "(other)": names past LES_TOP_GROUPS, or past memory */
 };
 
 struct top_interval {
@@ -64,7 +69,7 @@ static void interval_reset(struct top_interval *iv)
 		iv->by[g].n = 0;
 		memset(iv->by[g].slot, 0, sizeof(iv->by[g].slot));
 		/* The overflow row is known by its name: unnamed, it starts again at 0. */
-		iv->by[g].rows[LES_TOP_GROUPS].name[0] = '\0';
+		iv->by[g].other.name[0] = '\0';
 	}
 	iv->requests = iv->resends = iv->expires = 0;
 	iv->sunrpc = iv->backlog_ns = iv->rtt_ns = 0;
@@ -85,12 +90,21 @@ struct les_top *les_top_new(void)
 	return t;
 }
 
+static void interval_free(struct top_interval *iv)
+{
+	if (!iv)
+		return;
+	for (int g = 0; g < LES_TOP_GROUP_MAX; g++)
+		free(iv->by[g].rows);
+	free(iv);
+}
+
 void les_top_free(struct les_top *t)
 {
 	if (!t)
 		return;
-	free(t->open);
-	free(t->shown);
+	interval_free(t->open);
+	interval_free(t->shown);
 	free(t);
 }
 
@@ -104,14 +118,29 @@ const char *les_top_filter(const struct les_top *t)
 	return t->filter;
 }
 
-static struct top_row *new_row(struct top_table *tb, const char *name)
+static void row_init(struct top_row *r, const char *name)
 {
-	struct top_row *r = &tb->rows[tb->n++];
-
 	memset(r, 0, sizeof(*r));
 	les_hist_reset(&r->latency);
 	snprintf(r->name, sizeof(r->name), "%s", name);
-	return r;
+}
+
+/* Room for one more row: doubled up to LES_TOP_GROUPS; false without memory. */
+static bool room_for_row(struct top_table *tb)
+{
+	uint32_t cap = tb->cap ? 2 * tb->cap : 16;
+	struct top_row *rows;
+
+	if (tb->n < tb->cap)
+		return true;
+	if (cap > LES_TOP_GROUPS)
+		cap = LES_TOP_GROUPS;
+	rows = realloc(tb->rows, cap * sizeof(*rows));
+	if (!rows)
+		return false;
+	tb->rows = rows;
+	tb->cap = cap;
+	return true;
 }
 
 /* The row of name, made on first sight; "(other)" when the table is full. */
@@ -127,19 +156,15 @@ static struct top_row *find_row(struct top_table *tb, const char *name)
 		if (strncmp(tb->rows[s - 1].name, name, LES_TOP_NAME_LEN - 1) == 0)
 			return &tb->rows[s - 1];
 	}
-	if (tb->n < LES_TOP_GROUPS) {
+	if (tb->n < LES_TOP_GROUPS && room_for_row(tb)) {
 		tb->slot[i] = (int32_t)tb->n + 1;
-		return new_row(tb, name);
+		row_init(&tb->rows[tb->n], name);
+		return &tb->rows[tb->n++];
 	}
-	/* The overflow row sits past the others; its slot is never hashed. */
-	if (strcmp(tb->rows[LES_TOP_GROUPS].name, "(other)") != 0) {
-		uint32_t n = tb->n;
-
-		tb->n = LES_TOP_GROUPS;
-		new_row(tb, "(other)");
-		tb->n = n;
-	}
-	return &tb->rows[LES_TOP_GROUPS];
+	/* The overflow row is apart from the others; it is never hashed. */
+	if (strcmp(tb->other.name, "(other)") != 0)
+		row_init(&tb->other, "(other)");
+	return &tb->other;
 }
 
 /* The row's name under grouping g. */
@@ -386,8 +411,8 @@ size_t les_top_render(const struct les_top *t, enum les_top_group group, enum le
 	put_header(&f, t, group, sort, secs);
 	for (uint32_t i = 0; i < tb->n; i++)
 		rows[n++] = &tb->rows[i];
-	if (!strcmp(tb->rows[LES_TOP_GROUPS].name, "(other)"))
-		rows[n++] = &tb->rows[LES_TOP_GROUPS];
+	if (!strcmp(tb->other.name, "(other)"))
+		rows[n++] = &tb->other;
 	sort_by = sort;
 	qsort(rows, n, sizeof(rows[0]), cmp_rows);
 	for (size_t i = 0; i < n; i++) {

@@ -79,7 +79,11 @@ expect 2 "stray argument" extra
 expect 2 "--mount on a local filesystem" --mount /tmp
 expect 2 "--mount that does not exist" --mount /nonexistent/x
 printf '22 1 8:1 / / rw - ext4 /dev/sda1 rw\n' >"$WORK/mountinfo"
-expect 1 "nothing to observe" --mountinfo "$WORK/mountinfo"
+# No network filesystem yet: it waits for one, running (not exit 1 into a
+# restart loop); the mount arriving is 57_mounts_change's and the container's.
+expect 0 "nothing to observe yet: waits" --mountinfo "$WORK/mountinfo" --duration 1s
+grep -q "no Lustre, NFS or FUSE mount found: waiting for one to be mounted" "$WORK/stderr" ||
+	les_fail "no mount: no word of waiting: $(cat "$WORK/stderr")"
 
 M=$WORK/mnt
 les_testfs "$M"
@@ -118,4 +122,11 @@ les_eq "--duration 1: exit 0" 0 $?
 elapsed_ms=$((($(date +%s%N) - start) / 1000000))
 [ "$elapsed_ms" -lt 10000 ] || les_fail "--duration 1s took ${elapsed_ms} ms"
 les_pass "--duration 1s ended in ${elapsed_ms} ms"
+
+# -vv: libbpf's messages too (a verifier log is many lines in one message)
+# carry the prefix on every line.
+"$LES_BIN" --mount "$M" --duration 1s -vv -o /dev/null 2>"$WORK/vv.err"
+les_ge "-vv: libbpf's messages shown" 10 "$(grep -c '^lustre-ebpf-stream: libbpf: ' "$WORK/vv.err")"
+les_eq "-vv: every stderr line has the prefix" 0 "$(grep -vc '^lustre-ebpf-stream: ' "$WORK/vv.err")"
+
 les_done

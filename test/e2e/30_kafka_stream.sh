@@ -12,7 +12,7 @@
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kafka_lib.sh"
-les_kafka_init 30_kafka_stream setpriv
+les_kafka_init 30_kafka_stream setpriv /usr/bin/python3
 
 TOOL=$LES_BIN
 NWRITES=200
@@ -96,6 +96,21 @@ jq -r --arg v "$ver" '"\(.host)|les_version=\($v),schema_version=1,type=\(.type)
 cmp -s "$WORK/meta.want" "$WORK/meta" ||
 	les_fail "headers/keys differ: $(diff "$WORK/meta.want" "$WORK/meta" | head -n 4)"
 les_pass "headers les_version, schema_version, type, host, fs_type (none on stats) and key == host (no job id)"
+
+# The Python example (contrib/kafka/consume.py, librdkafka's binding): the
+# same lines, each valid against the published schema, with their keys.
+timeout 120 /usr/bin/python3 "$LES_SRC/contrib/kafka/consume.py" --brokers "$B" --topic t \
+	--schema "$LES_SRC/docs/record.schema.json" --from-beginning --until-end --with-key \
+	--group e2e-$$ >"$WORK/py.tsv" 2>"$WORK/py.err"
+les_eq "consume.py: exit 0 (every message valid against the schema)" 0 "$?"
+cut -f2- "$WORK/py.tsv" | cmp -s "$WORK/cap.jsonl" - ||
+	les_fail "consume.py: lines differ: $(cut -f2- "$WORK/py.tsv" | diff "$WORK/cap.jsonl" - | head -n 4)"
+les_pass "consume.py: every message equals its line, in order ($lines)"
+les_eq "consume.py: its count on stderr" "consume.py: $lines records, 0 not of the schema" \
+	"$(tail -n 1 "$WORK/py.err")"
+les_eq "consume.py: each key is the line's host (no job id)" 0 \
+	"$(awk -F'\t' '{ k = $1; sub(/^[^\t]*\t/, ""); if (index($0, "\"host\":\"" k "\"") == 0) n++ }
+		END { print n + 0 }' "$WORK/py.tsv")"
 
 final=$(tail -n 1 "$WORK/cap.jsonl")
 les_eq "the last line is the final stats record" true "$(jq -r .final <<<"$final")"

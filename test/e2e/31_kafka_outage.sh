@@ -13,7 +13,7 @@
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kafka_lib.sh"
-les_kafka_init 31_kafka_outage
+les_kafka_init 31_kafka_outage curl
 
 OUTAGE_AT_S=8 # when the broker is stopped, into the workload
 OUTAGE_S=20 # how long it stays down (its restart takes a few seconds more)
@@ -32,8 +32,12 @@ les_testfs "$M"
 
 # Stats every 5 s so that the queue is seen filling during the outage; a
 # flush budget long enough for the queue to drain after the restart.
+PROM_PORT=$((20000 + $$ % 20000))
 les_start "$WORK/cap.jsonl" --mount "$M" --kafka-brokers "$B" --kafka-topic t \
-	--stats-interval 5s --kafka-flush-timeout 60s
+	--stats-interval 5s --kafka-flush-timeout 60s --prometheus "127.0.0.1:$PROM_PORT"
+metric() {
+	curl -s "http://127.0.0.1:$PROM_PORT/metrics" | awk -v m="$1" '$1 == m { print $2 }'
+}
 
 # Small writes, ten a second, until told to stop (at most 120 s).
 (
@@ -52,6 +56,10 @@ les_kafka_stop
 down_at=$SECONDS
 les_pass "broker stopped $OUTAGE_AT_S s into the workload"
 sleep $OUTAGE_S
+les_ge "during the outage: lines pending in /metrics" 10 \
+	"$(metric lustre_ebpf_stream_kafka_lines_pending)"
+les_ge "during the outage: client errors in /metrics" 1 \
+	"$(metric lustre_ebpf_stream_kafka_errors_total)"
 les_kafka_start
 down_s=$((SECONDS - down_at))
 les_eq "broker back at the same address after ${down_s} s down" "$B" "$KAFKA_ADDR"
@@ -86,6 +94,9 @@ les_pass "stats during the outage show the lines held in the queue (up to $queue
 les_eq "final stats: failed, dropped_kafka, queue" "0 0 0" \
 	"$(tail -n 1 "$WORK/cap.jsonl" |
 		jq -r '"\(.kafka.failed) \(.kafka.dropped_kafka) \(.kafka.queue)"')"
+
+les_ge "the stats count the client's errors (kafka.errors)" 1 \
+	"$(tail -n 1 "$WORK/cap.jsonl" | jq -r .kafka.errors)"
 
 # With -v each distinct broker error is told, but once per interval, not per retry.
 errs=$(grep -c '^lustre-ebpf-stream: kafka: .*(_' "$WORK/cap.jsonl.err")

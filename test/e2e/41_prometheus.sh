@@ -9,7 +9,8 @@
 #   - a second instance with --uid-labels=false --histogram-process-labels
 #     --series-ttl 3s: the labels follow the flags, the series expire;
 #   - a real Prometheus server scraping the first instance every second
-#     answers sum(lustre_client_access_operations_total{op="write"}).
+#     answers sum(lustre_ebpf_stream_client_access_operations_total{op="write"})
+#     (a FUSE mount: our families; the exporter's are Lustre only).
 
 . "$(dirname "$0")/lib.sh"
 les_init 41_prometheus curl promtool prometheus setpriv python3
@@ -85,46 +86,55 @@ sample() {
 scrape "$PORT1" /metrics "$WORK/m1.txt"
 les_true "promtool check metrics: clean" sh -c "promtool check metrics <'$WORK/m1.txt' 2>&1 | tee '$WORK/promtool.out'; [ ! -s '$WORK/promtool.out' ]"
 les_eq "access_operations_total{op=\"write\"} == $NW" $NW \
-	"$(sample "$WORK/m1.txt" lustre_client_access_operations_total 'op="write"')"
+	"$(sample "$WORK/m1.txt" lustre_ebpf_stream_client_access_operations_total 'op="write"')"
 les_eq "the write series carries the job and the escaped process" $NW \
-	"$(sample "$WORK/m1.txt" lustre_client_access_operations_total 'op="write".*process="w\\"x\\\\y".*slurm_job_id="201"')"
+	"$(sample "$WORK/m1.txt" lustre_ebpf_stream_client_access_operations_total 'op="write".*process="w\\"x\\\\y".*slurm_job_id="201"')"
 les_eq "data_bytes_total{op=\"write\"}" $((NW * K)) \
-	"$(sample "$WORK/m1.txt" lustre_client_data_bytes_total 'op="write"')"
+	"$(sample "$WORK/m1.txt" lustre_ebpf_stream_client_data_bytes_total 'op="write"')"
 les_eq "operation_errors_total{op=\"open\",errno_class=\"io\"}" 1 \
-	"$(sample "$WORK/m1.txt" lustre_client_operation_errors_total 'op="open".*errno_class="io"')"
+	"$(sample "$WORK/m1.txt" lustre_ebpf_stream_client_operation_errors_total 'op="open".*errno_class="io"')"
 les_eq "write duration histogram: _count == $NW" $NW \
-	"$(sample "$WORK/m1.txt" lustre_client_access_duration_seconds_count 'op="write"')"
+	"$(sample "$WORK/m1.txt" lustre_ebpf_stream_client_access_duration_seconds_count 'op="write"')"
 les_eq "write duration histogram: +Inf bucket == $NW" $NW \
-	"$(sample "$WORK/m1.txt" lustre_client_access_duration_seconds_bucket 'op="write".*le="\+Inf"')"
+	"$(sample "$WORK/m1.txt" lustre_ebpf_stream_client_access_duration_seconds_bucket 'op="write".*le="\+Inf"')"
 les_eq "histograms omit process by default" none \
-	"$(sample "$WORK/m1.txt" lustre_client_access_duration_seconds_count 'process=')"
+	"$(sample "$WORK/m1.txt" lustre_ebpf_stream_client_access_duration_seconds_count 'process=')"
 les_eq "FUSE write requests: rpc_wait_operations_total" $NW \
-	"$(sample "$WORK/m1.txt" lustre_client_rpc_wait_operations_total 'op="write"')"
+	"$(sample "$WORK/m1.txt" lustre_ebpf_stream_client_rpc_wait_operations_total 'op="write"')"
 les_eq "fs_type label on the series" $NW \
-	"$(sample "$WORK/m1.txt" lustre_client_access_operations_total 'fs_type="fuse[^"]*".*op="write"')"
+	"$(sample "$WORK/m1.txt" lustre_ebpf_stream_client_access_operations_total 'fs_type="fuse[^"]*".*op="write"')"
 les_true "self-metrics are served" grep -q '^lustre_ebpf_stream_records_total{kind="access"} [1-9]' "$WORK/m1.txt"
-les_true "in-flight gauge is declared" grep -q '^# TYPE lustre_client_inflight_requests gauge' "$WORK/m1.txt"
+les_true "in-flight gauge is declared" grep -q '^# TYPE lustre_ebpf_stream_client_inflight_requests gauge' "$WORK/m1.txt"
 
 # Against lustre-ebpf-exporter as it is (test/fixtures/exporter-e743798.txt):
-# every family with its type and its labels in order after our fs_type, and
-# the histograms' buckets.
+# each of its families is declared with its type and holds no FUSE series
+# (Lustre only, as there); ours (lustre_ebpf_stream_client_*) carry the
+# same labels in the same order, with fs_type first, and the same buckets.
 FIX=$LES_SRC/test/fixtures/exporter-e743798.txt
 want_le=$(awk '$1 == "buckets" { for (i = 2; i <= NF; i++) print $i; print "+Inf" }' "$FIX")
+les_eq "no FUSE series in the exporter's lustre_client_* families" 0 \
+	"$(grep -c '^lustre_client_[a-z_]*{' "$WORK/m1.txt")"
 while read -r kw name type labels; do
 	[ "$kw" = family ] || continue
 	grep -qx "# TYPE $name $type" "$WORK/m1.txt" || les_fail "exporter family $name ($type) not served"
+	ours=lustre_ebpf_stream_client_${name#lustre_client_}
+	case $name in
+	*_ptlrpc_requests_*) continue ;; # Lustre only: test/vm/lustre-real/counters.py
+	esac
+	grep -qx "# TYPE $ours $type" "$WORK/m1.txt" || les_fail "family $ours ($type) not served"
 	sfx=; [ "$type" = histogram ] && sfx=_count
 	# A FUSE workload has no request events: test/unit/test_prom.c has them.
-	if ! line=$(grep -m1 "^$name$sfx{" "$WORK/m1.txt"); then
-		les_pass "$name: declared; no sample in this workload"
+	if ! line=$(grep -m1 "^$ours$sfx{" "$WORK/m1.txt"); then
+		les_pass "$ours: declared; no sample in this workload"
 		continue
 	fi
 	got=$(sed 's/^[^{]*{//; s/}.*//' <<<"$line" | grep -o '[a-z_]*="' | tr -d '="' | paste -sd,)
-	les_eq "$name: labels as the exporter's (after fs_type)" "fs_type,$labels" "$got"
+	les_eq "$ours: the exporter's labels (with --slurm-jobid), fs_type first" \
+		"fs_type,$labels" "$got"
 	if [ "$type" = histogram ]; then
 		first=$(sed 's/{.*//; s/_count$//' <<<"$line")
 		key=$(sed 's/^[^{]*{//; s/}.*//' <<<"$line")
-		les_eq "$name: buckets as the exporter's" "$want_le" \
+		les_eq "$ours: buckets as the exporter's" "$want_le" \
 			"$(grep -F "${first}_bucket{$key,le=" "$WORK/m1.txt" | sed 's/.*le="\([^"]*\)".*/\1/')"
 	fi
 done <"$FIX"
@@ -146,11 +156,11 @@ les_eq "/healthz: status ok, updated within 2 s, no drops, mounts observed" true
 les_true "instance 2: promtool check metrics" promtool check metrics <"$WORK/m2.txt"
 les_eq "--uid-labels=false: no uid or username label" 0 "$(grep -c 'uid=\|username=' "$WORK/m2.txt")"
 les_eq "--histogram-process-labels: process on the histogram" $NW \
-	"$(sample "$WORK/m2.txt" lustre_client_access_duration_seconds_count 'op="write".*process=')"
+	"$(sample "$WORK/m2.txt" lustre_ebpf_stream_client_access_duration_seconds_count 'op="write".*process=')"
 sleep 3.5 # past the 3 s TTL and the once-a-second sweep
 scrape "$PORT2" /m "$WORK/m2b.txt"
 les_eq "--series-ttl 3s: the write series expired" none \
-	"$(sample "$WORK/m2b.txt" lustre_client_access_operations_total 'op="write"')"
+	"$(sample "$WORK/m2b.txt" lustre_ebpf_stream_client_access_operations_total 'op="write"')"
 les_true "--series-ttl 3s: expiries counted" grep -q '^lustre_ebpf_stream_prometheus_series_expired_total [1-9]' "$WORK/m2b.txt"
 LES_PID=$P2
 les_stop
@@ -180,12 +190,12 @@ les_pass "prometheus server ready on port $PPORT"
 value=
 for i in $(seq 1 60); do
 	value=$(curl -sf -G "http://127.0.0.1:$PPORT/api/v1/query" \
-		--data-urlencode 'query=sum(lustre_client_access_operations_total{op="write"})' |
+		--data-urlencode 'query=sum(lustre_ebpf_stream_client_access_operations_total{op="write"})' |
 		jq -r '.data.result[0].value[1] // empty')
 	[ -n "$value" ] && break
 	sleep 0.5
 done
-les_eq "PromQL sum(lustre_client_access_operations_total{op=\"write\"})" $NW "$value"
+les_eq "PromQL sum(lustre_ebpf_stream_client_access_operations_total{op=\"write\"})" $NW "$value"
 les_eq "PromQL: the target is up" 1 \
 	"$(curl -sf -G "http://127.0.0.1:$PPORT/api/v1/query" --data-urlencode 'query=up' |
 		jq -r '.data.result[0].value[1]')"
@@ -198,10 +208,10 @@ env SLURM_JOB_ID=301 setpriv --reuid=nobody --regid=nogroup --clear-groups \
 HELD=$!
 HELD_LABELS="fs=\"les-testfs\",mount=\"$S\",uid=\"$NOBODY\",username=\"nobody\",process=\"held\",actor_type=\"batch_job\",slurm_job_id=\"301\"}"
 inflight=none
-for i in $(seq 1 30); do
+for _ in $(seq 1 30); do
 	sleep 0.2
 	scrape "$PORT1" /metrics "$WORK/m3.txt"
-	inflight=$(grep -F "$HELD_LABELS" "$WORK/m3.txt" | grep '^lustre_client_inflight_requests{fs_type="fuse' | awk '{ print $NF }')
+	inflight=$(grep -F "$HELD_LABELS" "$WORK/m3.txt" | grep '^lustre_ebpf_stream_client_inflight_requests{fs_type="fuse' | awk '{ print $NF }')
 	[ "$inflight" = 1 ] && break
 done
 les_eq "in-flight gauge: the held write, by its submitter's labels" 1 "$inflight"
@@ -209,9 +219,21 @@ wait "$HELD" || les_fail "the held write failed"
 sleep 1.2 # the next once-a-second read of the kernel's maps
 scrape "$PORT1" /metrics "$WORK/m4.txt"
 les_eq "in-flight gauge: 0 once the write is answered" 0 \
-	"$(grep -F "$HELD_LABELS" "$WORK/m4.txt" | grep '^lustre_client_inflight_requests{' | awk '{ print $NF }')"
+	"$(grep -F "$HELD_LABELS" "$WORK/m4.txt" | grep '^lustre_ebpf_stream_client_inflight_requests{' | awk '{ print $NF }')"
 les_eq "the held write then counts as a write request" 1 \
-	"$(sample "$WORK/m4.txt" lustre_client_rpc_wait_operations_total "mount=\"${S//\//\\/}\".*op=\"write\"")"
+	"$(sample "$WORK/m4.txt" lustre_ebpf_stream_client_rpc_wait_operations_total "mount=\"${S//\//\\/}\".*op=\"write\"")"
+
+ver=$("$LES_BIN" --version | head -n 1 | cut -d' ' -f2)
+scrape "$PORT1" /metrics "$WORK/bi.txt"
+les_eq "build_info: version, schema version, libbpf" 1 \
+	"$(grep -cE "^lustre_ebpf_stream_build_info\{version=\"$ver\",schema_version=\"1\",libbpf=\"[0-9]+\.[0-9]+\"\} 1$" "$WORK/bi.txt")"
+
+# A port in use: one line, ours, and exit 1.
+"$LES_BIN" --mount "$M" --prometheus "127.0.0.1:$PORT1" --duration 1s >/dev/null 2>"$WORK/inuse.err"
+les_eq "port in use: exit 1" 1 "$?"
+les_eq "port in use: one line on stderr, naming the address" \
+	"lustre-ebpf-stream: cannot listen on 127.0.0.1:$PORT1: Address already in use" \
+	"$(cat "$WORK/inuse.err")"
 
 LES_PID=$P1
 les_stop

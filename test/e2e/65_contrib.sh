@@ -23,16 +23,16 @@ want() { # want DESCRIPTION REGEX: some query matches
 	grep -Eq -- "$2" "$WORK/exprs" || les_fail "no panel query for $1 (/$2/)"
 	les_pass "panel query: $1"
 }
-want "ops by job" 'sum by \(slurm_job_id\) \(rate\(lustre_client_access_operations_total'
-want "ops by user" 'sum by \(username\) \(rate\(lustre_client_access_operations_total'
-want "ops by process" 'sum by \(process\) \(rate\(lustre_client_access_operations_total'
-want "bytes by job" 'sum by \(slurm_job_id, op\) \(rate\(lustre_client_data_bytes_total'
-want "bytes by user" 'sum by \(username, op\) \(rate\(lustre_client_data_bytes_total'
-want "bytes by process" 'sum by \(process, op\) \(rate\(lustre_client_data_bytes_total'
-want "latency p99" 'histogram_quantile\(0\.99, sum by \(le, op\) \(rate\(lustre_client_access_duration_seconds_bucket'
+want "ops by job" 'sum by \(slurm_job_id\) \(rate\(\{__name__=~"lustre_client_access_operations_total'
+want "ops by user" 'sum by \(username\) \(rate\(\{__name__=~"lustre_client_access_operations_total'
+want "ops by process" 'sum by \(process\) \(rate\(\{__name__=~"lustre_client_access_operations_total'
+want "bytes by job" 'sum by \(slurm_job_id, op\) \(rate\(\{__name__=~"lustre_client_data_bytes_total'
+want "bytes by user" 'sum by \(username, op\) \(rate\(\{__name__=~"lustre_client_data_bytes_total'
+want "bytes by process" 'sum by \(process, op\) \(rate\(\{__name__=~"lustre_client_data_bytes_total'
+want "latency p99" 'histogram_quantile\(0\.99, sum by \(le, op\) \(rate\(\{__name__=~"lustre_client_access_duration_seconds_bucket'
 want "latency p99 by job" 'histogram_quantile\(0\.99, sum by \(le, slurm_job_id\)'
-want "RPC wait percentiles" 'histogram_quantile\(0\.99, sum by \(le, op\) \(rate\(lustre_client_rpc_wait_duration_seconds_bucket'
-want "RPC wait by job" 'sum by \(slurm_job_id\) \(rate\(lustre_client_rpc_wait_duration_seconds_sum'
+want "RPC wait percentiles" 'histogram_quantile\(0\.99, sum by \(le, op\) \(rate\(\{__name__=~"lustre_client_rpc_wait_duration_seconds_bucket'
+want "RPC wait by job" 'sum by \(slurm_job_id\) \(rate\(\{__name__=~"lustre_client_rpc_wait_duration_seconds_sum'
 
 # Every query is PromQL: checked as recording rules with the variables filled in.
 {
@@ -67,7 +67,7 @@ grep -o 'lustre_[a-z_]*' "$WORK/exprs" | sed -E 's/_(bucket|sum|count)$//' | sor
 les_eq "every metric family of the dashboard is served" "" \
 	"$(comm -23 "$WORK/used" "$WORK/served" | paste -sd' ')"
 for label in slurm_job_id username process op; do
-	grep -q "^lustre_client_access_operations_total{.*$label=" "$WORK/metrics" ||
+	grep -q "^lustre_ebpf_stream_client_access_operations_total{.*$label=" "$WORK/metrics" ||
 		les_fail "label $label not served"
 done
 les_pass "labels slurm_job_id, username, process, op are served"
@@ -119,6 +119,33 @@ KV=${LES_CACHE:-/var/cache/lustre-ebpf-stream}/venv/bin/kubernetes-validate
 les_true "kubernetes-validate --strict: every resource valid against the Kubernetes schemas" \
 	"$KV" --strict --quiet "$C/k8s/daemonset.yaml"
 les_true "the DaemonSet's config file reads back" "$LES_BIN" --config "$WORK/k8s.conf" --print-config
+
+# The ServiceMonitor: its Service selects the DaemonSet's pods and names
+# their metrics port; the ServiceMonitor selects that Service and port.
+cat >"$WORK/sm.py" <<'PYEOF'
+import sys, yaml
+ds = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["kind"] == "DaemonSet"][0]
+docs = {d["kind"]: d for d in yaml.safe_load_all(open(sys.argv[2])) if d}
+svc, sm = docs["Service"], docs["ServiceMonitor"]
+pod_labels = ds["spec"]["template"]["metadata"]["labels"]
+assert all(pod_labels.get(k) == v for k, v in svc["spec"]["selector"].items()), "Service selects the pods"
+ports = [p["name"] for p in ds["spec"]["template"]["spec"]["containers"][0]["ports"]]
+sport = svc["spec"]["ports"][0]
+assert sport["targetPort"] in ports, "Service targets the container's port by name"
+assert svc["spec"].get("clusterIP") == "None", "headless Service"
+sel = sm["spec"]["selector"]["matchLabels"]
+assert all(svc["metadata"]["labels"].get(k) == v for k, v in sel.items()), "ServiceMonitor selects the Service"
+assert svc["metadata"]["namespace"] in sm["spec"]["namespaceSelector"]["matchNames"], "namespace"
+ep = sm["spec"]["endpoints"][0]
+assert ep["port"] == sport["name"] and ep["path"] == "/metrics", "endpoint port and path"
+assert any(r.get("sourceLabels") == ["__meta_kubernetes_pod_node_name"] and r["targetLabel"] == "node"
+           for r in ep["relabelings"]), "node label from the pod's node"
+yaml.safe_dump(svc, open(sys.argv[3], "w"))
+print("ok")
+PYEOF
+les_true "ServiceMonitor: its headless Service selects the DaemonSet's pods and metrics port; it selects the Service" \
+	$PY "$WORK/sm.py" "$C/k8s/daemonset.yaml" "$C/k8s/servicemonitor.yaml" "$WORK/svc.yaml"
+les_true "kubernetes-validate --strict: the Service" "$KV" --strict --quiet "$WORK/svc.yaml"
 
 # --- config example and logrotate ------------------------------------------------------
 les_true "contrib config example reads back" \

@@ -63,7 +63,7 @@ curl -sf --max-time 3 "http://127.0.0.1:$PORT/metrics" >"$WORK/metrics" ||
 	les_fail "a scrape beside the slow client failed (curl $?)"
 t1=$(date +%s.%N)
 les_true "the scrape beside the slow client has the records" \
-	grep -q '^lustre_client_access_operations_total{' "$WORK/metrics"
+	grep -q '^lustre_ebpf_stream_client_access_operations_total{' "$WORK/metrics"
 les_pass "scrape answered in $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s beside 64 half requests"
 wait "$SL"
 # 56 refused at once (8 per address), the other 8 closed after 10 s idle.
@@ -111,7 +111,7 @@ for delay in 0 0.2 0.5; do
 	"$LES_BIN" -o "$WORK/s$delay.jsonl" -vv --mount "$M" --stats-interval 0 2>"$WORK/s.err" &
 	SP=$!
 	for _ in $(seq 1 300); do
-		grep -q '^libbpf: ' "$WORK/s.err" && break
+		grep -q '^lustre-ebpf-stream: libbpf: ' "$WORK/s.err" && break
 		sleep 0.01
 	done
 	sleep "$delay"

@@ -79,17 +79,18 @@ les_track_mount() {
 	_les_mounts+=("$1")
 }
 
-# les_wait_ready PID ERR: wait until the tool started -v as PID (stderr in
-# ERR) has its probes attached; it is stopped at exit.
+# les_wait_ready PID ERR [SECONDS]: wait (30 s at most, or SECONDS) until
+# the tool started -v as PID (stderr in ERR) has its probes attached; it is
+# stopped at exit.
 les_wait_ready() {
-	local i
+	local i secs=${3:-30}
 	_les_pids+=("$1")
-	for i in $(seq 1 300); do
+	for i in $(seq 1 $((secs * 10))); do
 		grep -q "probes attached" "$2" 2>/dev/null && return 0
 		kill -0 "$1" 2>/dev/null || les_fail "tool exited at start: $(cat "$2")"
 		sleep 0.1
 	done
-	les_fail "tool not ready after 30 s: $(cat "$2")"
+	les_fail "tool not ready after $secs s: $(cat "$2")"
 }
 
 # les_start OUT [OPTIONS...]: start the tool writing to OUT; waits until its

@@ -115,9 +115,41 @@ START_TEST(exporter_slurm_flags)
 	ck_assert_int_eq(parse_argv(&o, all), 0);
 	ck_assert_uint_eq(o.enrich.proc_cache_size, 8192);
 	ck_assert(!o.prom_uid_labels);
-	ck_assert_int_eq(parse_argv(&o, off), 2);
+	ck_assert(o.prom_slurm_label);
+	ck_assert_int_eq(parse_argv(&o, off), 0);
+	ck_assert(!o.prom_slurm_label);
 	ck_assert_int_eq(parse_argv(&o, ttl0), 2);
 	ck_assert_int_eq(parse_argv(&o, drain0), 2);
+}
+END_TEST
+
+/* An option that tunes an output not asked for would do nothing: refused. */
+static const char *const needs_output[][3] = {
+	{ "--kafka-key", "host", NULL },
+	{ "--kafka-queue-size", "1000", NULL },
+	{ "--kafka-flush-timeout", "3s", NULL },
+	{ "--series-ttl", "60s", NULL },
+	{ "--kafka-key", "host", "--kafka-brokers" },
+	{ "--series-ttl", "60s", "--prometheus" },
+};
+
+START_TEST(options_needing_an_output)
+{
+	const char *const *c = needs_output[_i];
+	char *argv[] = { "x", (char *)c[0], (char *)c[1], NULL, NULL, NULL, NULL, NULL };
+	struct les_options o;
+	int argc = 3;
+
+	if (c[2] && strcmp(c[2], "--kafka-brokers") == 0) {
+		argv[argc++] = "--kafka-brokers";
+		argv[argc++] = "127.0.0.1:9";
+		argv[argc++] = "--kafka-topic=t";
+	} else if (c[2]) {
+		argv[argc++] = (char *)c[2];
+		argv[argc++] = "127.0.0.1:0";
+	}
+	les_options_defaults(&o);
+	ck_assert_int_eq(les_options_parse(&o, argc, argv), c[2] ? 0 : 2);
 }
 END_TEST
 
@@ -131,6 +163,7 @@ int main(void)
 	tcase_add_loop_test(tc, duration_units, 0, N(cases));
 	tcase_add_test(tc, exporter_once);
 	tcase_add_test(tc, exporter_slurm_flags);
+	tcase_add_loop_test(tc, options_needing_an_output, 0, N(needs_output));
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -37,6 +37,7 @@ static struct les_prom *make(bool uid_labels, bool hist_process, uint64_t ttl_ns
 		.path = "/metrics",
 		.uid_labels = uid_labels,
 		.histogram_process = hist_process,
+		.slurm_label = true,
 		.series_ttl_ns = ttl_ns,
 	};
 	struct les_prom *p = les_prom_new(&cfg);
@@ -76,7 +77,8 @@ static void assert_has_line(const char *text, const char *line)
 	for (const char *p = text; (p = strstr(p, line)); p++)
 		if ((p == text || p[-1] == '\n') && p[n] == '\n')
 			return;
-	ck_abort_msg("missing line '%s' in:\n%s", line, text);
+	fprintf(stderr, "%s", text); /* too long for check's message pipe */
+	ck_abort_msg("missing line '%s' in the text above", line);
 }
 
 static char *render(struct les_prom *p)
@@ -185,9 +187,10 @@ static void complete_wait(struct rig *r, unsigned int proto, unsigned int rpc_op
 	ck_assert_int_eq(les_consumer_on_record(&r->consumer, &rec, sizeof(rec)), 0);
 }
 
-#define WHO                                                                                   \
-	"{fs_type=\"lustre\",fs=\"scratch\",mount=\"/mnt/lustre\",uid=\"1000\",username=\"\"," \
-	"process=\"ior\",actor_type=\"batch_job\",slurm_job_id=\"42\"}"
+/* The exporter's actor_type is by name alone: ior in job 42 is a user there, a batch_job in ours. */
+#define WHO                                                                 \
+	"{fs=\"scratch\",mount=\"/mnt/lustre\",uid=\"1000\",username=\"\"," \
+	"process=\"ior\",actor_type=\"user\",slurm_job_id=\"42\"}"
 
 START_TEST(test_requests_in_flight)
 {
@@ -210,9 +213,11 @@ START_TEST(test_requests_in_flight)
 	assert_has_line(text, "lustre_client_ptlrpc_requests_completed_total" WHO " 1");
 	assert_has_line(text, "lustre_client_ptlrpc_requests_started_total" WHO " 3");
 	assert_has_line(text, "lustre_client_inflight_requests" WHO " 2");
-	assert_has_line(text, "lustre_client_inflight_requests{fs_type=\"fuse\",fs=\"\",mount=\"\","
-			      "uid=\"1000\",username=\"\",process=\"ior\",actor_type=\"batch_job\","
-			      "slurm_job_id=\"42\"} 1");
+	assert_has_line(
+		text,
+		"lustre_ebpf_stream_client_inflight_requests{fs_type=\"fuse\",fs=\"\",mount=\"\","
+		"uid=\"1000\",username=\"\",process=\"ior\",actor_type=\"batch_job\","
+		"slurm_job_id=\"42\"} 1");
 	free(text);
 
 	/* both complete: the gauge falls to 0, started never goes back */
@@ -238,15 +243,26 @@ START_TEST(test_requests_in_flight)
 }
 END_TEST
 
-#define WAIT(op)                                                                               \
+#define WAIT(op)                                                            \
+	"{fs=\"scratch\",mount=\"/mnt/lustre\",op=\"" op "\",uid=\"1000\"," \
+	"username=\"\",process=\"ior\",actor_type=\"user\",slurm_job_id=\"42\"}"
+#define WAIT_SUM(op)                                                        \
+	"{fs=\"scratch\",mount=\"/mnt/lustre\",op=\"" op "\",uid=\"1000\"," \
+	"username=\"\",actor_type=\"user\",slurm_job_id=\"42\"}"
+#define WAIT_OURS_SUM(op)                                                                      \
+	"{fs_type=\"lustre\",fs=\"scratch\",mount=\"/mnt/lustre\",op=\"" op "\",uid=\"1000\"," \
+	"username=\"\",actor_type=\"batch_job\",slurm_job_id=\"42\"}"
+#define WAIT_OURS(op)                                                                          \
 	"{fs_type=\"lustre\",fs=\"scratch\",mount=\"/mnt/lustre\",op=\"" op "\",uid=\"1000\"," \
 	"username=\"\",process=\"ior\",actor_type=\"batch_job\",slurm_job_id=\"42\"}"
 
 /*
- * rpc_wait counts each nanosecond a thread waited once: a lock enqueue of
- * 3 s holds its request's queue_wait (1 s) and the grant's wait (2 s), so
- * only the enqueue counts; a PtlRPC request record is no thread's wait
- * (its time is the queue_wait's) and counts only as a completed request.
+ * rpc_wait counts each nanosecond a thread waited once, across both sets:
+ * a lock enqueue of 3 s holds its request's queue_wait (1 s, counted with
+ * every queue_wait in the exporter's, as it counts them) and the grant's
+ * wait (2 s, in ours), so the enqueue itself is not counted; a PtlRPC
+ * request record is no thread's wait (its time is the queue_wait's) and
+ * counts only as a completed request.
  */
 START_TEST(test_rpc_wait_once)
 {
@@ -261,10 +277,107 @@ START_TEST(test_rpc_wait_once)
 	complete_wait(&r, LES_PROTO_PTLRPC, LES_RPC_OP_QUEUE_WAIT, 500000000ULL, 0);
 	complete_request(&r);
 	text = render(p);
-	assert_has_line(text, "lustre_client_rpc_wait_operations_total" WAIT("lock_wait") " 1");
-	assert_has_line(text, "lustre_client_rpc_wait_operations_total" WAIT("queue_wait") " 1");
+	assert_has_line(text, "lustre_ebpf_stream_client_rpc_wait_operations_total" WAIT_OURS(
+				      "lock_wait") " 1");
+	ck_assert_msg(!strstr(text, "lustre_client_rpc_wait_operations_total{fs=\"scratch\","
+				    "mount=\"/mnt/lustre\",op=\"lock_wait\""),
+		      "a lock wait in the exporter's rpc_wait, which is ptlrpc_queue_wait only");
+	assert_has_line(text, "lustre_client_rpc_wait_operations_total" WAIT("queue_wait") " 2");
+	assert_has_line(text, "lustre_client_rpc_wait_duration_seconds_sum" WAIT_SUM("queue_wait")
+			      " 1.500000000");
+	assert_has_line(text, "lustre_ebpf_stream_client_rpc_wait_duration_seconds_sum" WAIT_OURS_SUM(
+				      "lock_wait") " 2.000000000");
 	ck_assert_msg(!strstr(text, "op=\"request\""), "a request record counted as a wait");
 	assert_has_line(text, "lustre_client_ptlrpc_requests_completed_total" WHO " 1");
+	free(text);
+	rig_close(&r);
+	les_prom_free(p);
+}
+END_TEST
+
+/* Lines of text starting with prefix that contain needle. */
+static int lines_with(const char *text, const char *prefix, const char *needle)
+{
+	size_t plen = strlen(prefix);
+	int n = 0;
+
+	for (const char *l = text; *l;) {
+		size_t len = strcspn(l, "\n");
+		const char *hit = strstr(l, needle);
+
+		if (strncmp(l, prefix, plen) == 0 && hit && hit < l + len)
+			n++;
+		l += len + (l[len] == '\n');
+	}
+	return n;
+}
+
+/*
+ * The exporter's families as it renders them by default: Lustre only,
+ * its labels without fs_type and, without --slurm-jobid, without
+ * slurm_job_id; NFS and FUSE, evictions and whole PtlRPC requests in
+ * ours, with fs_type and job_id.
+ */
+START_TEST(test_exporter_families)
+{
+	struct les_prom_config cfg = {.path = "/metrics", .uid_labels = true};
+	struct les_prom *p = les_prom_new(&cfg);
+	struct les_event lustre = access_ev("write", "dd", 1000, 0);
+	struct les_event fuse = access_ev("write", "dd", 1000, 0);
+	struct les_event evict = {
+		.kind = LES_REC_RPC_EVENT,
+		.fs_type = "lustre",
+		.fs = "scratch",
+		.mount = "/mnt/lustre",
+		.proto_id = LES_PROTO_PTLRPC,
+		.event_id = LES_EV_EVICT,
+		.actor_type = "client_worker",
+	};
+	struct les_event resend = evict;
+	struct rig r;
+	char *text;
+
+	ck_assert_ptr_nonnull(p);
+	lustre.fs_type = "lustre";
+	lustre.fs = "scratch";
+	lustre.mount = "/mnt/lustre";
+	resend.event_id = LES_EV_RESEND;
+	les_prom_add(p, &lustre);
+	les_prom_add(p, &fuse);
+	les_prom_add(p, &evict);
+	les_prom_add(p, &resend);
+	rig_open(&r, p);
+	complete_request(&r);
+	text = render(p);
+	assert_has_line(text,
+			"lustre_client_access_operations_total{fs=\"scratch\","
+			"mount=\"/mnt/lustre\",access_intent=\"data_write\",op=\"write\","
+			"uid=\"1000\",username=\"alice\",process=\"dd\",actor_type=\"user\"} 1");
+	assert_has_line(text, "lustre_ebpf_stream_client_access_operations_total{fs_type=\"fuse\","
+			      "fs=\"les-testfs\",mount=\"/mnt/t\",access_intent=\"data_write\","
+			      "op=\"write\",uid=\"1000\",username=\"alice\",process=\"dd\","
+			      "actor_type=\"user\",slurm_job_id=\"42\"} 1");
+	ck_assert_msg(!strstr(text, "lustre_client_access_operations_total{fs=\"les-testfs\""),
+		      "a FUSE mount in the exporter's families");
+	ck_assert_int_eq(lines_with(text, "lustre_client_", "slurm_job_id="), 0);
+	assert_has_line(text, "lustre_client_rpc_errors_total{fs=\"scratch\",mount=\"/mnt/lustre\","
+			      "uid=\"0\",username=\"\",process=\"\",actor_type=\"client_worker\","
+			      "event=\"resend\"} 1");
+	assert_has_line(text, "lustre_ebpf_stream_client_rpc_errors_total{fs_type=\"lustre\","
+			      "fs=\"scratch\",mount=\"/mnt/lustre\",uid=\"0\",username=\"\","
+			      "process=\"\",actor_type=\"client_worker\",slurm_job_id=\"\","
+			      "event=\"evict\"} 1");
+	assert_has_line(text, "lustre_client_ptlrpc_requests_completed_total{fs=\"scratch\","
+			      "mount=\"/mnt/lustre\",uid=\"1000\",username=\"\",process=\"ior\","
+			      "actor_type=\"user\"} 1");
+	assert_has_line(text,
+			"lustre_ebpf_stream_client_ptlrpc_request_duration_seconds_count{"
+			"fs_type=\"lustre\",fs=\"scratch\",mount=\"/mnt/lustre\",uid=\"1000\","
+			"username=\"\",actor_type=\"batch_job\",slurm_job_id=\"42\"} 1");
+	assert_has_line(text,
+			"lustre_ebpf_stream_client_ptlrpc_request_duration_seconds_sum{"
+			"fs_type=\"lustre\",fs=\"scratch\",mount=\"/mnt/lustre\",uid=\"1000\","
+			"username=\"\",actor_type=\"batch_job\",slurm_job_id=\"42\"} 0.002000000");
 	free(text);
 	rig_close(&r);
 	les_prom_free(p);
@@ -448,53 +561,71 @@ START_TEST(test_render_families)
 	les_prom_add(p, &rpc_ev);
 	text = render(p);
 	assert_has_line(text, "# TYPE lustre_client_access_operations_total counter");
-	assert_has_line(text, "lustre_client_access_operations_total{fs_type=\"fuse\",fs=\"les-"
-			      "testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op=\"write\","
-			      "uid=\"1000\",username=\"alice\",process=\"dd\",actor_type=\"user\","
-			      "slurm_job_id=\"42\"} 2");
-	assert_has_line(text, "lustre_client_data_bytes_total{fs_type=\"fuse\",fs=\"les-testfs\","
-			      "mount=\"/mnt/t\",access_intent=\"data_write\",op=\"write\",uid="
-			      "\"1000\",username=\"alice\",process=\"dd\",actor_type=\"user\","
-			      "slurm_job_id=\"42\"} 8192");
-	assert_has_line(text, "lustre_client_operation_errors_total{fs_type=\"fuse\",fs=\"les-"
-			      "testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op=\"write\","
-			      "uid=\"1000\",username=\"alice\",process=\"cp\",actor_type=\"user\","
-			      "slurm_job_id=\"42\",errno_class=\"io\"} 1");
+	assert_has_line(
+		text, "lustre_ebpf_stream_client_access_operations_total{fs_type=\"fuse\",fs=\"les-"
+		      "testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op=\"write\","
+		      "uid=\"1000\",username=\"alice\",process=\"dd\",actor_type=\"user\","
+		      "slurm_job_id=\"42\"} 2");
+	assert_has_line(
+		text,
+		"lustre_ebpf_stream_client_data_bytes_total{fs_type=\"fuse\",fs=\"les-testfs\","
+		"mount=\"/mnt/t\",access_intent=\"data_write\",op=\"write\",uid="
+		"\"1000\",username=\"alice\",process=\"dd\",actor_type=\"user\","
+		"slurm_job_id=\"42\"} 8192");
+	assert_has_line(
+		text, "lustre_ebpf_stream_client_operation_errors_total{fs_type=\"fuse\",fs=\"les-"
+		      "testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op=\"write\","
+		      "uid=\"1000\",username=\"alice\",process=\"cp\",actor_type=\"user\","
+		      "slurm_job_id=\"42\",errno_class=\"io\"} 1");
 	/* Histograms drop process by default: dd and cp share one series. */
 	assert_has_line(text, "# TYPE lustre_client_access_duration_seconds histogram");
-	assert_has_line(text, "lustre_client_access_duration_seconds_bucket{fs_type=\"fuse\",fs="
-			      "\"les-testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op="
-			      "\"write\",uid=\"1000\",username=\"alice\",actor_type=\"user\","
-			      "slurm_job_id=\"42\",le=\"1e-05\"} 2");
-	assert_has_line(text, "lustre_client_access_duration_seconds_bucket{fs_type=\"fuse\",fs="
-			      "\"les-testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op="
-			      "\"write\",uid=\"1000\",username=\"alice\",actor_type=\"user\","
-			      "slurm_job_id=\"42\",le=\"10\"} 2");
-	assert_has_line(text, "lustre_client_access_duration_seconds_bucket{fs_type=\"fuse\",fs="
-			      "\"les-testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op="
-			      "\"write\",uid=\"1000\",username=\"alice\",actor_type=\"user\","
-			      "slurm_job_id=\"42\",le=\"+Inf\"} 3");
-	assert_has_line(text, "lustre_client_access_duration_seconds_sum{fs_type=\"fuse\",fs="
-			      "\"les-testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op="
-			      "\"write\",uid=\"1000\",username=\"alice\",actor_type=\"user\","
-			      "slurm_job_id=\"42\"} 20.000006000");
-	assert_has_line(text, "lustre_client_access_duration_seconds_count{fs_type=\"fuse\",fs="
-			      "\"les-testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op="
-			      "\"write\",uid=\"1000\",username=\"alice\",actor_type=\"user\","
-			      "slurm_job_id=\"42\"} 3");
+	assert_has_line(
+		text,
+		"lustre_ebpf_stream_client_access_duration_seconds_bucket{fs_type=\"fuse\",fs="
+		"\"les-testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op="
+		"\"write\",uid=\"1000\",username=\"alice\",actor_type=\"user\","
+		"slurm_job_id=\"42\",le=\"1e-05\"} 2");
+	assert_has_line(
+		text,
+		"lustre_ebpf_stream_client_access_duration_seconds_bucket{fs_type=\"fuse\",fs="
+		"\"les-testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op="
+		"\"write\",uid=\"1000\",username=\"alice\",actor_type=\"user\","
+		"slurm_job_id=\"42\",le=\"10\"} 2");
+	assert_has_line(
+		text,
+		"lustre_ebpf_stream_client_access_duration_seconds_bucket{fs_type=\"fuse\",fs="
+		"\"les-testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op="
+		"\"write\",uid=\"1000\",username=\"alice\",actor_type=\"user\","
+		"slurm_job_id=\"42\",le=\"+Inf\"} 3");
+	assert_has_line(text,
+			"lustre_ebpf_stream_client_access_duration_seconds_sum{fs_type=\"fuse\",fs="
+			"\"les-testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op="
+			"\"write\",uid=\"1000\",username=\"alice\",actor_type=\"user\","
+			"slurm_job_id=\"42\"} 20.000006000");
+	assert_has_line(
+		text, "lustre_ebpf_stream_client_access_duration_seconds_count{fs_type=\"fuse\",fs="
+		      "\"les-testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op="
+		      "\"write\",uid=\"1000\",username=\"alice\",actor_type=\"user\","
+		      "slurm_job_id=\"42\"} 3");
 	/* NULL strings are empty labels; a 2 s wait falls in le="2.5". */
-	assert_has_line(text, "lustre_client_rpc_wait_operations_total{fs_type=\"fuse\",fs=\"\","
-			      "mount=\"\",op=\"write\",uid=\"1000\",username=\"\",process=\"\","
-			      "actor_type=\"\",slurm_job_id=\"\"} 1");
-	assert_has_line(text, "lustre_client_rpc_wait_duration_seconds_bucket{fs_type=\"fuse\","
-			      "fs=\"\",mount=\"\",op=\"write\",uid=\"1000\",username=\"\","
-			      "actor_type=\"\",slurm_job_id=\"\",le=\"1\"} 0");
-	assert_has_line(text, "lustre_client_rpc_wait_duration_seconds_bucket{fs_type=\"fuse\","
-			      "fs=\"\",mount=\"\",op=\"write\",uid=\"1000\",username=\"\","
-			      "actor_type=\"\",slurm_job_id=\"\",le=\"2.5\"} 1");
-	assert_has_line(text, "lustre_client_rpc_errors_total{fs_type=\"nfs\",fs=\"\",mount=\"\","
-			      "uid=\"0\",username=\"\",process=\"\",actor_type=\"\","
-			      "slurm_job_id=\"\",event=\"resend\"} 1");
+	assert_has_line(
+		text,
+		"lustre_ebpf_stream_client_rpc_wait_operations_total{fs_type=\"fuse\",fs=\"\","
+		"mount=\"\",op=\"write\",uid=\"1000\",username=\"\",process=\"\","
+		"actor_type=\"\",slurm_job_id=\"\"} 1");
+	assert_has_line(
+		text, "lustre_ebpf_stream_client_rpc_wait_duration_seconds_bucket{fs_type=\"fuse\","
+		      "fs=\"\",mount=\"\",op=\"write\",uid=\"1000\",username=\"\","
+		      "actor_type=\"\",slurm_job_id=\"\",le=\"1\"} 0");
+	assert_has_line(
+		text, "lustre_ebpf_stream_client_rpc_wait_duration_seconds_bucket{fs_type=\"fuse\","
+		      "fs=\"\",mount=\"\",op=\"write\",uid=\"1000\",username=\"\","
+		      "actor_type=\"\",slurm_job_id=\"\",le=\"2.5\"} 1");
+	assert_has_line(
+		text,
+		"lustre_ebpf_stream_client_rpc_errors_total{fs_type=\"nfs\",fs=\"\",mount=\"\","
+		"uid=\"0\",username=\"\",process=\"\",actor_type=\"\","
+		"slurm_job_id=\"\",event=\"resend\"} 1");
 	assert_has_line(text, "lustre_ebpf_stream_prometheus_series 6");
 	free(text);
 	les_prom_free(p);
@@ -510,14 +641,15 @@ START_TEST(test_cardinality_flags)
 	les_prom_add(p, &ev);
 	text = render(p);
 	/* No uid/username; process kept on the histogram and escaped. */
-	assert_has_line(text, "lustre_client_access_operations_total{fs_type=\"fuse\",fs=\"les-"
-			      "testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op=\"write\","
-			      "process=\"dd\\\"x\",actor_type=\"user\",slurm_job_id=\"42\"} 1");
-	assert_has_line(text,
-			"lustre_client_access_duration_seconds_count{fs_type=\"fuse\",fs="
-			"\"les-testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op="
-			"\"write\",process=\"dd\\\"x\",actor_type=\"user\",slurm_job_id=\"42\"} "
-			"1");
+	assert_has_line(
+		text, "lustre_ebpf_stream_client_access_operations_total{fs_type=\"fuse\",fs=\"les-"
+		      "testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op=\"write\","
+		      "process=\"dd\\\"x\",actor_type=\"user\",slurm_job_id=\"42\"} 1");
+	assert_has_line(
+		text, "lustre_ebpf_stream_client_access_duration_seconds_count{fs_type=\"fuse\",fs="
+		      "\"les-testfs\",mount=\"/mnt/t\",access_intent=\"data_write\",op="
+		      "\"write\",process=\"dd\\\"x\",actor_type=\"user\",slurm_job_id=\"42\"} "
+		      "1");
 	ck_assert_ptr_null(strstr(text, "uid="));
 	free(text);
 	les_prom_free(p);
@@ -706,8 +838,9 @@ START_TEST(test_body_cap)
 		text = les_prom_render(p, &len);
 		ck_assert_ptr_nonnull(text);
 		ck_assert_uint_le(len, cfg.max_body);
-		shown = count_lines(text, "lustre_client_access_operations_total{") +
-			count_lines(text, "lustre_client_access_duration_seconds_count{");
+		shown = count_lines(text, "lustre_ebpf_stream_client_access_operations_total{") +
+			count_lines(text,
+				    "lustre_ebpf_stream_client_access_duration_seconds_count{");
 		left = 4000 - shown;
 		ck_assert_uint_gt(shown, 10);
 		ck_assert_uint_gt(left, 0);
@@ -737,7 +870,8 @@ START_TEST(test_body_cap_default)
 	text = render(p);
 	assert_has_line(text, "lustre_ebpf_stream_prometheus_series_unrendered 0");
 	assert_has_line(text, "lustre_ebpf_stream_prometheus_scrapes_cut_total 0");
-	ck_assert_uint_eq(count_lines(text, "lustre_client_access_operations_total{"), 2000);
+	ck_assert_uint_eq(count_lines(text, "lustre_ebpf_stream_client_access_operations_total{"),
+			  2000);
 	free(text);
 	les_prom_free(p);
 }
@@ -780,7 +914,7 @@ START_TEST(test_http_server)
 	resp = http_get(les_prom_port(p), "/metrics");
 	ck_assert_msg(!strncmp(resp, "HTTP/1.", 7) && strstr(resp, " 200 "), "%s", resp);
 	ck_assert_ptr_nonnull(strstr(resp, "text/plain; version=0.0.4"));
-	ck_assert_ptr_nonnull(strstr(resp, "\nlustre_client_access_operations_total{"));
+	ck_assert_ptr_nonnull(strstr(resp, "\nlustre_ebpf_stream_client_access_operations_total{"));
 	free(resp);
 	resp = http_get(les_prom_port(p), "/nothing");
 	ck_assert_ptr_nonnull(strstr(resp, " 404 "));
@@ -826,7 +960,7 @@ START_TEST(test_http_slow_client)
 	usleep(200000); /* the server has taken what it takes of them */
 	resp = http_get(les_prom_port(p), "/metrics");
 	ck_assert_msg(strstr(resp, " 200 ") &&
-			      strstr(resp, "\nlustre_client_access_operations_total{"),
+			      strstr(resp, "\nlustre_ebpf_stream_client_access_operations_total{"),
 		      "a scrape beside %zu half requests: '%.200s'", n, resp);
 	free(resp);
 	while (n)
@@ -876,6 +1010,7 @@ static Suite *prom_suite(void)
 	tcase_add_test(tc, test_render_families);
 	tcase_add_test(tc, test_requests_in_flight);
 	tcase_add_test(tc, test_rpc_wait_once);
+	tcase_add_test(tc, test_exporter_families);
 	tcase_add_test(tc, test_cardinality_flags);
 	suite_add_tcase(s, tc);
 

@@ -33,6 +33,7 @@ Lustre does not list is a failure, never taken as 0.
 """
 import argparse
 import json
+import os
 import re
 import sys
 from datetime import datetime, timezone
@@ -408,6 +409,40 @@ def parse_metrics(path, mount):
     return out
 
 
+FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures",
+                       "exporter-e743798.txt")
+
+
+def exporter_labels():
+    """{family: [label, ...]} of lustre-ebpf-exporter (with --slurm-jobid)."""
+    fams = {}
+    for line in open(FIXTURE):
+        w = line.split()
+        if len(w) == 4 and w[0] == "family":
+            fams[w[1]] = w[3].split(",")
+    return fams
+
+
+def check_exporter_families(rep, metrics):
+    """The mount's lustre_client_* series carry the exporter's labels, in its order."""
+    want = exporter_labels()
+    bad = []
+    for f, lab, _ in metrics:
+        base = re.sub(r"_(bucket|sum|count)$", "", f)
+        if base not in want:
+            continue
+        names = [k for k in lab if k != "le"]
+        if names != want[base]:
+            bad.append(f"{f}: {names}")
+    rep.true("lustre_client_* series of the Lustre mount: the exporter's labels, no fs_type",
+             not bad and any(f.startswith("lustre_client_") for f, _, _ in metrics),
+             "; ".join(bad[:3]))
+    ops = {lab.get("op") for f, lab, _ in metrics
+           if f == "lustre_client_rpc_wait_operations_total"}
+    rep.eq("lustre_client_rpc_wait_* is ptlrpc_queue_wait only, as the exporter's",
+           sorted(ops), ["queue_wait"])
+
+
 def check_metrics(rep, job, metrics, ost, mine):
     """The Prometheus series of one job vs its obdfilter job_stats and its records."""
     fam = [(lab, v) for f, lab, v in metrics if lab.get("slurm_job_id") == job]
@@ -424,6 +459,11 @@ def check_metrics(rep, job, metrics, ost, mine):
     rep.true(f"job {job}: Prometheus series by slurm_job_id", len(fam) > 0, f"{len(fam)}")
     rep.eq(f"job {job}: Prometheus ptlrpc_requests_completed_total vs its request records",
            int(done), len(mine))
+    timed = sum(v for f, lab, v in metrics
+                if f == "lustre_ebpf_stream_client_ptlrpc_request_duration_seconds_count"
+                and lab.get("slurm_job_id") == job)
+    rep.eq(f"job {job}: our ptlrpc_request_duration_seconds_count vs its request records",
+           int(timed), len(mine))
 
 
 def check_jobs(args, rep):
@@ -460,6 +500,8 @@ def check_jobs(args, rep):
             check_writeback(rep, job, wire, args.cause_comm)
         else:
             note_kthread_writes(job, [r for r in wire if r.get("opcode_name") == "ost_write"])
+    if args.metrics:
+        check_exporter_families(rep, parse_metrics(args.metrics, args.mount))
 
 
 def check_locks(args, rep):

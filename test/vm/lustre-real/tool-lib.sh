@@ -560,7 +560,8 @@ lr_tool_test()
 		lr_unit_caps_test "$attach"
 	tracer_start 300 "" "$work/tool.err" "$tool" -v --attach "$attach" --mount "$LR_MNT" \
 		--stats-interval 1s --aggregate 1s --records --group-by job_id,op \
-		--prometheus 127.0.0.1:9108 --file-id -o "$work/out.jsonl" || die "the tool did not start"
+		--prometheus 127.0.0.1:9108 --slurm-jobid --file-id -o "$work/out.jsonl" ||
+		die "the tool did not start"
 	sleep 1
 	lr_warm_up || die "warm-up write on $LR_MNT"
 	lustre_real_clear_stats
