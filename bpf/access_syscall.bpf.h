@@ -438,44 +438,39 @@ struct les_sys_exit_tp {
 };
 
 /*
- * Where the arguments are: the user registers (raw sys_enter), or the
- * per-syscall tracepoint's record, read at constant offsets (a context
- * takes no variable one). One of the two is NULL, known when inlined.
+ * Where the arguments are: the user registers (raw sys_enter), or a copy
+ * of the per-syscall tracepoint's arguments on the stack (the context
+ * takes only constant offsets, and the compiler may not keep them so if
+ * the index varies). One of the two is NULL, known when inlined.
  */
 struct sys_args {
 	struct pt_regs *regs;
-	const struct les_sys_enter_tp *tp;
+	const __u64 *args;
 };
 
 /* Syscall argument i (0-5). */
 static __always_inline __u64 sys_arg(const struct sys_args *a, int i)
 {
-	if (a->tp) {
-		switch (i) {
-		case 0:
-			return a->tp->args[0];
-		case 1:
-			return a->tp->args[1];
-		case 2:
-			return a->tp->args[2];
-		case 3:
-			return a->tp->args[3];
-		case 4:
-			return a->tp->args[4];
-		}
-		return 0;
-	}
+	struct pt_regs *regs;
+
+	if (a->args)
+		return i >= 0 && i < 5 ? a->args[i] : 0;
+	/*
+	 * Out of the CO-RE read's expression: inside it, a->regs would be a
+	 * relocation against this local struct, which no kernel has.
+	 */
+	regs = a->regs;
 	switch (i) {
 	case 0:
-		return PT_REGS_PARM1_CORE_SYSCALL(a->regs);
+		return PT_REGS_PARM1_CORE_SYSCALL(regs);
 	case 1:
-		return PT_REGS_PARM2_CORE_SYSCALL(a->regs);
+		return PT_REGS_PARM2_CORE_SYSCALL(regs);
 	case 2:
-		return PT_REGS_PARM3_CORE_SYSCALL(a->regs);
+		return PT_REGS_PARM3_CORE_SYSCALL(regs);
 	case 3:
-		return PT_REGS_PARM4_CORE_SYSCALL(a->regs);
+		return PT_REGS_PARM4_CORE_SYSCALL(regs);
 	case 4:
-		return PT_REGS_PARM5_CORE_SYSCALL(a->regs);
+		return PT_REGS_PARM5_CORE_SYSCALL(regs);
 	}
 	return 0;
 }
@@ -592,10 +587,27 @@ int sys_exit_tp(struct les_sys_exit_tp *ctx)
 	return sys_exit_common(ctx->nr, ctx->ret, true);
 }
 
+/*
+ * The five arguments the table names, copied by one probe read: each
+ * syscall's record holds only its own arguments, and the kernel refuses to
+ * attach a program whose direct context reads go past a record's end
+ * (read's has three), so direct reads of args[3] and args[4] would keep
+ * this program off every shorter syscall. Past a short record's end the
+ * copy holds bytes the table never asks for.
+ */
+static __always_inline void sys_tp_args(const struct les_sys_enter_tp *ctx, __u64 *args)
+{
+	if (bpf_probe_read_kernel(args, 5 * sizeof(__u64), ctx->args))
+		__builtin_memset(args, 0, 5 * sizeof(__u64));
+}
+
 SEC("tracepoint")
 int sys_enter_tp(struct les_sys_enter_tp *ctx)
 {
-	struct sys_args a = { .tp = ctx };
+	__u64 args[5];
+	struct sys_args a = { .args = args };
+
+	sys_tp_args(ctx, args);
 
 	return sys_enter_common(&a, ctx->nr, true);
 }
@@ -609,7 +621,10 @@ int sys_exit_tp_nobtf(struct les_sys_exit_tp *ctx)
 SEC("tracepoint")
 int sys_enter_tp_nobtf(struct les_sys_enter_tp *ctx)
 {
-	struct sys_args a = { .tp = ctx };
+	__u64 args[5];
+	struct sys_args a = { .args = args };
+
+	sys_tp_args(ctx, args);
 
 	return sys_enter_common(&a, ctx->nr, false);
 }

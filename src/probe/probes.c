@@ -51,12 +51,12 @@ int les_probe_facts_gather(struct les_kfacts *f)
 void les_plan_options_init(struct les_plan_options *po, enum les_attach_mode mode)
 {
 	const char *multi = getenv("LES_KPROBE_MULTI");
-	const char *raw = getenv("LES_SYSCALL_RAW");
+	const char *per_call = getenv("LES_SYSCALL_PER_CALL");
 
 	memset(po, 0, sizeof(*po));
 	po->mode = mode;
 	po->kprobe_multi_off = multi && strcmp(multi, "0") == 0;
-	po->syscall_raw = raw && strcmp(raw, "1") == 0;
+	po->syscall_per_call = per_call && strcmp(per_call, "1") == 0;
 	po->reqmsg_offset = getenv(LES_PTLRPC_REQMSG_ENV);
 }
 
@@ -96,10 +96,11 @@ static void plan_syscall(struct les_probe_plan *plan, const struct les_kfacts *f
 	 */
 	plan->syscall_task_btf = plan->syscall && f->task_btf;
 	/*
-	 * The per-syscall tracepoints (CONFIG_FTRACE_SYSCALLS) where the
-	 * kernel has them: a syscall outside the table then runs no program.
+	 * The per-syscall tracepoints (CONFIG_FTRACE_SYSCALLS), where asked
+	 * for and the kernel has them: a syscall outside the table then runs
+	 * no program.
 	 */
-	plan->syscall_per_call = plan->syscall && !po->syscall_raw &&
+	plan->syscall_per_call = plan->syscall && po->syscall_per_call &&
 				 les_kfacts_has_tracepoint(f, "syscalls", "sys_enter_openat") &&
 				 les_kfacts_has_tracepoint(f, "syscalls", "sys_exit_openat");
 }

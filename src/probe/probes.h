@@ -32,8 +32,10 @@ struct les_probe_plan {
 	enum les_attach_method access;
 	bool syscall; /* the syscall fallback */
 	/*
-	 * Its hook: the per-syscall tracepoints (syscalls:sys_enter_NAME, only
-	 * the table's syscalls run a program), else raw sys_enter/sys_exit.
+	 * Its hook: raw sys_enter/sys_exit, or where asked for and the kernel
+	 * has them the per-syscall tracepoints (syscalls:sys_enter_NAME: only
+	 * the table's syscalls run a program). Not the default: their 130
+	 * links take ~5 s to detach after activity (docs/performance.md).
 	 */
 	bool syscall_per_call;
 	bool syscall_task_btf; /* its programs' flavour: sys_enter, or sys_enter_nobtf (5.10) */
@@ -48,7 +50,7 @@ struct les_probe_plan {
 /* What the planners take besides the facts: the options and the environment. */
 struct les_plan_options {
 	enum les_attach_mode mode;
-	bool syscall_raw; /* LES_SYSCALL_RAW=1: raw sys_enter/sys_exit even so */
+	bool syscall_per_call; /* LES_SYSCALL_PER_CALL=1: the per-syscall tracepoints */
 	bool kprobe_multi_off; /* LES_KPROBE_MULTI=0: single kprobes */
 	const char *reqmsg_offset; /* LES_PTLRPC_REQMSG_OFFSET, or NULL */
 };

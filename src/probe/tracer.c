@@ -716,31 +716,54 @@ static int attach_fn(struct les_tracer *t, int verbose)
 }
 
 /*
+ * The tracepoint of one syscall of the table, in event (sys_enter_NAME or
+ * sys_exit_NAME), or false where this kernel has none (one the
+ * architecture lacks). A few keep the name of the syscall they replaced in
+ * the kernel's definition: fstat, stat and lstat are newfstat, newstat and
+ * newlstat there (x86_64; arm64's fstat).
+ */
+static bool syscall_event(const char *root, const char *dir, const char *name, char *event,
+			  size_t len)
+{
+	static const char *const prefixes[] = { "", "new" };
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		snprintf(event, len, "sys_%s_%s%s", dir, prefixes[i], name);
+		snprintf(path, sizeof(path), "%s/events/syscalls/%s", root, event);
+		if (access(path, F_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
  * A per-syscall tracepoint program, once for each syscall of the table
  * (syscalls:sys_exit_NAME or sys_enter_NAME). A syscall this kernel has
- * no tracepoint for (one the architecture lacks) is skipped; one that is
- * there and does not attach fails the start, as its entry would otherwise
- * leave its op unreported.
+ * no tracepoint for is skipped; one that is there and does not attach
+ * fails the start, as its entry would otherwise leave its op unreported.
  */
 static int attach_per_syscall(struct les_tracer *t, struct bpf_program *prog, int which,
 			      int verbose)
 {
+	const char *dir = which == 1 ? "exit" : "enter";
+	const char *root = les_tracefs_root();
 	const struct les_syscall_entry *tab;
 	char event[64];
 	size_t n, skipped = 0;
 	int err;
 
+	if (!root)
+		return -ENOENT;
 	tab = les_syscall_table(&n);
 	for (size_t i = 0; i < n; i++) {
 		struct bpf_link *link;
 
-		snprintf(event, sizeof(event), "sys_%s_%s", which == 1 ? "exit" : "enter",
-			 tab[i].name);
-		link = bpf_program__attach_tracepoint(prog, "syscalls", event);
-		if (!link && errno == ENOENT) {
+		if (!syscall_event(root, dir, tab[i].name, event, sizeof(event))) {
 			skipped++;
 			continue;
 		}
+		link = bpf_program__attach_tracepoint(prog, "syscalls", event);
 		if (!link) {
 			err = -errno;
 			fprintf(stderr, "lustre-ebpf-stream: syscalls:%s not attached: %s\n", event,
@@ -753,7 +776,7 @@ static int attach_per_syscall(struct les_tracer *t, struct bpf_program *prog, in
 	}
 	if (verbose > 1 && skipped)
 		fprintf(stderr, "lustre-ebpf-stream: %zu syscalls have no %s tracepoint here\n",
-			skipped, which == 1 ? "exit" : "entry");
+			skipped, dir);
 	return 0;
 }
 
@@ -980,7 +1003,9 @@ void les_tracer_sweep(struct les_tracer *t, uint64_t max_age_ns)
 		sweep_map(s->maps.ptlrpc_waits, offsetof(struct ptlrpc_wait, start_ns), -1, cutoff);
 }
 
-#define DETACH_THREADS 16
+/* Enough for one per syscall tracepoint pair of the table, and a little stack each. */
+#define DETACH_THREADS	    144
+#define DETACH_THREAD_STACK (64 * 1024)
 
 struct detach_share {
 	struct bpf_link **links;
@@ -997,21 +1022,27 @@ static void *detach_worker(void *arg)
 }
 
 /*
- * Detaching waits in the kernel: a perf-event kprobe for an RCU grace
- * period, an fentry trampoline for its update (~75 ms each measured under
- * qemu). The waits of different links overlap when the links are released
- * from several threads; one thread per share of links does it.
+ * Detaching waits in the kernel: a perf-event kprobe or tracepoint for RCU
+ * grace periods, an fentry trampoline for its update (~75 ms each measured
+ * under qemu). The waits of different links overlap when the links are
+ * released from several threads; one thread per share of links does it.
+ * The per-syscall tracepoints are 130 links on x86_64: released from 16
+ * threads they took 0.4-7.8 s on a loaded 2-CPU host, from one each 43-60 ms.
  */
 static void destroy_links(struct bpf_link **links, size_t n)
 {
 	struct detach_share share[DETACH_THREADS];
 	pthread_t tid[DETACH_THREADS];
 	size_t per = (n + DETACH_THREADS - 1) / DETACH_THREADS, started = 0;
+	pthread_attr_t attr;
+	bool small_stack = pthread_attr_init(&attr) == 0 &&
+			   pthread_attr_setstacksize(&attr, DETACH_THREAD_STACK) == 0;
 
 	for (size_t i = 0; per && i < DETACH_THREADS && i * per < n; i++) {
 		share[i].links = links + i * per;
 		share[i].n = n - i * per < per ? n - i * per : per;
-		if (pthread_create(&tid[i], NULL, detach_worker, &share[i]) != 0) {
+		if (pthread_create(&tid[i], small_stack ? &attr : NULL, detach_worker,
+				   &share[i]) != 0) {
 			detach_worker(&share[i]); /* no thread: do it here */
 			continue;
 		}
@@ -1020,6 +1051,7 @@ static void destroy_links(struct bpf_link **links, size_t n)
 	}
 	for (size_t i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
+	pthread_attr_destroy(&attr);
 }
 
 int les_tracer_map_access(void *tracer)

@@ -23,6 +23,12 @@ chmod 1777 "$M"
 mkdir -m 1777 "$WORK/pid"
 # --hostname: in a pod the node's name, not the pod's.
 les_start "$WORK/out.jsonl" --mount "$M" --stats-interval 1s --hostname node17.example
+# CTest e2e.10_pipeline_per_call: the same with the per-syscall tracepoints
+# (LES_SYSCALL_PER_CALL=1), one link per syscall of the table and way.
+if [ "${LES_SYSCALL_PER_CALL:-}" = 1 ]; then
+	attached=$(sed -n 's/.*observing 1 mount(s), \([0-9]*\) probes attached.*/\1/p' "$WORK/out.jsonl.err")
+	les_ge "per-syscall tracepoints: a link per syscall and way" 100 "${attached:-0}"
+fi
 
 # The workload runs as nobody; its pid is known before exec.
 cat >"$WORK/workload.sh" <<EOF
