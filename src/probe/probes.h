@@ -35,7 +35,7 @@ struct les_probe_plan {
 	 * Its hook: raw sys_enter/sys_exit, or where asked for and the kernel
 	 * has them the per-syscall tracepoints (syscalls:sys_enter_NAME: only
 	 * the table's syscalls run a program). Not the default: their 130
-	 * links take ~5 s to detach after activity (docs/performance.md).
+	 * links take ~5 s to detach, one after another (docs/performance.md).
 	 */
 	bool syscall_per_call;
 	bool syscall_task_btf; /* its programs' flavour: sys_enter, or sys_enter_nobtf (5.10) */

@@ -1003,9 +1003,7 @@ void les_tracer_sweep(struct les_tracer *t, uint64_t max_age_ns)
 		sweep_map(s->maps.ptlrpc_waits, offsetof(struct ptlrpc_wait, start_ns), -1, cutoff);
 }
 
-/* Enough for one per syscall tracepoint pair of the table, and a little stack each. */
-#define DETACH_THREADS	    144
-#define DETACH_THREAD_STACK (64 * 1024)
+#define DETACH_THREADS 16
 
 struct detach_share {
 	struct bpf_link **links;
@@ -1022,27 +1020,21 @@ static void *detach_worker(void *arg)
 }
 
 /*
- * Detaching waits in the kernel: a perf-event kprobe or tracepoint for RCU
- * grace periods, an fentry trampoline for its update (~75 ms each measured
- * under qemu). The waits of different links overlap when the links are
- * released from several threads; one thread per share of links does it.
- * The per-syscall tracepoints are 130 links on x86_64: released from 16
- * threads they took 0.4-7.8 s on a loaded 2-CPU host, from one each 43-60 ms.
+ * Detaching waits in the kernel: a perf-event kprobe for an RCU grace
+ * period, an fentry trampoline for its update (~75 ms each measured under
+ * qemu). The waits of different links overlap when the links are released
+ * from several threads; one thread per share of links does it.
  */
 static void destroy_links(struct bpf_link **links, size_t n)
 {
 	struct detach_share share[DETACH_THREADS];
 	pthread_t tid[DETACH_THREADS];
 	size_t per = (n + DETACH_THREADS - 1) / DETACH_THREADS, started = 0;
-	pthread_attr_t attr;
-	bool small_stack = pthread_attr_init(&attr) == 0 &&
-			   pthread_attr_setstacksize(&attr, DETACH_THREAD_STACK) == 0;
 
 	for (size_t i = 0; per && i < DETACH_THREADS && i * per < n; i++) {
 		share[i].links = links + i * per;
 		share[i].n = n - i * per < per ? n - i * per : per;
-		if (pthread_create(&tid[i], small_stack ? &attr : NULL, detach_worker,
-				   &share[i]) != 0) {
+		if (pthread_create(&tid[i], NULL, detach_worker, &share[i]) != 0) {
 			detach_worker(&share[i]); /* no thread: do it here */
 			continue;
 		}
@@ -1051,7 +1043,6 @@ static void destroy_links(struct bpf_link **links, size_t n)
 	}
 	for (size_t i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
-	pthread_attr_destroy(&attr);
 }
 
 int les_tracer_map_access(void *tracer)
