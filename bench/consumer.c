@@ -18,15 +18,15 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "aggregate.h"
-#include "consumer.h"
-#include "enrich.h"
-#include "json.h"
-#include "mounts.h"
-#include "observed.h"
-#include "ops.h"
-#include "options.h"
-#include "sink.h"
+#include "sink/aggregate.h"
+#include "decode/consumer.h"
+#include "enrich/enrich.h"
+#include "format/json.h"
+#include "decode/mounts.h"
+#include "decode/observed.h"
+#include "format/ops.h"
+#include "cli/options.h"
+#include "sink/sink.h"
 
 #define N_SAMPLES 4096 /* distinct records, replayed in a loop */
 #define N_PIDS	  64

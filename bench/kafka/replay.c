@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "sink_kafka.h"
+#include "sink/sink_kafka.h"
 
 #define LINES_PER_POLL 1000 /* about one ring-buffer poll's worth at full rate */
 

@@ -5,7 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "config.h"
+#include "cli/config.h"
 
 int les_config_lookup(const struct les_option_table *t, const char *name, int *has_arg)
 {

@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "clock.h"
-#include "options.h"
-#include "config.h"
-#include "filter.h"
-#include "sink_kafka.h"
-#include "aggregate.h"
-#include "prom.h"
+#include "util/clock.h"
+#include "cli/options.h"
+#include "cli/config.h"
+#include "decode/filter.h"
+#include "sink/sink_kafka.h"
+#include "sink/aggregate.h"
+#include "sink/prom.h"
 
 
 void les_options_defaults(struct les_options *o)

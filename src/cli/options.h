@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "enrich.h"
+#include "enrich/enrich.h"
 #include "les_record.h"
 
 /* Exit statuses (documented in the man page). */

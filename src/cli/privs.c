@@ -11,8 +11,8 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include "outfile.h"
-#include "privs.h"
+#include "sink/outfile.h"
+#include "cli/privs.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38

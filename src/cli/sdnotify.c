@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include "sdnotify.h"
+#include "cli/sdnotify.h"
 
 int les_sd_notify(const char *state)
 {

@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include "clock.h"
-#include "consumer.h"
-#include "filter.h"
-#include "ops.h"
+#include "util/clock.h"
+#include "decode/consumer.h"
+#include "decode/filter.h"
+#include "format/ops.h"
 
 void les_consumer_init(struct les_consumer *c, const struct les_options *opts,
 		       const struct les_observed *observed, struct les_sink_file *file,

@@ -8,13 +8,13 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "event.h"
-#include "format.h"
-#include "json.h"
-#include "observed.h"
-#include "kstats.h"
-#include "options.h"
-#include "sink.h"
+#include "decode/event.h"
+#include "format/format.h"
+#include "format/json.h"
+#include "decode/observed.h"
+#include "probe/kstats.h"
+#include "cli/options.h"
+#include "sink/sink.h"
 
 #define LES_LINE_MAX	     16384
 #define LES_MAX_EVENT_SINKS 4

@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "filter.h"
-#include "ops.h"
+#include "decode/filter.h"
+#include "format/ops.h"
 
 #define ALL_ACCESS_OPS ((1u << LES_OP_MAX) - 1)
 

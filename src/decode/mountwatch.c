@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
-#include "mountwatch.h"
+#include "decode/mountwatch.h"
 
 #define PROC_SUPER_MAGIC 0x9fa0
 

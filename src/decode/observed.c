@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "json.h"
-#include "observed.h"
+#include "format/json.h"
+#include "decode/observed.h"
 
 static int encode_mount_json(struct les_observed_mount *om)
 {

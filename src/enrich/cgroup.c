@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
-#include "cgroup.h"
+#include "enrich/cgroup.h"
 
 #define CONTAINER_HEX_MIN 12
 #define CONTAINER_HEX_MAX 64

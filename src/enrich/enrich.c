@@ -12,13 +12,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "clock.h"
-#include "cgroup.h"
-#include "enrich.h"
-#include "jobid.h"
-#include "json.h"
-#include "lru.h"
-#include "procfs.h"
+#include "util/clock.h"
+#include "enrich/cgroup.h"
+#include "enrich/enrich.h"
+#include "enrich/jobid.h"
+#include "format/json.h"
+#include "util/lru.h"
+#include "enrich/procfs.h"
 
 #define ATTRIB_BUCKETS	4096
 #define ACTOR_CACHE	512

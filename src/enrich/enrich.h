@@ -16,10 +16,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "actor.h"
-#include "envtags.h"
+#include "enrich/actor.h"
+#include "enrich/envtags.h"
 #include "les_record.h"
-#include "procname.h"
+#include "enrich/procname.h"
 
 #define LES_ENRICH_NAMES_MAX 16 /* --job-env, --env-tag, --process-allowlist, --actor-rule */
 #define LES_ATTRIB_JSON_MAX  2560

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "envtags.h"
+#include "enrich/envtags.h"
 
 static const char *const job_var_names[LES_ENV_JOB_VARS] = {
 	[LES_ENV_SLURM_JOB_ID] = "SLURM_JOB_ID", [LES_ENV_SLURM_JOBID] = "SLURM_JOBID",

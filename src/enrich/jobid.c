@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include "jobid.h"
+#include "enrich/jobid.h"
 
 /* The codes the format knows. */
 static bool known_code(char c)

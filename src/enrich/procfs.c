@@ -2,7 +2,7 @@
 /* /proc/PID/stat and status fields (see procfs.h). */
 #include <stdio.h>
 #include <string.h>
-#include "procfs.h"
+#include "enrich/procfs.h"
 
 bool les_procfs_stat(const char *stat, uint32_t *ppid, uint64_t *flags)
 {

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "procname.h"
+#include "enrich/procname.h"
 
 static bool is_sep(char c)
 {

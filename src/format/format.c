@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include "clock.h"
-#include "format.h"
-#include "ops.h"
-#include "rpcprobes.h"
+#include "util/clock.h"
+#include "format/format.h"
+#include "format/ops.h"
+#include "probe/rpcprobes.h"
 
 /* The access op, intent and method members of a record. */
 static void fill_access_op(struct jw *w, unsigned int op, unsigned int method)

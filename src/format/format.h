@@ -6,10 +6,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
-#include "enrich.h"
-#include "json.h"
+#include "enrich/enrich.h"
+#include "format/json.h"
 #include "les_record.h"
-#include "observed.h"
+#include "decode/observed.h"
 
 #define LES_FMT_ERRNO_MAX 255 /* errnos whose members are encoded in advance */
 #define LES_FMT_MEMBERS	  80

@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include "clock.h"
-#include "json.h"
+#include "util/clock.h"
+#include "format/json.h"
 
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
-#include "ops.h"
+#include "format/ops.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

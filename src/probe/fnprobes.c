@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "fnprobes.h"
-#include "kfacts.h"
+#include "probe/fnprobes.h"
+#include "probe/kfacts.h"
 
 /* The kernel's ENOTSUPP (not in the uapi errno list). */
 #define ENOTSUPP_ERRNO 524

@@ -19,10 +19,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "kfacts.h"
+#include "probe/kfacts.h"
 #include "les_record.h"
-#include "mounts.h"
-#include "options.h"
+#include "decode/mounts.h"
+#include "cli/options.h"
 
 #define LES_FN_TABLE_MAX  128
 #define LES_FN_REASON_MAX 160

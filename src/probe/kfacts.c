@@ -16,7 +16,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "kfacts.h"
+#include "probe/kfacts.h"
 #include "les_record.h"
 
 #define KALLSYMS      "/proc/kallsyms"

@@ -9,8 +9,8 @@
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
 #include <bpf/libbpf.h>
-#include "kfacts.h"
-#include "kretprobe.h"
+#include "probe/kfacts.h"
+#include "probe/kretprobe.h"
 
 static int kprobe_events_write_at(const char *root, const char *line)
 {

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/btf.h>
-#include "consumer.h" /* struct les_refusals */
-#include "json.h"
-#include "mounts.h"
-#include "ops.h"
-#include "probes.h"
-#include "syscalls.h"
+#include "decode/consumer.h" /* struct les_refusals */
+#include "format/json.h"
+#include "decode/mounts.h"
+#include "format/ops.h"
+#include "probe/probes.h"
+#include "probe/syscalls.h"
 
 /* Everything the planners' tables and the plan below ask of the kernel. */
 static void probe_wants(struct les_kf_wants *w)

@@ -9,11 +9,11 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "fnprobes.h"
-#include "kfacts.h"
+#include "probe/fnprobes.h"
+#include "probe/kfacts.h"
 #include "les_record.h"
-#include "options.h"
-#include "rpcprobes.h"
+#include "cli/options.h"
+#include "probe/rpcprobes.h"
 
 enum les_fuse_method {
 	LES_FUSE_NONE = 0,

@@ -28,9 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/btf.h>
-#include "kfacts.h"
-#include "ops.h"
-#include "rpcprobes.h"
+#include "probe/kfacts.h"
+#include "format/ops.h"
+#include "probe/rpcprobes.h"
 
 /* One row per line: clang-format would break the stringified names apart. */
 /* clang-format off */

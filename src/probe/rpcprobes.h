@@ -13,10 +13,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
-#include "json.h"
-#include "kfacts.h"
+#include "format/json.h"
+#include "probe/kfacts.h"
 #include "les_record.h"
-#include "options.h"
+#include "cli/options.h"
 
 #define LES_RPC_FN_MAX	     32
 #define LES_RPC_REASON_MAX   160

@@ -2,7 +2,7 @@
 /* Syscalls of the access plane's generic fallback. */
 #include <string.h>
 #include <sys/syscall.h>
-#include "syscalls.h"
+#include "probe/syscalls.h"
 
 #define FD(sys, o)                                                                                 \
 	{ #sys, SYS_##sys, { .target = LES_SYS_FD, .op = (o), .fd_arg = 0, .path_arg = -1,     \

@@ -14,15 +14,15 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "clock.h"
+#include "util/clock.h"
 #include "les_record.h" /* before the skeleton: its .rodata uses les_fn_desc */
 #include "les.skel.h"
 #include "les_maps.h"
-#include "filter.h"
-#include "fnprobes.h"
-#include "rpcprobes.h"
-#include "syscalls.h"
-#include "tracer.h"
+#include "decode/filter.h"
+#include "probe/fnprobes.h"
+#include "probe/rpcprobes.h"
+#include "probe/syscalls.h"
+#include "probe/tracer.h"
 
 
 int les_tracer_open(struct les_tracer *t)

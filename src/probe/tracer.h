@@ -9,12 +9,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "consumer.h"
-#include "kstats.h"
-#include "kretprobe.h"
-#include "observed.h"
-#include "options.h"
-#include "probes.h"
+#include "probe/kstats.h"
+#include "probe/kretprobe.h"
+#include "decode/observed.h"
+#include "cli/options.h"
+#include "probe/probes.h"
 
 #define LES_MAX_LINKS 512 /* function pairs, per-syscall tracepoint pairs, RPC probes */
 

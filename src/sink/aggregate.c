@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "aggregate.h"
-#include "consumer.h"
-#include "histogram.h"
-#include "json.h"
-#include "ops.h"
+#include "sink/aggregate.h"
+#include "decode/consumer.h"
+#include "util/histogram.h"
+#include "format/json.h"
+#include "format/ops.h"
 
 #define AGG_KEY_MAX	    4096  /* longest serialized group key */
 #define AGG_ARENA_PER_GROUP 256	  /* key bytes budgeted per group */

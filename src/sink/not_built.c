@@ -10,8 +10,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "prom.h"
-#include "sink_kafka.h"
+#include "sink/prom.h"
+#include "sink/sink_kafka.h"
 
 #if !LES_HAVE_KAFKA
 int les_sink_kafka_check(const struct les_options *o, char *err, size_t err_size)

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "outfile.h"
+#include "sink/outfile.h"
 
 /* Root and the service user are trusted; anyone else could swap what they own. */
 static bool foreign_owner(uid_t uid)

@@ -15,13 +15,13 @@
 #include <time.h>
 #include <microhttpd.h>
 #include <bpf/libbpf.h>
-#include "clock.h"
-#include "aggregate.h"
-#include "consumer.h"
-#include "ops.h"
-#include "prom.h"
-#include "sink_kafka.h"
-#include "utf8.h"
+#include "util/clock.h"
+#include "sink/aggregate.h"
+#include "decode/consumer.h"
+#include "format/ops.h"
+#include "sink/prom.h"
+#include "sink/sink_kafka.h"
+#include "util/utf8.h"
 
 #define KEY_MAX	  4096 /* a rendered label set */
 #define N_BUCKETS 12

@@ -9,10 +9,10 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "les_record.h"
-#include "ops.h"
-#include "options.h"
-#include "replay.h"
-#include "top.h"
+#include "format/ops.h"
+#include "cli/options.h"
+#include "sink/replay.h"
+#include "sink/top.h"
 
 #define LINE_MAX_LEN (256 * 1024) /* newline included; longer lines are skipped */
 #define LINE_BUF     (LINE_MAX_LEN + 1)

@@ -15,7 +15,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "event.h"
+#include "decode/event.h"
 
 struct les_options;
 

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "outfile.h"
-#include "sink.h"
+#include "sink/outfile.h"
+#include "sink/sink.h"
 
 #define SINK_BUF_SIZE (1 << 20)
 

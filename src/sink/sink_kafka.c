@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "clock.h"
-#include "sink_kafka.h"
+#include "util/clock.h"
+#include "sink/sink_kafka.h"
 
 #define NS_PER_MS  1000000ULL
 

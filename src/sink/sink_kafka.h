@@ -23,9 +23,9 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "event.h"
-#include "json.h"
-#include "options.h"
+#include "decode/event.h"
+#include "format/json.h"
+#include "cli/options.h"
 
 /*
  * 0 in a binary configured with -DLES_WITH_KAFKA=OFF: the options refuse

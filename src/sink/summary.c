@@ -2,9 +2,9 @@
 /* End-of-capture summary and the live status line. */
 #include <stdlib.h>
 #include <string.h>
-#include "clock.h"
-#include "summary.h"
-#include "utf8.h"
+#include "util/clock.h"
+#include "sink/summary.h"
+#include "util/utf8.h"
 
 enum sum_type { ST_ACCESS = 0, ST_RPC, ST_RPC_EVENT, ST_MAX };
 

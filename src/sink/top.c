@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "aggregate.h" /* les_key_hash */
-#include "histogram.h"
-#include "ops.h"
-#include "top.h"
-#include "utf8.h"
+#include "sink/aggregate.h" /* les_key_hash */
+#include "util/histogram.h"
+#include "format/ops.h"
+#include "sink/top.h"
+#include "util/utf8.h"
 
 #define TABLE_SLOTS (2 * LES_TOP_GROUPS) /* open addressing, at most half full */
 

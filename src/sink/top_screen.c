@@ -3,7 +3,7 @@
 #define _GNU_SOURCE /* memmem */
 #include <curses.h>
 #include <string.h>
-#include "top.h"
+#include "sink/top.h"
 
 int les_top_screen_open(void)
 {

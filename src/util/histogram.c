@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Log-linear latency histogram: octaves of 8 linear sub-buckets. */
 #include <string.h>
-#include "histogram.h"
+#include "util/histogram.h"
 
 void les_hist_reset(struct les_hist *h)
 {

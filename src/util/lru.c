@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "lru.h"
+#include "util/lru.h"
 
 static uint32_t hash32(uint32_t k)
 {

@@ -2,7 +2,7 @@
 /* UTF-8 checks and terminal-safe names: see utf8.h. */
 #include <stdint.h>
 #include <string.h>
-#include "utf8.h"
+#include "util/utf8.h"
 
 size_t les_utf8_seq_len(const unsigned char *p)
 {

@@ -13,8 +13,8 @@
 #include <string.h>
 #include "fuzz_util.h"
 #include "les_record.h"
-#include "ops.h"
-#include "prom.h"
+#include "format/ops.h"
+#include "sink/prom.h"
 
 /* The checker is not what is fuzzed: its comparisons give no coverage to follow. */
 #define FUZZ_NO_COVERAGE __attribute__((no_sanitize("coverage"), noinline))

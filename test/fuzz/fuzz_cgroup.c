@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cgroup.h"
+#include "enrich/cgroup.h"
 
 static void check(const struct les_cgroup_info *cg)
 {

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "fuzz_util.h"
-#include "options.h"
+#include "cli/options.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "envtags.h"
+#include "enrich/envtags.h"
 
 static struct les_env_allow allow;
 

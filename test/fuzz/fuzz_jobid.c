@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fuzz_util.h"
-#include "jobid.h"
+#include "enrich/jobid.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "kfacts.h"
-#include "probes.h"
+#include "probe/kfacts.h"
+#include "probe/probes.h"
 
 static struct les_kfacts facts, again;
 static struct les_probe_plan plan;

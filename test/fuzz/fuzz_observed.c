@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fuzz_util.h"
-#include "mountwatch.h"
-#include "observed.h"
+#include "decode/mountwatch.h"
+#include "decode/observed.h"
 
 #define PATHS_MAX 8
 

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "options.h"
+#include "cli/options.h"
 
 #define MAX_ARGS 32
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "prom.h"
+#include "sink/prom.h"
 
 /*
  * Length of the UTF-8 sequence at p (strict: no overlong, surrogate, >

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
-#include "consumer.h"
-#include "enrich.h"
+#include "decode/consumer.h"
+#include "enrich/enrich.h"
 
 static struct les_options opts;
 static struct les_observed observed;

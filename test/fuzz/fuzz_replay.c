@@ -15,8 +15,8 @@
 #include <string.h>
 #include "fuzz_util.h"
 #include "les_record.h"
-#include "options.h"
-#include "replay.h"
+#include "cli/options.h"
+#include "sink/replay.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

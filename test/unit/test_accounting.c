@@ -16,10 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "consumer.h"
-#include "observed.h"
-#include "options.h"
-#include "sink.h"
+#include "decode/consumer.h"
+#include "decode/observed.h"
+#include "cli/options.h"
+#include "sink/sink.h"
 
 struct rig {
 	struct les_options opts;

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "actor.h"
+#include "enrich/actor.h"
 
 #define JOB LES_ACTOR_F_JOB
 #define KT  LES_ACTOR_F_KTHREAD

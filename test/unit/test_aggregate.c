@@ -9,9 +9,9 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ops.h"
-#include "aggregate.h"
-#include "histogram.h"
+#include "format/ops.h"
+#include "sink/aggregate.h"
+#include "util/histogram.h"
 
 #define NS	  1000000000ULL
 #define T0	  (1700000000ULL * NS) /* an even second */

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cgroup.h"
+#include "enrich/cgroup.h"
 
 #define HEX64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define UID   "6f1c8e2a-3b4d-4e5f-9a0b-1c2d3e4f5a6b"

@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "config.h"
-#include "filter.h"
-#include "ops.h"
-#include "options.h"
-#include "summary.h"
+#include "cli/config.h"
+#include "decode/filter.h"
+#include "format/ops.h"
+#include "cli/options.h"
+#include "sink/summary.h"
 
 static const struct option test_longopts[] = {
 	{"mount", required_argument, NULL, 'm'},

@@ -16,8 +16,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "enrich.h"
-#include "json.h"
+#include "enrich/enrich.h"
+#include "format/json.h"
 
 static struct les_task task(uint32_t pid, uint32_t uid, const char *comm)
 {

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "envtags.h"
+#include "enrich/envtags.h"
 
 /* A block literal with its exact size (embedded NULs, no trailing NUL). */
 #define BLOCK(s) s, sizeof(s) - 1

@@ -6,8 +6,8 @@
  */
 #include <check.h>
 #include <string.h>
-#include "fnprobes.h"
-#include "ops.h"
+#include "probe/fnprobes.h"
+#include "format/ops.h"
 
 START_TEST(test_rows_are_well_formed)
 {

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "jobid.h"
+#include "enrich/jobid.h"
 
 static const struct les_jobid_ctx task = {
 	.job_id = "4242",

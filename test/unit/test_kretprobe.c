@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "kretprobe.h"
+#include "probe/kretprobe.h"
 
 /* A pid that was a process and is no more. */
 static pid_t dead_pid(void)

@@ -3,7 +3,7 @@
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include "lru.h"
+#include "util/lru.h"
 
 START_TEST(test_put_get)
 {

@@ -3,7 +3,7 @@
 #include <check.h>
 #include <errno.h>
 #include <string.h>
-#include "ops.h"
+#include "format/ops.h"
 
 typedef const char *(*name_fn)(unsigned int);
 

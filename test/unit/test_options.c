@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "options.h"
+#include "cli/options.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define NS_PER_S 1000000000ull

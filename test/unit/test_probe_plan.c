@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/btf.h>
-#include "kfacts.h"
-#include "probes.h"
+#include "probe/kfacts.h"
+#include "probe/probes.h"
 
 /* test/fixtures/kfacts/, found from this file's own path (CMake compiles it by absolute path). */
 static const char *fixture(const char *name)

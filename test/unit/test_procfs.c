@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "procfs.h"
+#include "enrich/procfs.h"
 
 static void slurp(const char *path, char *buf, size_t len)
 {

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "procname.h"
+#include "enrich/procname.h"
 
 static const struct {
 	const char *in;

@@ -17,16 +17,16 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-#include "clock.h"
-#include "ops.h"
-#include "consumer.h"
-#include "enrich.h"
-#include "mounts.h"
-#include "observed.h"
-#include "ops.h"
-#include "options.h"
-#include "prom.h"
-#include "sink.h"
+#include "util/clock.h"
+#include "format/ops.h"
+#include "decode/consumer.h"
+#include "enrich/enrich.h"
+#include "decode/mounts.h"
+#include "decode/observed.h"
+#include "format/ops.h"
+#include "cli/options.h"
+#include "sink/prom.h"
+#include "sink/sink.h"
 
 #define NS 1000000000ULL
 

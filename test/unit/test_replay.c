@@ -14,8 +14,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "options.h"
-#include "replay.h"
+#include "cli/options.h"
+#include "sink/replay.h"
 
 #define ACCESS(ts, job)                                                            \
 	"{\"type\":\"access\",\"ts\":\"" ts "\",\"op\":\"read\",\"job_id\":\"" job \

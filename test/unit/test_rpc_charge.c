@@ -12,12 +12,12 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include "consumer.h"
-#include "enrich.h"
-#include "mounts.h"
-#include "observed.h"
-#include "options.h"
-#include "sink.h"
+#include "decode/consumer.h"
+#include "enrich/enrich.h"
+#include "decode/mounts.h"
+#include "decode/observed.h"
+#include "cli/options.h"
+#include "sink/sink.h"
 
 #define KDEV   ((1u << 20) | 77)
 #define WRITER 500 /* a process of job 42 */

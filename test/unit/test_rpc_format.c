@@ -8,9 +8,9 @@
 #include <check.h>
 #include <jansson.h>
 #include <string.h>
-#include "format.h"
-#include "ops.h"
-#include "rpcprobes.h"
+#include "format/format.h"
+#include "format/ops.h"
+#include "probe/rpcprobes.h"
 
 static char buf[16384];
 static struct les_fmt_ctx fc;

@@ -18,8 +18,8 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include "privs.h"
-#include "sink.h"
+#include "cli/privs.h"
+#include "sink/sink.h"
 
 static char dir[64];
 

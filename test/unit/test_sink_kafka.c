@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "sink_kafka.h" /* before rdkafka_mock.h: it brings rdkafka.h */
+#include "sink/sink_kafka.h" /* before rdkafka_mock.h: it brings rdkafka.h */
 #include <librdkafka/rdkafka_mock.h>
 
 #define TOPIC	     "les-unit"

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "les_record.h"
-#include "ops.h"
-#include "summary.h"
-#include "top.h"
-#include "utf8.h"
+#include "format/ops.h"
+#include "sink/summary.h"
+#include "sink/top.h"
+#include "util/utf8.h"
 
 /* An OSC that retitles the terminal, and a CSI that clears the screen. */
 #define EVIL_JOB  "j\x1b]0;owned\x07"

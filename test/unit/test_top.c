@@ -3,9 +3,9 @@
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
-#include "ops.h"
+#include "format/ops.h"
 #include "les_record.h"
-#include "top.h"
+#include "sink/top.h"
 
 static struct les_event access_ev(const char *job, const char *user, const char *process,
 				  const char *op, uint64_t latency_ns, uint64_t bytes, int err)
