@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "enrich/enrich.h"
+#include "probe/attach.h"
 #include "les_record.h"
 
 /* Exit statuses (documented in the man page). */
@@ -18,13 +19,6 @@
 /* The Lustre exporter this replaces: its name, and its default address. */
 #define LES_EXPORTER_NAME   "lustre-ebpf-exporter"
 #define LES_EXPORTER_LISTEN ":9108"
-
-enum les_attach_mode {
-	LES_ATTACH_MODE_AUTO = 0,
-	LES_ATTACH_MODE_FENTRY,
-	LES_ATTACH_MODE_KPROBE,
-	LES_ATTACH_MODE_SYSCALL,
-};
 
 enum les_list_probes {
 	LES_LIST_NONE = 0,

@@ -22,7 +22,7 @@
 #include "probe/kfacts.h"
 #include "les_record.h"
 #include "decode/mounts.h"
-#include "cli/options.h"
+#include "probe/attach.h"
 
 #define LES_FN_TABLE_MAX  128
 #define LES_FN_REASON_MAX 160

@@ -12,7 +12,7 @@
 #include "probe/fnprobes.h"
 #include "probe/kfacts.h"
 #include "les_record.h"
-#include "cli/options.h"
+#include "probe/attach.h"
 #include "probe/rpcprobes.h"
 
 enum les_fuse_method {

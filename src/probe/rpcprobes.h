@@ -16,7 +16,7 @@
 #include "format/json.h"
 #include "probe/kfacts.h"
 #include "les_record.h"
-#include "cli/options.h"
+#include "probe/attach.h"
 
 #define LES_RPC_FN_MAX	     32
 #define LES_RPC_REASON_MAX   160
