@@ -187,7 +187,7 @@ static __always_inline int fn_enter(__u32 slot, __u64 target, __u64 aux, __u64 o
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
 	tid = (__u32)pid_tgid;
-	if (task_filtered_out(pid_tgid >> 32, (__u32)bpf_get_current_uid_gid())) {
+	if (task_filtered_out(pid_tgid >> 32)) {
 		count(LES_CNT_FILTERED);
 		return 0;
 	}

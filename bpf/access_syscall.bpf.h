@@ -210,23 +210,24 @@ static __always_inline __u32 path_dev(int dirfd, const char *upath, enum path_ki
 static __always_inline int access_enter(__s32 nr, __u32 op, __u32 dev, __u64 arg, int fd,
 					__u32 sys_flags, bool btf)
 {
+	const struct les_observed_val *ov = observed_get(dev);
 	__u64 pid_tgid, now;
 	struct thread_ops *ops;
 	struct op_frame *frame;
 	__u32 tid, depth;
 
-	if (!dev_observed(dev)) {
+	if (!ov) {
 		if (!(sys_flags & LES_FRAME_PENDING))
 			return 0;
 		dev = 0;
-	} else if (fn_covers_op(dev, op)) {
+	} else if (fn_covers_op(ov, op)) {
 		/* Function probes report this op on this mount (access_fn.bpf.h). */
 		return 0;
 	}
 	count_probe(LES_PROBE_SYS_ENTER);
 	pid_tgid = bpf_get_current_pid_tgid();
 	tid = (__u32)pid_tgid;
-	if (task_filtered_out(pid_tgid >> 32, (__u32)bpf_get_current_uid_gid())) {
+	if (task_filtered_out(pid_tgid >> 32)) {
 		/* Counted once the op is known to be on an observed mount. */
 		if (dev) {
 			count(LES_CNT_FILTERED);
@@ -349,6 +350,7 @@ static __always_inline int access_exit(__s32 nr, __s64 ret, const struct les_sys
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct thread_ops *ops = thread_ops_get((__u32)pid_tgid);
 	struct op_frame *frame = current_frame(ops);
+	const struct les_observed_val *ov;
 	struct les_rec_access *rec;
 	__u64 now, latency;
 
@@ -357,12 +359,13 @@ static __always_inline int access_exit(__s32 nr, __s64 ret, const struct les_sys
 	ops->depth--;
 	if (frame->sys_flags & LES_FRAME_PENDING) {
 		frame->dev = exit_dev(frame, d, ret, btf);
-		if (!dev_observed(frame->dev)) {
+		ov = observed_get(frame->dev);
+		if (!ov) {
 			if (!frame->dev && unresolvable(frame, ret, btf))
 				count(LES_CNT_PATH_UNRESOLVED);
 			return 0;
 		}
-		if (fn_covers_op(frame->dev, frame->op))
+		if (fn_covers_op(ov, frame->op))
 			return 0;
 		if (frame->sys_flags & LES_FRAME_FILTERED) {
 			count(LES_CNT_FILTERED);

@@ -60,7 +60,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 2 * LES_MAX_MOUNTS);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, struct les_observed_val);
 } observed SEC(".maps");
 
 /* Mount points of observed mounts, for path-based syscalls. */
@@ -135,9 +135,14 @@ static __always_inline void count_probe(__u32 probe)
 	count(LES_CNT_PROBE_BASE + probe);
 }
 
+static __always_inline const struct les_observed_val *observed_get(__u32 dev)
+{
+	return dev ? bpf_map_lookup_elem(&observed, &dev) : NULL;
+}
+
 static __always_inline bool dev_observed(__u32 dev)
 {
-	return dev && bpf_map_lookup_elem(&observed, &dev) != NULL;
+	return observed_get(dev) != NULL;
 }
 
 /* Unique within the run, never 0: per-CPU sequence with the CPU in the low bits. */
@@ -216,7 +221,11 @@ static __always_inline bool comm_filtered_out(const char *comm)
 /* The tool's own process: what it does on a mount is not user activity. */
 const volatile __u32 self_tgid = 0;
 
-static __always_inline bool task_filtered_out(__u32 tgid, __u32 uid)
+/*
+ * The uid is asked only when --uid is given: the helper maps it through
+ * the user namespace, which the profile of a traced op showed as 4 % of it.
+ */
+static __always_inline bool task_filtered_out(__u32 tgid)
 {
 	char comm[LES_COMM_LEN];
 
@@ -224,7 +233,7 @@ static __always_inline bool task_filtered_out(__u32 tgid, __u32 uid)
 		return true;
 	if (filter_pid && tgid != filter_pid)
 		return true;
-	if (filter_uid >= 0 && uid != (__u32)filter_uid)
+	if (filter_uid >= 0 && (__u32)bpf_get_current_uid_gid() != (__u32)filter_uid)
 		return true;
 	if (filter_comm_on) {
 		bpf_get_current_comm(comm, sizeof(comm));
@@ -337,24 +346,10 @@ static __always_inline struct op_frame *current_frame(struct thread_ops *ops)
 	return &ops->frame[top];
 }
 
-/*
- * Observed superblock dev -> bitmap of the ops (1 << enum les_access_op)
- * that function probes report on that mount, for the syscall fallback to
- * skip (see fn_covers_op).
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, LES_MAX_MOUNTS);
-	__type(key, __u32);
-	__type(value, __u32);
-} fn_covered SEC(".maps");
-
-/* Whether function probes already report op on the mount of dev. */
-static __always_inline bool fn_covers_op(__u32 dev, __u32 op)
+/* Whether function probes already report op on this observed mount. */
+static __always_inline bool fn_covers_op(const struct les_observed_val *ov, __u32 op)
 {
-	__u32 *ops = bpf_map_lookup_elem(&fn_covered, &dev);
-
-	return ops && op < 32 && (*ops & (1u << op));
+	return op < 32 && (ov->fn_ops & (1u << op));
 }
 
 /*

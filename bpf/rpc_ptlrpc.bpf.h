@@ -855,8 +855,7 @@ static __always_inline void ptl_wait_end(__u32 what, __u16 proto, __u64 rc, __u3
 	latency = now - w->start_ns;
 	if (what == LES_RPC_OP_QUEUE_WAIT)
 		ptl_charge_frame(w->parent_op_id, latency);
-	if (latency < min_latency_ns || task_filtered_out(bpf_get_current_pid_tgid() >> 32,
-							  (__u32)bpf_get_current_uid_gid())) {
+	if (latency < min_latency_ns || task_filtered_out(bpf_get_current_pid_tgid() >> 32)) {
 		count(LES_CNT_FILTERED);
 		goto out;
 	}
@@ -906,8 +905,7 @@ static __always_inline int ptl_event(__u64 req, __u16 event)
 		v->events |= 1U << event;
 	}
 	if (v ? task_rec_filtered_out(&v->task)
-	      : task_filtered_out(bpf_get_current_pid_tgid() >> 32,
-				  (__u32)bpf_get_current_uid_gid())) {
+	      : task_filtered_out(bpf_get_current_pid_tgid() >> 32)) {
 		count(LES_CNT_FILTERED);
 		return 0;
 	}
@@ -963,7 +961,7 @@ static __always_inline int ptl_evicted(__u64 imp)
 	imp_dev = bpf_map_lookup_elem(&ptlrpc_import_dev, &imp);
 	if ((!imp_dev || !dev_observed(*imp_dev)) && !rpc_unattributed[LES_PROTO_PTLRPC])
 		return 0;
-	if (task_filtered_out(bpf_get_current_pid_tgid() >> 32, (__u32)bpf_get_current_uid_gid())) {
+	if (task_filtered_out(bpf_get_current_pid_tgid() >> 32)) {
 		count(LES_CNT_FILTERED);
 		return 0;
 	}

@@ -9,6 +9,17 @@
 
 #include "les_record.h"
 
+/*
+ * An observed mount (map observed, key = its superblock dev). fn_ops holds
+ * the ops (1 << enum les_access_op) that function probes report on that
+ * mount, for the syscall fallback to skip: in the same value, so the
+ * fallback's entry asks one lookup for both.
+ */
+struct les_observed_val {
+	__u32 slot; /* the mount's index in map mount_paths */
+	__u32 fn_ops;
+};
+
 /* One access op in flight on a thread. */
 struct op_frame {
 	__u64 start_ns;

@@ -272,25 +272,39 @@ static int put_syscalls(struct les_tracer *t, unsigned int skip_ops)
 	return 0;
 }
 
+/* The ops function probes report on the observed mount of dev. */
+static __u32 fn_ops_of(const struct les_tracer *t, __u32 dev)
+{
+	for (size_t i = 0; i < t->fn.n_mounts; i++)
+		if (t->fn.mount_dev[i] == dev)
+			return t->fn.covered[t->fn.mount_family[i]];
+	return 0;
+}
+
 /*
  * Tell the syscall fallback what the function probes report: per observed
- * mount in map fn_covered (for a per-mount skip in BPF), and the ops every
- * observed mount has covered left out of the syscall table altogether.
+ * mount in its value in map observed (for a per-mount skip in BPF), and
+ * the ops every observed mount has covered left out of the syscall table
+ * altogether.
  */
 static int put_fn_coverage(struct les_tracer *t)
 {
-	int fd = bpf_map__fd(t->skel->maps.fn_covered);
+	int fd = bpf_map__fd(t->skel->maps.observed);
 	unsigned int everywhere = t->fn.n_mounts ? ~0u : 0;
+	struct les_observed_val val;
 	__u32 key, next;
 
-	while (bpf_map_get_next_key(fd, NULL, &next) == 0)
-		bpf_map_delete_elem(fd, &next);
-	for (size_t i = 0; i < t->fn.n_mounts; i++) {
-		__u32 ops = t->fn.covered[t->fn.mount_family[i]];
-
-		key = t->fn.mount_dev[i];
-		everywhere &= ops;
-		if (ops && bpf_map_update_elem(fd, &key, &ops, BPF_ANY))
+	for (size_t i = 0; i < t->fn.n_mounts; i++)
+		everywhere &= t->fn.covered[t->fn.mount_family[i]];
+	for (int more = !bpf_map_get_next_key(fd, NULL, &next); more;) {
+		key = next;
+		more = !bpf_map_get_next_key(fd, &key, &next);
+		if (bpf_map_lookup_elem(fd, &key, &val))
+			continue; /* taken out meanwhile */
+		if (val.fn_ops == fn_ops_of(t, key))
+			continue;
+		val.fn_ops = fn_ops_of(t, key);
+		if (bpf_map_update_elem(fd, &key, &val, BPF_EXIST) && errno != ENOENT)
 			return -errno;
 	}
 	return put_syscalls(t, everywhere);
@@ -523,8 +537,11 @@ int les_tracer_set_mounts(struct les_tracer *t, const struct les_observed *obs)
 	 * test/soak/README.md). Each path slot carries its own dev.
 	 */
 	for (__u32 slot = 0; slot < obs->n && slot < LES_MAX_MOUNTS; slot++) {
+		/* A mount kept keeps its coverage until put_fn_coverage says. */
+		struct les_observed_val val = {.slot = slot, .fn_ops = fn_ops_of(t, obs->m[slot].dev)};
+
 		key = obs->m[slot].dev;
-		if (bpf_map_update_elem(observed_fd, &key, &slot, BPF_ANY))
+		if (bpf_map_update_elem(observed_fd, &key, &val, BPF_ANY))
 			return -errno;
 	}
 	for (__u32 slot = 0; slot < LES_MAX_MOUNTS; slot++) {
