@@ -320,7 +320,7 @@ static __always_inline void fn_emit(const struct thread_ops *ops, const struct o
 	rec->rpc_count = frame->rpc_count;
 	rec->err = err;
 	rec->_pad = 0;
-	fill_op_task(&rec->task, bpf_get_current_pid_tgid(), ops);
+	fill_op_task(&rec->task, bpf_get_current_pid_tgid(), bpf_get_current_uid_gid(), ops);
 	submit(rec);
 }
 

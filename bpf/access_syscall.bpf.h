@@ -48,7 +48,7 @@ struct {
  * so each helper call saved counts. The array slot is a pointer to a
  * pointer, which BTF cannot follow: one read for it.
  */
-static __always_inline struct file *fd_file(struct task_struct *task, int fd, bool btf)
+static __always_inline struct file *fd_file(struct task_struct *task, int fd, int btf)
 {
 	struct fdtable *fdt = btf ? task->files->fdt : BPF_CORE_READ(task, files, fdt);
 	struct file **fds;
@@ -65,28 +65,42 @@ static __always_inline struct file *fd_file(struct task_struct *task, int fd, bo
 	return file;
 }
 
-static __always_inline __u32 file_dev(struct file *file)
+/* A file pointer the fd array gave, as a BTF pointer (LES_FLAVOUR_CAST only). */
+static __always_inline struct file *file_btf(struct file *file)
 {
-	return file ? BPF_CORE_READ(file, f_inode, i_sb, s_dev) : 0;
+	return bpf_rdonly_cast(file, bpf_core_type_id_kernel(struct file));
 }
 
-static __always_inline __u64 file_ino(struct file *file)
+static __always_inline __u32 file_dev(struct file *file, int btf)
 {
-	return file ? BPF_CORE_READ(file, f_inode, i_ino) : 0;
+	if (!file)
+		return 0;
+	if (btf == LES_FLAVOUR_CAST)
+		return file_btf(file)->f_inode->i_sb->s_dev;
+	return BPF_CORE_READ(file, f_inode, i_sb, s_dev);
 }
 
-static __always_inline struct file *current_fd_file(int fd, bool btf)
+static __always_inline __u64 file_ino(struct file *file, int btf)
+{
+	if (!file)
+		return 0;
+	if (btf == LES_FLAVOUR_CAST)
+		return file_btf(file)->f_inode->i_ino;
+	return BPF_CORE_READ(file, f_inode, i_ino);
+}
+
+static __always_inline struct file *current_fd_file(int fd, int btf)
 {
 	return fd_file(les_current_task(btf), fd, btf);
 }
 
-static __always_inline __u32 dirfd_dev(int dirfd, bool btf)
+static __always_inline __u32 dirfd_dev(int dirfd, int btf)
 {
 	struct task_struct *task = les_current_task(btf);
 
 	if (dirfd == LES_AT_FDCWD)
 		return BPF_CORE_READ(task, fs, pwd.dentry, d_sb, s_dev);
-	return file_dev(fd_file(task, dirfd, btf));
+	return file_dev(fd_file(task, dirfd, btf), btf);
 }
 
 /* Does the path in buf start with mount point mp, component-wise? */
@@ -143,7 +157,7 @@ const volatile __u32 self_root_dev = 0;
 const volatile __u64 self_root_ino = 0;
 
 /* Does the current task resolve absolute paths as the tool does? */
-static __always_inline bool same_view(bool btf)
+static __always_inline bool same_view(int btf)
 {
 	struct task_struct *task = les_current_task(btf);
 	struct dentry *root = BPF_CORE_READ(task, fs, root.dentry);
@@ -192,7 +206,7 @@ static __noinline enum path_kind read_path(const char *upath, __u32 *dev)
  * (same_view() is asked only of the rare op the exit cannot place).
  */
 static __always_inline __u32 path_dev(int dirfd, const char *upath, enum path_kind *kind,
-				      bool btf)
+				      int btf)
 {
 	__u32 dev;
 
@@ -208,7 +222,7 @@ static __always_inline __u32 path_dev(int dirfd, const char *upath, enum path_ki
  * decides.
  */
 static __always_inline int access_enter(__s32 nr, __u32 op, __u32 dev, __u64 arg, int fd,
-					__u32 sys_flags, bool btf)
+					__u32 sys_flags, int btf)
 {
 	const struct les_observed_val *ov = observed_get(dev);
 	__u64 pid_tgid, now;
@@ -263,7 +277,7 @@ static __always_inline int access_enter(__s32 nr, __u32 op, __u32 dev, __u64 arg
 	frame->rpc_wait_ns = 0;
 	frame->rpc_count = 0;
 	frame->dev = dev;
-	frame->ino = want_file_id && fd >= 0 ? file_ino(current_fd_file(fd, btf)) : 0;
+	frame->ino = want_file_id && fd >= 0 ? file_ino(current_fd_file(fd, btf), btf) : 0;
 	frame->op = op;
 	frame->key = nr;
 	frame->arg = arg;
@@ -296,7 +310,7 @@ static __always_inline __u32 dev_from_stat(__u64 st_dev)
 
 /* Where a pending frame's op ran, from what the syscall returned; 0 if unknown. */
 static __always_inline __u32 exit_dev(const struct op_frame *frame,
-				      const struct les_syscall_desc *d, __s64 ret, bool btf)
+				      const struct les_syscall_desc *d, __s64 ret, int btf)
 {
 	__u32 devno[2] = {};
 	__u64 st_dev = 0;
@@ -304,7 +318,7 @@ static __always_inline __u32 exit_dev(const struct op_frame *frame,
 	if (ret < 0)
 		return frame->dev;
 	if (frame->op == LES_OP_OPEN)
-		return file_dev(current_fd_file((int)ret, btf));
+		return file_dev(current_fd_file((int)ret, btf), btf);
 	switch (d->stat_kind) {
 	case LES_STAT_STAT:
 		if (!bpf_probe_read_user(&st_dev, sizeof(st_dev), (void *)frame->arg))
@@ -324,7 +338,7 @@ static __always_inline __u32 exit_dev(const struct op_frame *frame,
  * says where (a mutation on FUSE, NFS or Lustre always sends one; a failed
  * lookup that a cached negative entry answered is not counted).
  */
-static __always_inline bool unresolvable(const struct op_frame *frame, __s64 ret, bool btf)
+static __always_inline bool unresolvable(const struct op_frame *frame, __s64 ret, int btf)
 {
 	if (ret < 0)
 		return false;
@@ -345,7 +359,7 @@ static __always_inline bool unresolvable(const struct op_frame *frame, __s64 ret
 
 /* Pop the frame the same syscall pushed and emit the access record. */
 static __always_inline int access_exit(__s32 nr, __s64 ret, const struct les_syscall_desc *d,
-				       bool btf)
+				       int btf)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct thread_ops *ops = thread_ops_get((__u32)pid_tgid);
@@ -394,14 +408,14 @@ static __always_inline int access_exit(__s32 nr, __s64 ret, const struct les_sys
 	rec->rpc_wait_ns = frame->rpc_wait_ns;
 	rec->ino = frame->ino;
 	if (want_file_id && !rec->ino && frame->op == LES_OP_OPEN && ret >= 0)
-		rec->ino = file_ino(current_fd_file((int)ret, btf));
+		rec->ino = file_ino(current_fd_file((int)ret, btf), btf);
 	rec->cgroup_id = bpf_get_current_cgroup_id();
 	rec->dev = frame->dev;
 	rec->rpc_count = frame->rpc_count;
 	rec->err = ret < 0 && ret > -4096 ? (__s32)-ret : 0;
 	rec->_pad = 0;
 	rec->fid = (struct les_lu_fid){}; /* a FID comes only with function probes */
-	fill_op_task(&rec->task, pid_tgid, ops);
+	fill_op_task(&rec->task, pid_tgid, les_current_uid_gid(btf), ops);
 	submit(rec);
 	return 0;
 }
@@ -449,6 +463,7 @@ struct les_sys_exit_tp {
 struct sys_args {
 	struct pt_regs *regs;
 	const __u64 *args;
+	bool regs_btf; /* regs is a BTF pointer (LES_FLAVOUR_CAST): plain loads */
 };
 
 /* Syscall argument i (0-5). */
@@ -463,6 +478,21 @@ static __always_inline __u64 sys_arg(const struct sys_args *a, int i)
 	 * relocation against this local struct, which no kernel has.
 	 */
 	regs = a->regs;
+	if (a->regs_btf) {
+		switch (i) {
+		case 0:
+			return PT_REGS_PARM1_SYSCALL(regs);
+		case 1:
+			return PT_REGS_PARM2_SYSCALL(regs);
+		case 2:
+			return PT_REGS_PARM3_SYSCALL(regs);
+		case 3:
+			return PT_REGS_PARM4_SYSCALL(regs);
+		case 4:
+			return PT_REGS_PARM5_SYSCALL(regs);
+		}
+		return 0;
+	}
 	switch (i) {
 	case 0:
 		return PT_REGS_PARM1_CORE_SYSCALL(regs);
@@ -484,7 +514,7 @@ static __always_inline __u64 sys_arg(const struct sys_args *a, int i)
  */
 static __always_inline __u32 syscall_target_dev(const struct sys_args *a,
 						const struct les_syscall_desc *d, int *fd,
-						__u32 *sys_flags, bool btf)
+						__u32 *sys_flags, int btf)
 {
 	enum path_kind kind = PATH_EMPTY;
 	__u32 dev = 0;
@@ -495,7 +525,7 @@ static __always_inline __u32 syscall_target_dev(const struct sys_args *a,
 	switch (d->target) {
 	case LES_SYS_FD:
 		*fd = (int)sys_arg(a, d->fd_arg);
-		return file_dev(current_fd_file(*fd, btf));
+		return file_dev(current_fd_file(*fd, btf), btf);
 	case LES_SYS_AT:
 		dirfd = (int)sys_arg(a, d->fd_arg);
 		dev = path_dev(dirfd, (const char *)sys_arg(a, d->path_arg), &kind, btf);
@@ -511,7 +541,7 @@ static __always_inline __u32 syscall_target_dev(const struct sys_args *a,
 	return dev;
 }
 
-static __always_inline int sys_enter_common(const struct sys_args *a, long id, bool btf)
+static __always_inline int sys_enter_common(const struct sys_args *a, long id, int btf)
 {
 	const struct les_syscall_desc *d = syscall_desc(id);
 	__u32 dev, op, sys_flags;
@@ -532,7 +562,7 @@ static __always_inline int sys_enter_common(const struct sys_args *a, long id, b
 	return access_enter((__s32)id, op, dev, flags, fd, sys_flags, btf);
 }
 
-static __always_inline int sys_exit_common(long id, long ret, bool btf)
+static __always_inline int sys_exit_common(long id, long ret, int btf)
 {
 	const struct les_syscall_desc *d = syscall_desc(id);
 
@@ -553,11 +583,32 @@ static __always_inline int sys_exit_common(long id, long ret, bool btf)
  * program runs. Both need the kernel's syscall tracing path, which every
  * syscall then takes (docs/performance.md).
  */
+/* 6.2 and later: the fd's file as a BTF pointer too. */
+/* The user registers as a BTF pointer: the number and arguments are loads. */
+static __always_inline struct pt_regs *regs_btf(struct pt_regs *regs)
+{
+	return bpf_rdonly_cast(regs, bpf_core_type_id_kernel(struct pt_regs));
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(sys_exit_cast, struct pt_regs *regs, long ret)
+{
+	return sys_exit_common(SYSCALL_NR_BTF(regs_btf(regs)), ret, LES_FLAVOUR_CAST);
+}
+
+SEC("raw_tp/sys_enter")
+int BPF_PROG(sys_enter_cast, struct pt_regs *regs, long id)
+{
+	struct sys_args a = { .regs = regs_btf(regs), .regs_btf = true };
+
+	return sys_enter_common(&a, id, LES_FLAVOUR_CAST);
+}
+
 /* 5.11 and later: the task as a BTF pointer. */
 SEC("raw_tp/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
-	return sys_exit_common(SYSCALL_NR(regs), ret, true);
+	return sys_exit_common(SYSCALL_NR(regs), ret, LES_FLAVOUR_BTF);
 }
 
 SEC("raw_tp/sys_enter")
@@ -565,14 +616,14 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 {
 	struct sys_args a = { .regs = regs };
 
-	return sys_enter_common(&a, id, true);
+	return sys_enter_common(&a, id, LES_FLAVOUR_BTF);
 }
 
 /* 5.10 (no bpf_get_current_task_btf): the task by probe reads. */
 SEC("raw_tp/sys_exit")
 int BPF_PROG(sys_exit_nobtf, struct pt_regs *regs, long ret)
 {
-	return sys_exit_common(SYSCALL_NR(regs), ret, false);
+	return sys_exit_common(SYSCALL_NR(regs), ret, LES_FLAVOUR_NOBTF);
 }
 
 SEC("raw_tp/sys_enter")
@@ -580,14 +631,14 @@ int BPF_PROG(sys_enter_nobtf, struct pt_regs *regs, long id)
 {
 	struct sys_args a = { .regs = regs };
 
-	return sys_enter_common(&a, id, false);
+	return sys_enter_common(&a, id, LES_FLAVOUR_NOBTF);
 }
 
 /* The per-syscall tracepoints: attached by name, not by their section. */
 SEC("tracepoint")
 int sys_exit_tp(struct les_sys_exit_tp *ctx)
 {
-	return sys_exit_common(ctx->nr, ctx->ret, true);
+	return sys_exit_common(ctx->nr, ctx->ret, LES_FLAVOUR_BTF);
 }
 
 /*
@@ -612,13 +663,30 @@ int sys_enter_tp(struct les_sys_enter_tp *ctx)
 
 	sys_tp_args(ctx, args);
 
-	return sys_enter_common(&a, ctx->nr, true);
+	return sys_enter_common(&a, ctx->nr, LES_FLAVOUR_BTF);
+}
+
+SEC("tracepoint")
+int sys_exit_tp_cast(struct les_sys_exit_tp *ctx)
+{
+	return sys_exit_common(ctx->nr, ctx->ret, LES_FLAVOUR_CAST);
+}
+
+SEC("tracepoint")
+int sys_enter_tp_cast(struct les_sys_enter_tp *ctx)
+{
+	__u64 args[5];
+	struct sys_args a = { .args = args };
+
+	sys_tp_args(ctx, args);
+
+	return sys_enter_common(&a, ctx->nr, LES_FLAVOUR_CAST);
 }
 
 SEC("tracepoint")
 int sys_exit_tp_nobtf(struct les_sys_exit_tp *ctx)
 {
-	return sys_exit_common(ctx->nr, ctx->ret, false);
+	return sys_exit_common(ctx->nr, ctx->ret, LES_FLAVOUR_NOBTF);
 }
 
 SEC("tracepoint")
@@ -629,7 +697,7 @@ int sys_enter_tp_nobtf(struct les_sys_enter_tp *ctx)
 
 	sys_tp_args(ctx, args);
 
-	return sys_enter_common(&a, ctx->nr, false);
+	return sys_enter_common(&a, ctx->nr, LES_FLAVOUR_NOBTF);
 }
 
 #endif /* LES_ACCESS_SYSCALL_BPF_H */

@@ -192,13 +192,12 @@ static __always_inline void file_cause_remember(__u64 inode, __u64 ino)
 /*
  * The task of an access record at its exit: the comm was taken when the op
  * entered (or, for a pending frame, when its exit placed it), so it is not
- * read again; pid_tgid is what the exit already asked for.
+ * read again; pid_tgid is what the exit already asked for, uid_gid as
+ * bpf_get_current_uid_gid() gives it (or les_current_uid_gid()).
  */
-static __always_inline void fill_op_task(struct les_task *t, __u64 pid_tgid,
+static __always_inline void fill_op_task(struct les_task *t, __u64 pid_tgid, __u64 uid_gid,
 					 const struct thread_ops *ops)
 {
-	__u64 uid_gid = bpf_get_current_uid_gid();
-
 	t->pid = pid_tgid >> 32;
 	t->tid = (__u32)pid_tgid;
 	t->uid = (__u32)uid_gid;

@@ -30,6 +30,45 @@
 #define les_current_task(btf)                                                                      \
 	((btf) ? bpf_get_current_task_btf() : (struct task_struct *)bpf_get_current_task())
 
+/*
+ * How the syscall programs read the kernel, one flavour per program, passed
+ * as a constant so each is compiled to its own reads:
+ * - LES_FLAVOUR_NOBTF (5.10): the task by bpf_get_current_task(), every
+ *   field by a probe read;
+ * - LES_FLAVOUR_BTF (5.11, bpf_get_current_task_btf): the task's fields are
+ *   plain loads the verifier guards;
+ * - LES_FLAVOUR_CAST (6.2, the bpf_rdonly_cast kfunc): a file pointer read
+ *   out of the fd array, a number to the verifier, is made a BTF pointer
+ *   too, so the fd's superblock dev is plain loads instead of three probe
+ *   reads, the largest part of what an unobserved file's syscall pays.
+ */
+enum les_flavour {
+	LES_FLAVOUR_NOBTF = 0,
+	LES_FLAVOUR_BTF = 1,
+	LES_FLAVOUR_CAST = 2,
+};
+
+/*
+ * The uid and gid of the current task, as bpf_get_current_uid_gid() gives
+ * them: that helper maps the cred's kuid into the initial user namespace,
+ * where the mapping is the identity, so with a BTF task the cred's own
+ * values are the same numbers for two loads instead of a helper call.
+ */
+#define les_current_uid_gid(btf)                                                                   \
+	((btf) ? ({                                                                                \
+		const struct cred *c_ = bpf_get_current_task_btf()->cred;                          \
+		((__u64)c_->gid.val << 32) | c_->uid.val;                                          \
+	})                                                                                         \
+	       : bpf_get_current_uid_gid())
+
+/*
+ * Weak: a kernel without it still loads every program that does not call
+ * it (libbpf leaves an unresolved weak kfunc to the verifier of the
+ * programs that use it); userspace loads the CAST flavour only where the
+ * kernel's BTF has the function (src/probe/kfacts.c).
+ */
+extern void *bpf_rdonly_cast(void *obj, __u32 btf_id) __ksym __weak;
+
 /* fs/fuse/fuse_i.h; fuse_req.in/out wrap the headers since 4.x. */
 struct fuse_in_header___les {
 	__u32 len;
@@ -138,12 +177,15 @@ struct fuse_end_tp_ctx {
 /* The syscall number of a task's user registers at sys_exit. */
 #if defined(__TARGET_ARCH_x86)
 #define SYSCALL_NR(regs) BPF_CORE_READ((regs), orig_ax)
+/* The same from registers that are a BTF pointer (LES_FLAVOUR_CAST): a load. */
+#define SYSCALL_NR_BTF(regs) ((regs)->orig_ax)
 #elif defined(__TARGET_ARCH_arm64)
 /*
  * In arm64's own pt_regs (its vmlinux.h), as orig_ax is in x86's; libbpf's
  * pt_regs___arm64 flavour has only orig_x0.
  */
 #define SYSCALL_NR(regs) BPF_CORE_READ((regs), syscallno)
+#define SYSCALL_NR_BTF(regs) ((regs)->syscallno)
 #else
 #error "SYSCALL_NR: add this architecture"
 #endif

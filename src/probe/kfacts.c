@@ -725,6 +725,21 @@ static bool kernel_has_task_btf(const char *release)
 	return major > 5 || (major == 5 && minor >= 11);
 }
 
+/*
+ * The bpf_rdonly_cast kfunc (6.2): the syscall programs' flavour that reads
+ * a file through it (bpf/compat.h). A kfunc is a function in the kernel's
+ * BTF; libbpf finds it there the same way when the program loads.
+ */
+static bool kernel_has_rdonly_cast(struct btf *vmlinux)
+{
+	struct btf *own = vmlinux ? NULL : btf__load_vmlinux_btf();
+	struct btf *b = vmlinux ? vmlinux : own;
+	bool has = b && btf__find_by_name_kind(b, "bpf_rdonly_cast", BTF_KIND_FUNC) > 0;
+
+	btf__free(own);
+	return has;
+}
+
 void les_kfacts_gather(struct les_kfacts *f, const struct les_kf_wants *w)
 {
 	struct utsname u;
@@ -740,6 +755,7 @@ void les_kfacts_gather(struct les_kfacts *f, const struct les_kf_wants *w)
 	scan_tracepoints(f, w);
 	vmlinux = scan_all_btf(f, w);
 	try_fentry(f, vmlinux);
+	f->rdonly_cast = kernel_has_rdonly_cast(vmlinux);
 	btf__free(vmlinux);
 	for (size_t i = 0; i < f->n_proto && f->fentry == LES_KF_OK; i++)
 		if (f->proto[i].btf_id > 0 && f->proto[i].nargs > 6)
@@ -822,6 +838,7 @@ void les_kfacts_write(const struct les_kfacts *f, FILE *out)
 	fprintf(out, "kprobes %s\n", f->kprobes ? "yes" : "no");
 	write_trial(out, "kprobe_multi", f->kprobe_multi, f->kprobe_multi_errno);
 	fprintf(out, "task_btf %s\n", f->task_btf ? "yes" : "no");
+	fprintf(out, "rdonly_cast %s\n", f->rdonly_cast ? "yes" : "no");
 	for (size_t i = 0; i < f->n_module; i++)
 		fprintf(out, "module %s%s%s\n", f->module[i].name,
 			f->module[i].loaded ? " loaded" : "", f->module[i].btf ? " btf" : "");
@@ -1019,6 +1036,9 @@ static int parse_fact(struct les_kfacts *f, struct facts_line *l)
 		return parse_yes_no(l, &f->kprobes);
 	if (strcmp(key, "task_btf") == 0)
 		return parse_yes_no(l, &f->task_btf);
+	/* Absent from facts recorded before it was asked: no (the BTF flavour). */
+	if (strcmp(key, "rdonly_cast") == 0)
+		return parse_yes_no(l, &f->rdonly_cast);
 	if (strcmp(key, "module") == 0)
 		return parse_module(f, l);
 	if (strcmp(key, "sym") == 0)

@@ -84,6 +84,7 @@ struct les_kfacts {
 	enum les_kf_trial kprobe_multi; /* a kprobe_multi link on a wanted function */
 	int kprobe_multi_errno;
 	bool task_btf; /* bpf_get_current_task_btf (5.11) */
+	bool rdonly_cast; /* the bpf_rdonly_cast kfunc (6.2) */
 	struct les_kf_sym sym[LES_KF_SYMS_MAX];
 	size_t n_sym;
 	struct les_kf_proto proto[LES_KF_PROTOS_MAX];

@@ -95,6 +95,8 @@ static void plan_syscall(struct les_probe_plan *plan, const struct les_kfacts *f
 	 * the syscall programs that reads the task by probe reads.
 	 */
 	plan->syscall_task_btf = plan->syscall && f->task_btf;
+	/* 6.2: the fd's file as a BTF pointer too (bpf/compat.h). */
+	plan->syscall_cast = plan->syscall_task_btf && f->rdonly_cast;
 	/*
 	 * The per-syscall tracepoints (CONFIG_FTRACE_SYSCALLS), where asked
 	 * for and the kernel has them: a syscall outside the table then runs
@@ -180,6 +182,17 @@ static bool fn_wants(const struct les_fn_plan *fn, const char *prog_name)
 	return method != LES_ATTACH_KPROBE || !fn->kprobe_multi;
 }
 
+/* Is prog_name (sys_enter, sys_enter_nobtf, sys_enter_cast, ...) the planned flavour? */
+static bool syscall_flavour_is(const struct les_probe_plan *plan, const char *prog_name)
+{
+	bool nobtf = strstr(prog_name, "_nobtf") != NULL;
+	bool cast = strstr(prog_name, "_cast") != NULL;
+
+	if (!plan->syscall_task_btf)
+		return nobtf;
+	return !nobtf && cast == plan->syscall_cast;
+}
+
 bool les_probe_plan_wants(const struct les_probe_plan *plan, const char *prog_name,
 			  const char *section)
 {
@@ -192,11 +205,9 @@ bool les_probe_plan_wants(const struct les_probe_plan *plan, const char *prog_na
 	if (strcmp(prog_name, "proc_exec") == 0 || strcmp(prog_name, "proc_fork") == 0)
 		return plan->proc_notices;
 	if (strcmp(section, "raw_tp/sys_enter") == 0 || strcmp(section, "raw_tp/sys_exit") == 0)
-		return plan->syscall && !plan->syscall_per_call &&
-		       plan->syscall_task_btf == (strstr(prog_name, "_nobtf") == NULL);
+		return plan->syscall && !plan->syscall_per_call && syscall_flavour_is(plan, prog_name);
 	if (les_syscall_prog(prog_name))
-		return plan->syscall && plan->syscall_per_call &&
-		       plan->syscall_task_btf == (strstr(prog_name, "_nobtf") == NULL);
+		return plan->syscall && plan->syscall_per_call && syscall_flavour_is(plan, prog_name);
 	if (les_rpc_plan_owns(&plan->rpc, prog_name, &rpc_want))
 		return rpc_want;
 	return fn_wants(&plan->fn, prog_name);

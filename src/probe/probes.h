@@ -39,6 +39,7 @@ struct les_probe_plan {
 	 */
 	bool syscall_per_call;
 	bool syscall_task_btf; /* its programs' flavour: sys_enter, or sys_enter_nobtf (5.10) */
+	bool syscall_cast; /* ... or sys_enter_cast (6.2: bpf_rdonly_cast) */
 	const char *syscall_reason; /* why not, when not */
 	struct les_fn_plan fn; /* function probes, per table row */
 	struct les_rpc_plan rpc; /* PtlRPC, LDLM and sunrpc probes */
