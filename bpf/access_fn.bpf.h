@@ -68,11 +68,12 @@ static __always_inline void fn_lustre_fid(struct inode *inode, struct les_lu_fid
 }
 
 /*
- * The superblock dev an argument of kind leads to, and with --file-id the
- * inode number and (on Lustre) the FID; fid may be NULL.
+ * The superblock dev an argument of kind leads to, the inode in *inode_out
+ * (NULL for a negative dentry), and with --file-id the inode number and
+ * (on Lustre) the FID; fid may be NULL.
  */
 static __always_inline __u32 fn_target_dev(__u8 kind, __u64 target, __u64 *ino,
-					   struct les_lu_fid *fid)
+					   struct les_lu_fid *fid, struct inode **inode_out)
 {
 	struct dentry *dentry = NULL;
 	struct inode *inode = NULL;
@@ -112,6 +113,7 @@ static __always_inline __u32 fn_target_dev(__u8 kind, __u64 target, __u64 *ino,
 		if (fid)
 			fn_lustre_fid(inode, fid);
 	}
+	*inode_out = inode;
 	return sb ? BPF_CORE_READ(sb, s_dev) : 0;
 }
 
@@ -121,21 +123,16 @@ static __always_inline __u32 fn_target_dev(__u8 kind, __u64 target, __u64 *ino,
  * that kernel threads build later (writeback, read-ahead). Lustre takes
  * the job ID it sends for them the same way (vvp_io_init, lli_jobinfo).
  */
-static __always_inline void fn_note_cause(__u8 flags, __u8 kind, __u64 target)
+static __always_inline void fn_note_cause(__u8 flags, __u8 kind, struct inode *inode, __u64 ino)
 {
-	struct inode *inode;
-
 	/* Read-only data: gone from the programs of slots without it. */
 	if (!(flags & LES_FN_F_CAUSE))
 		return;
-	if (kind == LES_FN_ARG_KIOCB)
-		inode = BPF_CORE_READ((struct kiocb *)target, ki_filp, f_inode);
-	else if (kind == LES_FN_ARG_FILE)
-		inode = BPF_CORE_READ((struct file *)target, f_inode);
-	else
+	if (kind != LES_FN_ARG_KIOCB && kind != LES_FN_ARG_FILE)
 		return;
+	/* The entry found the inode already; the number too under --file-id. */
 	if (inode)
-		file_cause_remember((__u64)inode, BPF_CORE_READ(inode, i_ino));
+		file_cause_remember((__u64)inode, want_file_id ? ino : BPF_CORE_READ(inode, i_ino));
 }
 
 /* Is the frame that of an ->atomic_open? */
@@ -179,10 +176,11 @@ static __always_inline int fn_enter(__u32 slot, __u64 target, __u64 aux, __u64 o
 	__u64 pid_tgid, now, ino = 0;
 	struct les_lu_fid fid = {};
 	struct op_frame *frame, *parent = NULL;
+	struct inode *inode = NULL;
 	struct thread_ops *ops;
 	__u32 tid, depth, dev, op;
 
-	dev = fn_target_dev(FN_DESC(slot).kind, target, &ino, &fid);
+	dev = fn_target_dev(FN_DESC(slot).kind, target, &ino, &fid, &inode);
 	if (!dev_observed(dev))
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
@@ -228,12 +226,13 @@ static __always_inline int fn_enter(__u32 slot, __u64 target, __u64 aux, __u64 o
 	frame->fid = fid;
 	frame->op = op;
 	frame->key = fn_key(slot);
+	frame->target = target;
 	/* The exit needs it and a kretprobe cannot see the arguments. */
 	frame->arg = flags & (LES_FN_F_LOOKUP | LES_FN_F_ATOMIC_OPEN) ? aux : 0;
 	ops->depth = depth + 1;
 	ops->updated_ns = now;
 	bpf_get_current_comm(ops->comm, sizeof(ops->comm));
-	fn_note_cause(flags, FN_DESC(slot).kind, target);
+	fn_note_cause(flags, FN_DESC(slot).kind, inode, ino);
 	return 0;
 }
 
@@ -341,18 +340,22 @@ static __always_inline int fn_find_frame(const struct thread_ops *ops, __s32 key
 }
 
 /*
- * Exit of the function of slot with return value ret. observed: 1 when the
- * exit can tell that the call was on an observed mount (fexit sees the
- * arguments), 0 when it cannot (kretprobe); an exit without a frame is only
- * counted as such when it is known to have been on an observed mount or it
- * interrupts another function op.
+ * Exit of the function of slot with return value ret. fexit sees the
+ * call's target (has_target): its frame must hold the same one, and a call
+ * without a frame is counted as an exit without entry only when the target
+ * was on an observed mount. Its mount is asked only then: the frame found
+ * says it already, which saves the exit the walk to the superblock. A
+ * kretprobe cannot see the arguments: its exit without a frame is counted
+ * when it interrupts another function op.
  */
-static __always_inline int fn_exit(__u32 slot, __u64 ret, __u8 method, bool observed)
+static __always_inline int fn_exit(__u32 slot, __u64 ret, __u8 method, bool has_target,
+				   __u64 target)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct thread_ops *ops = thread_ops_get(tid);
 	const struct op_frame *frame;
-	__u64 now, bytes = 0;
+	struct inode *inode;
+	__u64 now, bytes = 0, ino = 0;
 	__s32 err;
 	__u32 op;
 	int idx;
@@ -360,10 +363,15 @@ static __always_inline int fn_exit(__u32 slot, __u64 ret, __u8 method, bool obse
 	if (!ops)
 		return 0;
 	idx = fn_find_frame(ops, fn_key(slot));
+	/* The same function around this call, for another target: not this call's frame. */
+	if (idx >= 0 && has_target && ops->frame[idx & (LES_MAX_DEPTH - 1)].target != target)
+		return 0;
 	if (idx < 0) {
 		const struct op_frame *top = current_frame(ops);
 
-		if (observed || (top && top->key < 0))
+		if (has_target ? dev_observed(fn_target_dev(FN_DESC(slot).kind, target, &ino,
+							     NULL, &inode))
+			       : top && top->key < 0)
 			count(LES_CNT_EXIT_NO_ENTRY);
 		return 0;
 	}
@@ -416,49 +424,67 @@ static __always_inline int fn_exit(__u32 slot, __u64 ret, __u8 method, bool obse
  * constant slot.
  */
 
+/*
+ * Argument i of an fentry/fexit program, and an fexit's return value (at
+ * index nargs), as plain numbers. Since 5.17 the verifier turns
+ * bpf_get_func_arg/bpf_get_func_ret into two loads from the trampoline's
+ * frame; before, a probe read (fn_ctx_arg). The enum value says which
+ * kernel this is when the program loads, so the other branch is dropped.
+ */
+static __always_inline __u64 fn_arg(__u64 *ctx, __u32 i)
+{
+	__u64 val = 0;
+
+	if (!bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_func_arg))
+		return fn_ctx_arg(ctx, i);
+	bpf_get_func_arg(ctx, i, &val);
+	return val;
+}
+
+static __always_inline __u64 fn_ret(__u64 *ctx, __u32 nargs)
+{
+	__u64 val = 0;
+
+	if (!bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_func_ret))
+		return fn_ctx_arg(ctx, nargs);
+	bpf_get_func_ret(ctx, &val);
+	return val;
+}
+
 static __noinline int fn_fentry(__u64 *ctx, __u32 slot)
 {
 	__u8 flags = FN_DESC(slot).flags;
 	__u64 aux = 0, open_flags = 0;
 
 	if (flags & (LES_FN_F_LOOKUP | LES_FN_F_ATOMIC_OPEN))
-		aux = fn_ctx_arg(ctx, FN_DESC(slot).aux_arg);
+		aux = fn_arg(ctx, FN_DESC(slot).aux_arg);
 	if (flags & LES_FN_F_ATOMIC_OPEN)
-		open_flags = fn_ctx_arg(ctx, FN_DESC(slot).flags_arg);
-	return fn_enter(slot, fn_ctx_arg(ctx, FN_DESC(slot).arg), aux, open_flags);
+		open_flags = fn_arg(ctx, FN_DESC(slot).flags_arg);
+	return fn_enter(slot, fn_arg(ctx, FN_DESC(slot).arg), aux, open_flags);
 }
 
 static __noinline int fn_fexit(__u64 *ctx, __u32 slot)
 {
-	__u64 target = fn_ctx_arg(ctx, FN_DESC(slot).arg), ino = 0;
-	bool observed = dev_observed(fn_target_dev(FN_DESC(slot).kind, target, &ino, NULL));
-
-	/* A call on another mount: nothing of it is on the stack. */
-	if (!observed)
-		return 0;
-	return fn_exit(slot, fn_ctx_arg(ctx, FN_DESC(slot).nargs), LES_ATTACH_FENTRY, true);
+	return fn_exit(slot, fn_ret(ctx, FN_DESC(slot).nargs), LES_ATTACH_FENTRY, true,
+		       fn_arg(ctx, FN_DESC(slot).arg));
 }
 
 /* --- kprobe/kretprobe twins ---------------------------------------------- */
 
-/*
- * Argument i from the registers. Read through the helper: clang folds the
- * switch into one load at a computed offset, which the verifier refuses
- * for a context pointer.
- */
+/* Argument i from the registers: a plain context load (les_ctx_reg, compat.h). */
 static __always_inline __u64 fn_regs_arg(struct pt_regs *ctx, __u32 i)
 {
 	switch (i) {
 	case 0:
-		return PT_REGS_PARM1_CORE(ctx);
+		return les_ctx_reg(ctx, __PT_PARM1_REG);
 	case 1:
-		return PT_REGS_PARM2_CORE(ctx);
+		return les_ctx_reg(ctx, __PT_PARM2_REG);
 	case 2:
-		return PT_REGS_PARM3_CORE(ctx);
+		return les_ctx_reg(ctx, __PT_PARM3_REG);
 	case 3:
-		return PT_REGS_PARM4_CORE(ctx);
+		return les_ctx_reg(ctx, __PT_PARM4_REG);
 	case 4:
-		return PT_REGS_PARM5_CORE(ctx);
+		return les_ctx_reg(ctx, __PT_PARM5_REG);
 	}
 	return 0;
 }
@@ -477,7 +503,7 @@ static __noinline int fn_kprobe(struct pt_regs *ctx, __u32 slot)
 
 static __noinline int fn_kretprobe(struct pt_regs *ctx, __u32 slot)
 {
-	return fn_exit(slot, PT_REGS_RC(ctx), LES_ATTACH_KPROBE, false);
+	return fn_exit(slot, PT_REGS_RC(ctx), LES_ATTACH_KPROBE, false, 0);
 }
 
 /* One slot: its fentry, fexit, kprobe and kretprobe programs. */

@@ -174,6 +174,25 @@ struct fuse_end_tp_ctx {
 	__s32 error;
 };
 
+/*
+ * A kprobe's argument register, loaded from its context by one instruction
+ * clang cannot merge with another: a switch over the argument index
+ * otherwise becomes one load at a computed offset (or from a computed
+ * address), which the verifier refuses for a context pointer. The offset is
+ * that of the architecture's pt_regs, an ABI, as libbpf's PT_REGS macros
+ * name it.
+ */
+#define les_ctx_reg(ctx, reg)                                                                      \
+	({                                                                                         \
+		__u64 v_;                                                                          \
+		asm volatile("%0 = *(u64 *)(%1 + %2)"                                              \
+			     : "=r"(v_)                                                            \
+			     : "r"(ctx),                                                           \
+			       "i"(__builtin_offsetof(typeof(*__PT_REGS_CAST((struct pt_regs *)0)), \
+						      reg)));                                      \
+		v_;                                                                                \
+	})
+
 /* The syscall number of a task's user registers at sys_exit. */
 #if defined(__TARGET_ARCH_x86)
 #define SYSCALL_NR(regs) BPF_CORE_READ((regs), orig_ax)

@@ -34,6 +34,7 @@ struct op_frame {
 	__u32 sys_flags; /* LES_FRAME_*: how a syscall frame's mount is known */
 	__u32 _pad;
 	struct les_lu_fid fid; /* a Lustre file's FID, seq 0 when unknown (--file-id) */
+	__u64 target; /* function frames: the call's target argument, which its fexit sees too */
 };
 
 /*
