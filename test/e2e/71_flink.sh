@@ -68,7 +68,8 @@ flink() {
 	shift 2
 	nice -n 19 timeout 240 "$RUN_LOCAL" --brokers "$B" --topic "$topic" --from earliest \
 		--bounded --group-id "e2e-$topic" --window "$WINDOW" --lateness "$LATENESS" \
-		--checkpoint 1s --parallelism 2 --out-topic "$topic-out" --out-dir "$out" "$@" \
+		--checkpoint 1s --checkpoint-dir "file://$out.ckpt" --parallelism 2 \
+		--out-topic "$topic-out" --out-dir "$out" "$@" \
 		>"$out.log" 2>&1 ||
 		les_fail "Flink job over $topic failed: $(grep -v '^[[:space:]]*at ' "$out.log" | tail -n 20)"
 	FLINK_SECONDS=$((SECONDS - t))

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.configuration.DeploymentOptions;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.TableEnvironment;
@@ -51,7 +52,11 @@ public final class ClusterWindows {
 		"  --bounded            stop at the offsets that are the end when the job starts",
 		"                       (end of input fires every window: tests, backfills)",
 		"  --checkpoint DUR     checkpoint interval (default 10s; files are committed then)",
+		"  --checkpoint-dir URI where checkpoints go (file:///..., s3://...); default: the",
+		"                       cluster's configuration (local mode: the JobManager's",
+		"                       memory, 5 MiB at most, too small beyond tests)",
 		"  --parallelism N      default parallelism (default: Flink's)",
+		"  --show-sql           print every SQL statement on stderr before it runs",
 		"DUR: a number with ms, s, m or h (2s, 500ms, 1m).");
 
 	static long parseMillis(String opt, String v) {
@@ -208,7 +213,7 @@ public final class ClusterWindows {
 			if (!a.startsWith("--"))
 				usage("unexpected argument '" + a + "'");
 			String name = a.substring(2);
-			if (name.equals("bounded") || name.equals("print")) {
+			if (name.equals("bounded") || name.equals("print") || name.equals("show-sql")) {
 				o.put(name, "");
 				continue;
 			}
@@ -216,6 +221,7 @@ public final class ClusterWindows {
 				usage(a + " needs a value");
 			o.put(name, args[++i]);
 		}
+		showSql = o.containsKey("show-sql");
 		if (!o.containsKey("brokers") || !o.containsKey("topic"))
 			usage("--brokers and --topic are required");
 		if (!o.containsKey("out-topic") && !o.containsKey("out-dir") && !o.containsKey("print"))
@@ -240,6 +246,8 @@ public final class ClusterWindows {
 		t.getConfig().set("table.local-time-zone", "UTC");
 		t.getConfig().set("execution.checkpointing.interval", Duration.ofMillis(checkpointMs).toMillis() + " ms");
 		t.getConfig().set("table.exec.source.idle-timeout", idleMs + " ms");
+		if (o.containsKey("checkpoint-dir"))
+			t.getConfig().set("execution.checkpointing.dir", o.get("checkpoint-dir"));
 		if (o.containsKey("parallelism"))
 			t.getConfig().set("parallelism.default", o.get("parallelism"));
 		t.getConfig().set("pipeline.name", "lustre-ebpf-stream cluster windows (" + o.get("topic") + ")");
@@ -248,12 +256,12 @@ public final class ClusterWindows {
 		t.createTemporarySystemFunction("P99_NS", new HistQuantile(990));
 
 		try {
-			t.executeSql(sourceDdl(o, latenessMs));
+			exec(t, sourceDdl(o, latenessMs));
 		} catch (IllegalArgumentException e) {
 			usage(e.getMessage());
 		}
-		t.executeSql("CREATE TEMPORARY VIEW les_access AS SELECT * FROM les_records WHERE `type` = 'access'");
-		t.executeSql("CREATE TEMPORARY VIEW les_rpc AS SELECT * FROM les_records WHERE `type` = 'rpc'");
+		exec(t, "CREATE TEMPORARY VIEW les_access AS SELECT * FROM les_records WHERE `type` = 'access'");
+		exec(t, "CREATE TEMPORARY VIEW les_rpc AS SELECT * FROM les_records WHERE `type` = 'rpc'");
 
 		String win;
 		try {
@@ -277,8 +285,8 @@ public final class ClusterWindows {
 				// json writes nulls as null (a record without a job)
 				p.put("json.encode.ignore-null-fields", "false");
 				p.put("sink.delivery-guarantee", "at-least-once");
-				t.executeSql("CREATE TABLE out_kafka_" + name + " (" + cols + ") " + with(p));
-				set.addInsertSql("INSERT INTO out_kafka_" + name + " " + query);
+				exec(t, "CREATE TABLE out_kafka_" + name + " (" + cols + ") " + with(p));
+				insert(set, "INSERT INTO out_kafka_" + name + " " + query);
 			}
 			if (o.containsKey("out-dir")) {
 				Map<String, String> p = new LinkedHashMap<>();
@@ -286,21 +294,38 @@ public final class ClusterWindows {
 				p.put("path", o.get("out-dir") + "/" + name);
 				p.put("format", "json");
 				p.put("json.encode.ignore-null-fields", "false");
-				t.executeSql("CREATE TABLE out_files_" + name + " (" + cols + ") " + with(p));
-				set.addInsertSql("INSERT INTO out_files_" + name + " " + query);
+				exec(t, "CREATE TABLE out_files_" + name + " (" + cols + ") " + with(p));
+				insert(set, "INSERT INTO out_files_" + name + " " + query);
 			}
 			if (o.containsKey("print")) {
 				Map<String, String> p = new LinkedHashMap<>();
 				p.put("connector", "print");
 				p.put("print-identifier", name);
-				t.executeSql("CREATE TABLE out_print_" + name + " (" + cols + ") " + with(p));
-				set.addInsertSql("INSERT INTO out_print_" + name + " " + query);
+				exec(t, "CREATE TABLE out_print_" + name + " (" + cols + ") " + with(p));
+				insert(set, "INSERT INTO out_print_" + name + " " + query);
 			}
 		}
 		TableResult r = set.execute();
-		// Local mode and a bounded run: wait for the end. Under `flink run`
-		// (detached or not) the client decides; an unbounded job never ends.
-		r.await();
+		// Local mode and `flink run` without -d wait for the job's end (a
+		// bounded run ends; an unbounded one runs until cancelled); with -d
+		// the client returns once the job is submitted.
+		if (t.getConfig().getRootConfiguration().get(DeploymentOptions.ATTACHED))
+			r.await();
+	}
+
+	private static boolean showSql;
+
+	/* Every statement goes through here, so --show-sql prints what runs. */
+	private static void exec(TableEnvironment t, String sql) {
+		if (showSql)
+			System.err.println(sql + ";\n");
+		t.executeSql(sql);
+	}
+
+	private static void insert(StatementSet set, String sql) {
+		if (showSql)
+			System.err.println(sql + ";\n");
+		set.addInsertSql(sql);
 	}
 
 	private static void usage(String why) {
