@@ -13,11 +13,16 @@
 # documented error (never below, at most 12.5 % above) of the exact
 # nearest-rank percentile of the raw records.
 #
+# The same job over the nodes' window lines alone (--input windows) must give
+# the same rows as over the per-op records.
+#
 # Then two runs with documented outcomes:
 #   * the broker stopped in the middle of a workload and restarted: every
 #     line is delivered once, and Flink's windows still equal the nodes';
 #   * records arriving late (produced with kcat after the others): one
-#     within --lateness is counted in its window, one beyond it is dropped.
+#     within --lateness is counted in its window, one beyond it is dropped;
+#     with them, PtlRPC request records carrying a target, for the per-target
+#     rows (FUSE requests have no target).
 #
 # The Flink classpath comes from Maven Central through contrib/flink/run-local
 # (cached in /var/cache/lustre-ebpf-stream/flink by the pom's checksum); a
@@ -61,21 +66,22 @@ EOF
 
 # flink TOPIC OUT [OPTIONS...]: the job in local mode over TOPIC from its
 # beginning to the end it has when the job starts; results in OUT/ (files)
-# and on topic TOPIC-out.
+# and on topic out-$(basename OUT), both in OUT.jsonl and OUT.kafka.jsonl.
 flink() {
 	local topic=$1 out=$2 t=$SECONDS
+	local out_topic=out-${2##*/}
 
 	shift 2
 	nice -n 19 timeout 240 "$RUN_LOCAL" --brokers "$B" --topic "$topic" --from earliest \
 		--bounded --group-id "e2e-$topic" --window "$WINDOW" --lateness "$LATENESS" \
 		--checkpoint 1s --checkpoint-dir "file://$out.ckpt" --parallelism 2 \
-		--out-topic "$topic-out" --out-dir "$out" "$@" \
+		--out-topic "$out_topic" --out-dir "$out" "$@" \
 		>"$out.log" 2>&1 ||
 		les_fail "Flink job over $topic failed: $(grep -v '^[[:space:]]*at ' "$out.log" | tail -n 20)"
 	FLINK_SECONDS=$((SECONDS - t))
 	find "$out" -type f -name 'part-*' ! -name '.*' -exec cat {} + >"$out.jsonl" ||
 		les_fail "no result files under $out"
-	les_kafka_consume "$B" "$topic-out" '%s\n' >"$out.kafka.jsonl"
+	les_kafka_consume "$B" "$out_topic" '%s\n' >"$out.kafka.jsonl"
 }
 
 # nodes PREFIX TOPIC: three instances, node1..3 on mounts m1..m3.
@@ -335,6 +341,22 @@ flink les "$WORK/f1"
 les_pass "Flink job over topic les: $FLINK_SECONDS s in local mode"
 compare a "$WORK/f1"
 
+# The same answers from the nodes' window lines alone (--input windows):
+# one line per group and window per node instead of one per operation.
+flink les "$WORK/f1w" --input windows
+les_pass "Flink job over the nodes' window lines: $FLINK_SECONDS s"
+jq -cS 'select(.kind == "job" or .kind == "job_op")' "$WORK/f1.jsonl" | sort >"$WORK/f1.rows"
+jq -cS . "$WORK/f1w.jsonl" | sort >"$WORK/f1w.rows"
+les_ge "window-line results: rows" 10 "$(wc -l <"$WORK/f1w.rows")"
+les_true "window-line results == per-op results, row for row (counts, bytes, errors, min, max, p50, p99, hosts)" \
+	diff "$WORK/f1.rows" "$WORK/f1w.rows"
+jq -cS . "$WORK/f1w.kafka.jsonl" | sort >"$WORK/f1w.kafka.rows"
+les_true "window-line results: the Kafka topic holds the same rows" \
+	diff "$WORK/f1w.rows" "$WORK/f1w.kafka.rows"
+n_rec=$(cat "$WORK"/a[123].jsonl | jq -c 'select(.type == "access")' | wc -l)
+n_win=$(cat "$WORK"/a[123].jsonl | jq -c 'select(.type == "window" and .record_type == "access")' | wc -l)
+les_pass "lines read: $n_rec access records, or $n_win access window lines"
+
 # --- run 2: the broker restarted in the middle -------------------------------
 # The nodes' producers hold their lines through the outage (idempotent,
 # docs/kafka.md) and deliver them once when the broker is back; the records
@@ -356,12 +378,14 @@ flink les2 "$WORK/f2" --lateness 60s
 les_pass "Flink job over topic les2: $FLINK_SECONDS s"
 compare b "$WORK/f2"
 
-# --- run 3: late records -------------------------------------------------------
-# One partition, so that the order of production is the order Flink sees.
-# Node a1's records, then two records of job "late": one 1 s behind the
-# largest ts (inside --lateness 5s: counted in its window), one 20 s behind
-# (beyond it: its window has fired, the record is dropped and no row of
-# that window has it).
+# --- run 3: late records, and request records with a target ---------------------
+# One partition, so that the order of production is the order Flink sees,
+# and watermarks after every record (--watermark-emit on-event), so that
+# lateness does not depend on when a periodic watermark happened to be
+# emitted. Node a1's records, then two records of their own jobs: one 1 s
+# behind the largest ts (inside --lateness 5s: counted in its window), one
+# 20 s behind (beyond it: its window has fired, the record is dropped and
+# no row has it).
 
 create_topic les3 1
 jq -c 'select(.type == "access")' "$WORK/a1.jsonl" >"$WORK/late.in"
@@ -377,12 +401,26 @@ for pair in "$ts_ok:ok" "$ts_late:dropped"; do
 		'select(.op == "write") | .ts = $ts | .job_id = "late-" + $why' "$WORK/late.in" |
 		head -n 1 >>"$WORK/late.in"
 done
+# And three request records as a Lustre client writes them (PtlRPC, with
+# their target and resends; FUSE requests have neither): the target rows.
+rpc=$(jq -c 'select(.type == "rpc")' "$WORK/a1.jsonl" | head -n 1)
+[ -n "$rpc" ] || les_fail "node1 wrote no rpc record"
+for t in "scratch-OST0001 1000000 2" "scratch-OST0001 3000000 0" "scratch-MDT0000 500000 0"; do
+	set -- $t
+	jq -c --arg ts "$max_ts" --arg tg "$1" --argjson lat "$2" --argjson rs "$3" \
+		'.ts = $ts | .proto = "ptlrpc" | .fs = "scratch" | .target = $tg
+		 | .latency_ns = $lat | .resends = $rs | .job_id = "ptl"' <<<"$rpc" >>"$WORK/late.in"
+done
 kcat -b "$B" -t les3 -P -l "$WORK/late.in" || les_fail "kcat -P failed"
 flink les3 "$WORK/f3" --parallelism 1 --watermark-emit on-event
 les_eq "late records: the one within --lateness is counted (job late-ok)" 1 \
 	"$(jq -s '[.[] | select(.kind == "job" and .job_id == "late-ok") | .ops] | add' "$WORK/f3.jsonl")"
 les_eq "late records: the one beyond --lateness is dropped (no row of job late-dropped)" 0 \
 	"$(jq -s '[.[] | select(.job_id == "late-dropped")] | length' "$WORK/f3.jsonl")"
+les_eq "target rows: requests, wait and resends per target and job" \
+	"scratch-MDT0000 1 500000 0,scratch-OST0001 2 4000000 2," \
+	"$(jq -r 'select(.kind == "target" and .job_id == "ptl") | "\(.target) \(.requests) \(.wait_ns) \(.resends)"' \
+		"$WORK/f3.jsonl" | sort | tr '\n' ',')"
 les_eq "late records: every other record of node1 is counted" \
 	"$(jq -s '[.[] | select(.type == "access")] | length' "$WORK/a1.jsonl")" \
 	"$(jq -s '[.[] | select(.kind == "job" and (.job_id // "" | startswith("late-") | not)) | .ops] | add' "$WORK/f3.jsonl")"

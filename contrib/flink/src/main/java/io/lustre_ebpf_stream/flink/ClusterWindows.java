@@ -26,6 +26,10 @@ import org.apache.flink.table.api.TableResult;
  *   target  per window, fs, target, job_id (request records): requests,
  *           wait (latency) sum, resends, p99
  *
+ * With --input windows the job and job_op rows come from the nodes' own
+ * --aggregate window lines instead (summed, histograms merged): the same
+ * rows from one line per group and window per node.
+ *
  * Run with --help for the options. The same main() runs in local mode
  * (java -cp ..., a MiniCluster in this JVM) and under `flink run`.
  */
@@ -40,6 +44,9 @@ public final class ClusterWindows {
 		"  --out-topic NAME     results to this topic (default: none)",
 		"  --out-dir DIR        results as JSON files under DIR/{job,job_op,target} (default: none)",
 		"  --print              results to stdout as well",
+		"  --input records|windows   read the per-op records (default), or the nodes'",
+		"                       own --aggregate window lines and sum them (job and",
+		"                       job_op only; far fewer lines, docs/pipeline.md)",
 		"  --window DUR         window length, as the nodes' --aggregate (default 2s)",
 		"  --lateness DUR       watermark = largest ts seen - DUR (default 5s)",
 		"  --idle DUR           a partition without records for DUR does not hold",
@@ -116,11 +123,13 @@ public final class ClusterWindows {
 	 * milliseconds long and start on multiples of their length, so the
 	 * truncation never moves a record to another window.
 	 */
-	static final String EVENT_MS = "UNIX_TIMESTAMP(SUBSTRING(COALESCE(ts, '1970-01-01T00:00:00.000') FROM 1 FOR 19),"
-		+ " 'yyyy-MM-dd''T''HH:mm:ss') * 1000"
-		+ " + CAST(SUBSTRING(COALESCE(ts, '1970-01-01T00:00:00.000') FROM 21 FOR 3) AS BIGINT)";
+	static String eventMs(String col) {
+		String c = "COALESCE(" + col + ", '1970-01-01T00:00:00.000')";
+		return "UNIX_TIMESTAMP(SUBSTRING(" + c + " FROM 1 FOR 19), 'yyyy-MM-dd''T''HH:mm:ss') * 1000"
+			+ " + CAST(SUBSTRING(" + c + " FROM 21 FOR 3) AS BIGINT)";
+	}
 
-	static String sourceDdl(Map<String, String> o, long latenessMs) {
+	static String sourceDdl(Map<String, String> o, long latenessMs, boolean windows) {
 		Map<String, String> p = new LinkedHashMap<>();
 		p.put("connector", "kafka");
 		p.put("topic", o.get("topic"));
@@ -156,13 +165,24 @@ public final class ClusterWindows {
 		// the others are ignored, and a line that is not JSON is skipped.
 		p.put("json.fail-on-missing-field", "false");
 		p.put("json.ignore-parse-errors", "true");
+		if (windows)
+			// The nodes' window lines: event time is the window's start.
+			return "CREATE TABLE les_records (\n"
+				+ "  `type` STRING, `window_start` STRING, `window_end` STRING, `host` STRING,\n"
+				+ "  `record_type` STRING, `op` STRING, `access_intent` STRING, `username` STRING,\n"
+				+ "  `job_id` STRING, `count` BIGINT, `bytes` BIGINT, `errors` MAP<STRING, BIGINT>,\n"
+				+ "  `latency_hist` ARRAY<ARRAY<BIGINT>>, `min_ns` BIGINT, `max_ns` BIGINT,\n"
+				+ "  `sum_latency_ns` BIGINT,\n"
+				+ "  rt AS TO_TIMESTAMP_LTZ(" + eventMs("window_start") + ", 3),\n"
+				+ "  WATERMARK FOR rt AS TO_TIMESTAMP_LTZ(" + eventMs("window_start") + " - " + latenessMs + ", 3)\n"
+				+ ") " + with(p);
 		return "CREATE TABLE les_records (\n"
 			+ "  `type` STRING, `ts` STRING, `host` STRING, `fs_type` STRING, `fs` STRING,\n"
 			+ "  `op` STRING, `access_intent` STRING, `username` STRING, `job_id` STRING,\n"
 			+ "  `latency_ns` BIGINT, `bytes` BIGINT, `errno_class` STRING,\n"
 			+ "  `target` STRING, `resends` BIGINT,\n"
-			+ "  rt AS TO_TIMESTAMP_LTZ(" + EVENT_MS + ", 3),\n"
-			+ "  WATERMARK FOR rt AS TO_TIMESTAMP_LTZ(" + EVENT_MS + " - " + latenessMs + ", 3)\n"
+			+ "  rt AS TO_TIMESTAMP_LTZ(" + eventMs("ts") + ", 3),\n"
+			+ "  WATERMARK FOR rt AS TO_TIMESTAMP_LTZ(" + eventMs("ts") + " - " + latenessMs + ", 3)\n"
 			+ ") " + with(p);
 	}
 
@@ -198,6 +218,32 @@ public final class ClusterWindows {
 		  + " GROUP BY window_start, window_end, fs, target, job_id" },
 	};
 
+	/*
+	 * --input windows: the same job and job_op rows from the nodes' own
+	 * window lines (any --group-by that has job_id, username, op and
+	 * access_intent, the default's included), summed; the percentiles from
+	 * their summed histograms. A node's window falls in the Flink window
+	 * holding its start, so Flink's window can be the nodes' or a multiple.
+	 */
+	static final String[][] WINDOW_KINDS = {
+		{ "job", KINDS[0][1],
+		  "SELECT %WS%, %WE%, job_id, username, SUM(`count`),"
+		  + " COALESCE(SUM(`count`) FILTER (WHERE access_intent IN ('namespace_read', 'namespace_mutation')), 0),"
+		  + " COALESCE(SUM(`count`) FILTER (WHERE op IN ('read', 'write')), 0),"
+		  + " COALESCE(SUM(`bytes`) FILTER (WHERE op = 'read'), 0),"
+		  + " COALESCE(SUM(`bytes`) FILTER (WHERE op = 'write'), 0),"
+		  + " SUM(MAP_SUM(errors)), COUNT(DISTINCT host),"
+		  + " WP50_NS(latency_hist, min_ns, max_ns), WP99_NS(latency_hist, min_ns, max_ns)"
+		  + " FROM TABLE(TUMBLE(TABLE les_access, DESCRIPTOR(rt), %WIN%))"
+		  + " GROUP BY window_start, window_end, job_id, username" },
+		{ "job_op", KINDS[1][1],
+		  "SELECT %WS%, %WE%, job_id, username, op, access_intent, SUM(`count`), SUM(`bytes`),"
+		  + " SUM(MAP_SUM(errors)), SUM(sum_latency_ns), MIN(min_ns), MAX(max_ns),"
+		  + " WP50_NS(latency_hist, min_ns, max_ns), WP99_NS(latency_hist, min_ns, max_ns)"
+		  + " FROM TABLE(TUMBLE(TABLE les_access, DESCRIPTOR(rt), %WIN%))"
+		  + " GROUP BY window_start, window_end, job_id, username, op, access_intent" },
+	};
+
 	/* Window bounds as the tool writes them: RFC 3339 UTC, 9 digits. */
 	static final String WS = "DATE_FORMAT(window_start, 'yyyy-MM-dd''T''HH:mm:ss.SSS') || '000000Z'";
 	static final String WE = "DATE_FORMAT(window_end, 'yyyy-MM-dd''T''HH:mm:ss.SSS') || '000000Z'";
@@ -222,6 +268,10 @@ public final class ClusterWindows {
 			o.put(name, args[++i]);
 		}
 		showSql = o.containsKey("show-sql");
+		String input = o.getOrDefault("input", "records");
+		if (!input.equals("records") && !input.equals("windows"))
+			usage("--input: records or windows");
+		boolean windows = input.equals("windows");
 		if (!o.containsKey("brokers") || !o.containsKey("topic"))
 			usage("--brokers and --topic are required");
 		if (!o.containsKey("out-topic") && !o.containsKey("out-dir") && !o.containsKey("print"))
@@ -254,14 +304,26 @@ public final class ClusterWindows {
 
 		t.createTemporarySystemFunction("P50_NS", new HistQuantile(500));
 		t.createTemporarySystemFunction("P99_NS", new HistQuantile(990));
+		t.createTemporarySystemFunction("WP50_NS", new HistMergeQuantile(500));
+		t.createTemporarySystemFunction("WP99_NS", new HistMergeQuantile(990));
+		t.createTemporarySystemFunction("MAP_SUM", MapSum.class);
 
 		try {
-			exec(t, sourceDdl(o, latenessMs));
+			exec(t, sourceDdl(o, latenessMs, windows));
 		} catch (IllegalArgumentException e) {
 			usage(e.getMessage());
 		}
-		exec(t, "CREATE TEMPORARY VIEW les_access AS SELECT * FROM les_records WHERE `type` = 'access'");
-		exec(t, "CREATE TEMPORARY VIEW les_rpc AS SELECT * FROM les_records WHERE `type` = 'rpc'");
+		if (windows) {
+			// Without the lines' own window_start and window_end, which
+			// the window function's columns of the same names would meet.
+			exec(t, "CREATE TEMPORARY VIEW les_access AS SELECT `host`, `op`, `access_intent`,"
+				+ " `username`, `job_id`, `count`, `bytes`, `errors`, `latency_hist`, `min_ns`,"
+				+ " `max_ns`, `sum_latency_ns`, rt FROM les_records"
+				+ " WHERE `type` = 'window' AND record_type = 'access'");
+		} else {
+			exec(t, "CREATE TEMPORARY VIEW les_access AS SELECT * FROM les_records WHERE `type` = 'access'");
+			exec(t, "CREATE TEMPORARY VIEW les_rpc AS SELECT * FROM les_records WHERE `type` = 'rpc'");
+		}
 
 		String win;
 		try {
@@ -271,7 +333,7 @@ public final class ClusterWindows {
 			return;
 		}
 		StatementSet set = t.createStatementSet();
-		for (String[] kind : KINDS) {
+		for (String[] kind : windows ? WINDOW_KINDS : KINDS) {
 			String name = kind[0];
 			String cols = "kind STRING, " + kind[1];
 			String query = kind[2].replace("%WS%", WS).replace("%WE%", WE).replace("%WIN%", win)

@@ -84,6 +84,10 @@ public class HistQuantile extends AggregateFunction<Long, HistQuantile.Acc> {
 	}
 
 	public void merge(Acc acc, Iterable<Acc> others) {
+		mergeInto(acc, others);
+	}
+
+	static void mergeInto(Acc acc, Iterable<Acc> others) {
 		for (Acc o : others) {
 			if (o.count == 0)
 				continue;
