@@ -38,8 +38,6 @@ RUN_LOCAL=$LES_SRC/contrib/flink/run-local
 WINDOW=2s
 LATENESS=5s
 GROUP_BY=job_id,username,op,access_intent
-NOBODY=$(id -u nobody)
-DAEMON=$(id -u daemon)
 
 # --- the Flink job's classpath and classes (downloaded on the first run) ----
 
@@ -123,7 +121,7 @@ as() {
 	env SLURM_JOB_ID="$job" setpriv --reuid="$user" --regid=nogroup --clear-groups "$@"
 }
 
-# workload ROUNDS: jobs across nodes; one round is about 0.4 s.
+# workload ROUNDS: jobs across nodes; one round takes about 0.3 s.
 #   job 501 (nobody): writes on node1 and node2, reads on node3 (EIO on
 #                     every 5th read there)
 #   job 502 (daemon): metadata on node1 and node3
