@@ -35,6 +35,7 @@
 #include "sink/summary.h"
 #include "sink/sink.h"
 #include "sink/sink_kafka.h"
+#include "cli/stage_config.h"
 #include "probe/tracer.h"
 #include "util/utf8.h"
 
@@ -727,8 +728,12 @@ static int check_not_journal(const struct les_options *o)
 /* Every Kafka property, before anything loads or the output file is touched. */
 static int check_kafka(const struct les_options *o)
 {
+	struct les_kafka_config cfg;
 	char err[512];
-	int ret = les_sink_kafka_check(o, err, sizeof(err));
+	int ret;
+
+	les_kafka_config_of(o, &cfg);
+	ret = les_sink_kafka_check(&cfg, err, sizeof(err));
 
 	if (ret)
 		return fail(ret == -EINVAL ? LES_EXIT_USAGE : LES_EXIT_RUNTIME, "%s", err);
@@ -741,8 +746,12 @@ static int check_kafka(const struct les_options *o)
  */
 static int open_kafka(struct app *a)
 {
+	struct les_kafka_config cfg;
 	char err[512];
-	int ret = les_sink_kafka_open(&a->kafka, a->o, err, sizeof(err));
+	int ret;
+
+	les_kafka_config_of(a->o, &cfg);
+	ret = les_sink_kafka_open(&a->kafka, &cfg, err, sizeof(err));
 
 	if (ret)
 		return fail(ret == -EINVAL ? LES_EXIT_USAGE : LES_EXIT_RUNTIME, "%s", err);

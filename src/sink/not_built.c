@@ -14,16 +14,16 @@
 #include "sink/sink_kafka.h"
 
 #if !LES_HAVE_KAFKA
-int les_sink_kafka_check(const struct les_options *o, char *err, size_t err_size)
+int les_sink_kafka_check(const struct les_kafka_config *cfg, char *err, size_t err_size)
 {
-	(void)o, (void)err, (void)err_size;
+	(void)cfg, (void)err, (void)err_size;
 	return 0;
 }
 
-int les_sink_kafka_open(struct les_sink_kafka **out, const struct les_options *o, char *err,
-			size_t err_size)
+int les_sink_kafka_open(struct les_sink_kafka **out, const struct les_kafka_config *cfg,
+			char *err, size_t err_size)
 {
-	(void)o, (void)err, (void)err_size;
+	(void)cfg, (void)err, (void)err_size;
 	*out = NULL;
 	return 0;
 }

@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The options, translated into each stage's configuration. */
+#include <string.h>
+#include "cli/stage_config.h"
+
+void les_kafka_config_of(const struct les_options *o, struct les_kafka_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->brokers = o->kafka_brokers;
+	cfg->topic = o->kafka_topic;
+	cfg->key = o->kafka_key;
+	memcpy(cfg->props, o->kafka_props, o->n_kafka_props * sizeof(cfg->props[0]));
+	cfg->n_props = o->n_kafka_props;
+	cfg->queue_bytes = o->kafka_queue_bytes;
+	cfg->flush_timeout_ns = o->kafka_flush_timeout_ns;
+	cfg->verbose = o->verbose;
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The command line's options, translated into each stage's own
+ * configuration: the stages take their struct, and only cli/ knows
+ * struct les_options.
+ */
+#ifndef LES_STAGE_CONFIG_H
+#define LES_STAGE_CONFIG_H
+
+#include "cli/options.h"
+#include "sink/sink_kafka.h"
+
+/* --kafka-*, -X and -v. */
+void les_kafka_config_of(const struct les_options *o, struct les_kafka_config *cfg);
+
+#endif /* LES_STAGE_CONFIG_H */
