@@ -971,9 +971,12 @@ int main(int argc, char **argv)
 	verbosity = opts.verbose;
 	/* A capture replayed: no probes, no privileges needed. */
 	if (opts.input_path) {
+		struct les_replay_config replay;
+
 		if (!opts.top)
 			return fail(LES_EXIT_USAGE, "--input replays a capture in --top: add --top");
-		return les_replay_run(&opts) ? LES_EXIT_RUNTIME : LES_EXIT_OK;
+		les_replay_config_of(&opts, &replay);
+		return les_replay_run(&replay) ? LES_EXIT_RUNTIME : LES_EXIT_OK;
 	}
 	/* --top owns stdout: records go to -o FILE or nowhere, no status line. */
 	if (opts.top) {

@@ -15,3 +15,12 @@ void les_kafka_config_of(const struct les_options *o, struct les_kafka_config *c
 	cfg->flush_timeout_ns = o->kafka_flush_timeout_ns;
 	cfg->verbose = o->verbose;
 }
+
+void les_replay_config_of(const struct les_options *o, struct les_replay_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->input_path = o->input_path;
+	cfg->speed = o->replay_speed;
+	cfg->interval_ns = o->top_interval_ns;
+	cfg->batch = o->top_batch;
+}

@@ -8,9 +8,13 @@
 #define LES_STAGE_CONFIG_H
 
 #include "cli/options.h"
+#include "sink/replay.h"
 #include "sink/sink_kafka.h"
 
 /* --kafka-*, -X and -v. */
 void les_kafka_config_of(const struct les_options *o, struct les_kafka_config *cfg);
+
+/* --input, --speed, --interval, --batch. */
+void les_replay_config_of(const struct les_options *o, struct les_replay_config *cfg);
 
 #endif /* LES_STAGE_CONFIG_H */
