@@ -237,6 +237,7 @@ static int list_probes(const struct les_options *o)
 	struct les_kfacts *facts = calloc(1, sizeof(*facts));
 	struct les_tracer t = { 0 };
 	struct les_plan_options po;
+	struct les_tracer_config cfg;
 	struct les_probe_plan plan;
 	bool loaded = false;
 	char err[256];
@@ -253,9 +254,10 @@ static int list_probes(const struct les_options *o)
 	les_probe_plan_make(&plan, facts, &po);
 	free(facts);
 	/* A trial load says what this kernel refuses: not for another's facts. */
+	les_tracer_config_of(o, &cfg);
 	if (!o->kernel_facts_path && has_bpf_caps() &&
 	    access("/sys/kernel/btf/vmlinux", R_OK) == 0 && les_tracer_open(&t) == 0 &&
-	    les_tracer_configure(&t, o, &plan) == 0)
+	    les_tracer_configure(&t, &cfg, &plan) == 0)
 		loaded = les_tracer_load(&t) == 0;
 	les_probe_plan_print(&plan, stdout, o->list_probes == LES_LIST_JSON,
 			     loaded ? &t.refused : NULL);
@@ -298,6 +300,7 @@ static int plan_this_kernel(struct les_probe_plan *plan, const struct les_option
 static int start_tracer(struct les_tracer *t, const struct les_options *o,
 			const struct les_observed *obs)
 {
+	struct les_tracer_config cfg;
 	struct les_probe_plan plan;
 	int err;
 
@@ -315,7 +318,8 @@ static int start_tracer(struct les_tracer *t, const struct les_options *o,
 	err = les_tracer_open(t);
 	if (err)
 		return fail(LES_EXIT_RUNTIME, "cannot open the BPF object: %s", strerror(-err));
-	err = les_tracer_configure(t, o, &plan);
+	les_tracer_config_of(o, &cfg);
+	err = les_tracer_configure(t, &cfg, &plan);
 	if (err)
 		return fail(LES_EXIT_RUNTIME, "cannot configure the BPF object: %s%s",
 			    strerror(-err), err == -EPERM ? LES_EPERM_MODULE_BTF : "");

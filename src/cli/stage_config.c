@@ -24,3 +24,21 @@ void les_replay_config_of(const struct les_options *o, struct les_replay_config 
 	cfg->interval_ns = o->top_interval_ns;
 	cfg->batch = o->top_batch;
 }
+
+void les_tracer_config_of(const struct les_options *o, struct les_tracer_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->ringbuf_bytes = o->ringbuf_bytes;
+	cfg->wakeup_bytes = o->wakeup_bytes;
+	cfg->inflight_max = o->inflight_max;
+	cfg->threads_max = o->threads_max;
+	cfg->min_latency_ns = o->min_latency_ns;
+	cfg->filter_uid = o->filter_uid;
+	cfg->filter_pid = o->filter_pid;
+	cfg->filter_comm = o->filter_comm;
+	cfg->filter_ops = o->filter_ops;
+	cfg->filter_intents = o->filter_intents;
+	cfg->file_id = o->file_id;
+	cfg->mountinfo_path = o->mountinfo_path;
+	cfg->verbose = o->verbose;
+}

@@ -8,6 +8,7 @@
 #define LES_STAGE_CONFIG_H
 
 #include "cli/options.h"
+#include "probe/tracer.h"
 #include "sink/replay.h"
 #include "sink/sink_kafka.h"
 
@@ -16,5 +17,8 @@ void les_kafka_config_of(const struct les_options *o, struct les_kafka_config *c
 
 /* --input, --speed, --interval, --batch. */
 void les_replay_config_of(const struct les_options *o, struct les_replay_config *cfg);
+
+/* The BPF object's maps, filters and --file-id. */
+void les_tracer_config_of(const struct les_options *o, struct les_tracer_config *cfg);
 
 #endif /* LES_STAGE_CONFIG_H */
