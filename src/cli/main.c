@@ -74,6 +74,7 @@ struct app {
 	struct les_mountwatch mountwatch;
 	struct les_sink_file out;
 	struct les_tracer tracer;
+	struct les_consumer_config consumer_cfg; /* the consumer reads it on every record */
 	struct les_consumer consumer;
 	struct les_enricher *enricher; /* NULL with --no-enrich */
 	struct les_sink_kafka *kafka; /* NULL without --kafka-brokers */
@@ -348,7 +349,7 @@ static void emit_stats(struct app *a, bool final)
 	les_consumer_emit_stats(c, &ks, final);
 	les_sink_file_flush(c->file);
 	/* -v: the final numbers also when the records go to /dev/null (benchmarks). */
-	if (final && c->opts->verbose && !c->jw.overflow)
+	if (final && a->o->verbose && !c->jw.overflow)
 		fprintf(stderr, "lustre-ebpf-stream: final stats: %.*s", (int)c->jw.len, c->line);
 }
 
@@ -770,15 +771,19 @@ static int open_kafka(struct app *a)
 static int open_aggregation(struct app *a)
 {
 	const struct les_options *o = a->o;
+	struct les_aggregate_config aggregate;
+	struct les_prom_config prom;
 	char err[512];
 
 	if (o->aggregate_ns) {
-		a->aggregator = les_aggregate_attach(&a->consumer, o);
+		les_aggregate_config_of(o, &aggregate);
+		a->aggregator = les_aggregate_attach(&a->consumer, &aggregate, o->records);
 		if (!a->aggregator)
 			return fail(LES_EXIT_RUNTIME, "cannot set up --aggregate: out of memory");
 	}
 	if (o->prom_listen) {
-		if (les_prom_attach(&a->prom, &a->consumer, o, err, sizeof(err)))
+		les_prom_config_of(o, &prom);
+		if (les_prom_attach(&a->prom, &a->consumer, &prom, err, sizeof(err)))
 			return fail(LES_EXIT_RUNTIME, "%s", err);
 		if (o->verbose)
 			fprintf(stderr, "lustre-ebpf-stream: metrics on port %u at %s\n",
@@ -910,7 +915,8 @@ static int start_and_run(struct app *a)
 	ret = ret ?: start_tracer(&a->tracer, o, &a->observed);
 	if (ret)
 		return ret;
-	les_consumer_init(&a->consumer, o, &a->observed, &a->out, a->host);
+	les_consumer_config_of(o, &a->consumer_cfg);
+	les_consumer_init(&a->consumer, &a->consumer_cfg, &a->observed, &a->out, a->host);
 	if (les_tracer_ring(&a->tracer, les_consumer_on_record, &a->consumer))
 		return fail(LES_EXIT_RUNTIME, "cannot set up the ring buffer: %s", strerror(errno));
 	/* Every thread (user names, librdkafka, microhttpd) starts after this. */

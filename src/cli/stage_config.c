@@ -42,3 +42,30 @@ void les_tracer_config_of(const struct les_options *o, struct les_tracer_config 
 	cfg->mountinfo_path = o->mountinfo_path;
 	cfg->verbose = o->verbose;
 }
+
+void les_consumer_config_of(const struct les_options *o, struct les_consumer_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->filter_job = o->filter_job;
+	cfg->count = o->count;
+	cfg->file_id = o->file_id;
+}
+
+void les_aggregate_config_of(const struct les_options *o, struct les_aggregate_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->window_ns = o->aggregate_ns;
+	cfg->group_by = o->group_by;
+	cfg->max_groups = o->max_groups;
+}
+
+void les_prom_config_of(const struct les_options *o, struct les_prom_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->listen = o->prom_listen;
+	cfg->path = o->prom_path;
+	cfg->uid_labels = o->prom_uid_labels;
+	cfg->histogram_process = o->prom_histogram_process;
+	cfg->slurm_label = o->prom_slurm_label;
+	cfg->series_ttl_ns = o->series_ttl_ns;
+}

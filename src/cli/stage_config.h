@@ -8,7 +8,10 @@
 #define LES_STAGE_CONFIG_H
 
 #include "cli/options.h"
+#include "decode/consumer.h"
 #include "probe/tracer.h"
+#include "sink/aggregate.h"
+#include "sink/prom.h"
 #include "sink/replay.h"
 #include "sink/sink_kafka.h"
 
@@ -20,5 +23,14 @@ void les_replay_config_of(const struct les_options *o, struct les_replay_config 
 
 /* The BPF object's maps, filters and --file-id. */
 void les_tracer_config_of(const struct les_options *o, struct les_tracer_config *cfg);
+
+/* --job, --count, --file-id. */
+void les_consumer_config_of(const struct les_options *o, struct les_consumer_config *cfg);
+
+/* --aggregate, --group-by, --max-groups (the host is the consumer's). */
+void les_aggregate_config_of(const struct les_options *o, struct les_aggregate_config *cfg);
+
+/* --prometheus, --web.telemetry-path, the label flags, --series-ttl. */
+void les_prom_config_of(const struct les_options *o, struct les_prom_config *cfg);
 
 #endif /* LES_STAGE_CONFIG_H */

@@ -75,10 +75,10 @@ int les_prom_parse_listen(const char *s, char *host, size_t host_cap, uint16_t *
 	return -EINVAL;
 }
 
-int les_prom_attach(struct les_prom **out, struct les_consumer *c, const struct les_options *o,
-		    char *err, size_t errlen)
+int les_prom_attach(struct les_prom **out, struct les_consumer *c,
+		    const struct les_prom_config *cfg, char *err, size_t errlen)
 {
-	(void)c, (void)o;
+	(void)c, (void)cfg;
 	*out = NULL;
 	snprintf(err, errlen, "the Prometheus endpoint is not built into this binary");
 	return -ENOTSUP;

@@ -19,11 +19,10 @@
 #include "decode/consumer.h"
 #include "enrich/enrich.h"
 #include "decode/observed.h"
-#include "cli/options.h"
 #include "sink/sink.h"
 
 struct rig {
-	struct les_options opts;
+	struct les_consumer_config opts;
 	struct les_observed observed;
 	struct les_sink_file out;
 	struct les_consumer c;
@@ -34,7 +33,6 @@ struct rig {
 static void rig_open(struct rig *r, const char *output)
 {
 	memset(r, 0, sizeof(*r));
-	les_options_defaults(&r->opts);
 	ck_assert_int_eq(les_sink_file_open(&r->out, output), 0);
 	les_consumer_init(&r->c, &r->opts, &r->observed, &r->out, "n1");
 }
