@@ -26,6 +26,7 @@
 #include "decode/observed.h"
 #include "format/ops.h"
 #include "cli/options.h"
+#include "cli/stage_config.h"
 #include "sink/sink.h"
 
 #define N_SAMPLES 4096 /* distinct records, replayed in a loop */
@@ -102,6 +103,7 @@ static void feed_execs(struct les_enricher *e)
 
 struct bench {
 	struct les_options opts;
+	struct les_consumer_config consumer_cfg; /* from opts, as the tool makes it */
 	struct les_observed observed;
 	struct les_sink_file out;
 	struct les_enricher *enricher;
@@ -134,7 +136,8 @@ static void bench_open(struct bench *b, bool enrich)
 	b->consumer = calloc(1, sizeof(*b->consumer));
 	if (!b->consumer)
 		die("out of memory");
-	les_consumer_init(b->consumer, &b->opts, &b->observed, &b->out, "node17");
+	les_consumer_config_of(&b->opts, &b->consumer_cfg);
+	les_consumer_init(b->consumer, &b->consumer_cfg, &b->observed, &b->out, "node17");
 	b->consumer->enricher = b->enricher;
 }
 
@@ -340,6 +343,7 @@ static void run_jansson(unsigned long n)
 /* --aggregate 1s through the consumer: no per-op lines. */
 static void run_aggregate_consumer(unsigned long n)
 {
+	struct les_aggregate_config cfg;
 	struct les_aggregate *agg;
 	struct bench b;
 
@@ -347,7 +351,8 @@ static void run_aggregate_consumer(unsigned long n)
 		return;
 	bench_open(&b, true);
 	b.opts.aggregate_ns = 1000000000ULL;
-	agg = les_aggregate_attach(b.consumer, &b.opts);
+	les_aggregate_config_of(&b.opts, &cfg);
+	agg = les_aggregate_attach(b.consumer, &cfg, b.opts.records);
 	if (!agg)
 		die("cannot attach the aggregator");
 	report("aggregate_consumer", n, replay(les_consumer_on_record, b.consumer, n));

@@ -35,6 +35,7 @@
 #include "sink/summary.h"
 #include "sink/sink.h"
 #include "sink/sink_kafka.h"
+#include "cli/stage_config.h"
 #include "probe/tracer.h"
 #include "util/utf8.h"
 
@@ -73,6 +74,7 @@ struct app {
 	struct les_mountwatch mountwatch;
 	struct les_sink_file out;
 	struct les_tracer tracer;
+	struct les_consumer_config consumer_cfg; /* the consumer reads it on every record */
 	struct les_consumer consumer;
 	struct les_enricher *enricher; /* NULL with --no-enrich */
 	struct les_sink_kafka *kafka; /* NULL without --kafka-brokers */
@@ -236,6 +238,7 @@ static int list_probes(const struct les_options *o)
 	struct les_kfacts *facts = calloc(1, sizeof(*facts));
 	struct les_tracer t = { 0 };
 	struct les_plan_options po;
+	struct les_tracer_config cfg;
 	struct les_probe_plan plan;
 	bool loaded = false;
 	char err[256];
@@ -252,9 +255,10 @@ static int list_probes(const struct les_options *o)
 	les_probe_plan_make(&plan, facts, &po);
 	free(facts);
 	/* A trial load says what this kernel refuses: not for another's facts. */
+	les_tracer_config_of(o, &cfg);
 	if (!o->kernel_facts_path && has_bpf_caps() &&
 	    access("/sys/kernel/btf/vmlinux", R_OK) == 0 && les_tracer_open(&t) == 0 &&
-	    les_tracer_configure(&t, o, &plan) == 0)
+	    les_tracer_configure(&t, &cfg, &plan) == 0)
 		loaded = les_tracer_load(&t) == 0;
 	les_probe_plan_print(&plan, stdout, o->list_probes == LES_LIST_JSON,
 			     loaded ? &t.refused : NULL);
@@ -297,6 +301,7 @@ static int plan_this_kernel(struct les_probe_plan *plan, const struct les_option
 static int start_tracer(struct les_tracer *t, const struct les_options *o,
 			const struct les_observed *obs)
 {
+	struct les_tracer_config cfg;
 	struct les_probe_plan plan;
 	int err;
 
@@ -314,7 +319,8 @@ static int start_tracer(struct les_tracer *t, const struct les_options *o,
 	err = les_tracer_open(t);
 	if (err)
 		return fail(LES_EXIT_RUNTIME, "cannot open the BPF object: %s", strerror(-err));
-	err = les_tracer_configure(t, o, &plan);
+	les_tracer_config_of(o, &cfg);
+	err = les_tracer_configure(t, &cfg, &plan);
 	if (err)
 		return fail(LES_EXIT_RUNTIME, "cannot configure the BPF object: %s%s",
 			    strerror(-err), err == -EPERM ? LES_EPERM_MODULE_BTF : "");
@@ -343,7 +349,7 @@ static void emit_stats(struct app *a, bool final)
 	les_consumer_emit_stats(c, &ks, final);
 	les_sink_file_flush(c->file);
 	/* -v: the final numbers also when the records go to /dev/null (benchmarks). */
-	if (final && c->opts->verbose && !c->jw.overflow)
+	if (final && a->o->verbose && !c->jw.overflow)
 		fprintf(stderr, "lustre-ebpf-stream: final stats: %.*s", (int)c->jw.len, c->line);
 }
 
@@ -727,8 +733,12 @@ static int check_not_journal(const struct les_options *o)
 /* Every Kafka property, before anything loads or the output file is touched. */
 static int check_kafka(const struct les_options *o)
 {
+	struct les_kafka_config cfg;
 	char err[512];
-	int ret = les_sink_kafka_check(o, err, sizeof(err));
+	int ret;
+
+	les_kafka_config_of(o, &cfg);
+	ret = les_sink_kafka_check(&cfg, err, sizeof(err));
 
 	if (ret)
 		return fail(ret == -EINVAL ? LES_EXIT_USAGE : LES_EXIT_RUNTIME, "%s", err);
@@ -741,8 +751,12 @@ static int check_kafka(const struct les_options *o)
  */
 static int open_kafka(struct app *a)
 {
+	struct les_kafka_config cfg;
 	char err[512];
-	int ret = les_sink_kafka_open(&a->kafka, a->o, err, sizeof(err));
+	int ret;
+
+	les_kafka_config_of(a->o, &cfg);
+	ret = les_sink_kafka_open(&a->kafka, &cfg, err, sizeof(err));
 
 	if (ret)
 		return fail(ret == -EINVAL ? LES_EXIT_USAGE : LES_EXIT_RUNTIME, "%s", err);
@@ -757,15 +771,19 @@ static int open_kafka(struct app *a)
 static int open_aggregation(struct app *a)
 {
 	const struct les_options *o = a->o;
+	struct les_aggregate_config aggregate;
+	struct les_prom_config prom;
 	char err[512];
 
 	if (o->aggregate_ns) {
-		a->aggregator = les_aggregate_attach(&a->consumer, o);
+		les_aggregate_config_of(o, &aggregate);
+		a->aggregator = les_aggregate_attach(&a->consumer, &aggregate, o->records);
 		if (!a->aggregator)
 			return fail(LES_EXIT_RUNTIME, "cannot set up --aggregate: out of memory");
 	}
 	if (o->prom_listen) {
-		if (les_prom_attach(&a->prom, &a->consumer, o, err, sizeof(err)))
+		les_prom_config_of(o, &prom);
+		if (les_prom_attach(&a->prom, &a->consumer, &prom, err, sizeof(err)))
 			return fail(LES_EXIT_RUNTIME, "%s", err);
 		if (o->verbose)
 			fprintf(stderr, "lustre-ebpf-stream: metrics on port %u at %s\n",
@@ -897,7 +915,8 @@ static int start_and_run(struct app *a)
 	ret = ret ?: start_tracer(&a->tracer, o, &a->observed);
 	if (ret)
 		return ret;
-	les_consumer_init(&a->consumer, o, &a->observed, &a->out, a->host);
+	les_consumer_config_of(o, &a->consumer_cfg);
+	les_consumer_init(&a->consumer, &a->consumer_cfg, &a->observed, &a->out, a->host);
 	if (les_tracer_ring(&a->tracer, les_consumer_on_record, &a->consumer))
 		return fail(LES_EXIT_RUNTIME, "cannot set up the ring buffer: %s", strerror(errno));
 	/* Every thread (user names, librdkafka, microhttpd) starts after this. */
@@ -962,9 +981,12 @@ int main(int argc, char **argv)
 	verbosity = opts.verbose;
 	/* A capture replayed: no probes, no privileges needed. */
 	if (opts.input_path) {
+		struct les_replay_config replay;
+
 		if (!opts.top)
 			return fail(LES_EXIT_USAGE, "--input replays a capture in --top: add --top");
-		return les_replay_run(&opts) ? LES_EXIT_RUNTIME : LES_EXIT_OK;
+		les_replay_config_of(&opts, &replay);
+		return les_replay_run(&replay) ? LES_EXIT_RUNTIME : LES_EXIT_OK;
 	}
 	/* --top owns stdout: records go to -o FILE or nowhere, no status line. */
 	if (opts.top) {

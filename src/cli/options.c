@@ -11,6 +11,7 @@
 #include "util/clock.h"
 #include "cli/options.h"
 #include "cli/config.h"
+#include "cli/option_table.h"
 #include "decode/filter.h"
 #include "sink/sink_kafka.h"
 #include "sink/aggregate.h"
@@ -140,288 +141,9 @@ int les_parse_size(const char *s, uint64_t *out)
 	return -EINVAL;
 }
 
-enum {
-	OPT_RINGBUF = 1000,
-	OPT_WAKEUP,
-	OPT_STATS_INTERVAL,
-	OPT_STALE_TIMEOUT,
-	OPT_INFLIGHT_MAX,
-	OPT_THREADS_MAX,
-	OPT_POLL_MS,
-	OPT_MIN_LATENCY,
-	OPT_FILE_ID,
-	OPT_ATTACH,
-	OPT_LIST_PROBES,
-	OPT_DUMP_KFACTS,
-	OPT_KERNEL_FACTS,
-	OPT_MOUNTINFO,
-	OPT_HOSTNAME,
-	OPT_KEEP_CAPS,
-	OPT_JOB_ENV,
-	OPT_ENV_TAG,
-	OPT_JOBID_NAME,
-	OPT_STRIP_SUFFIX,
-	OPT_PROCESS_ALLOWLIST,
-	OPT_ACTOR_RULE,
-	OPT_PROC_CACHE,
-	OPT_USER_CACHE,
-	OPT_NO_ENRICH,
-	OPT_KAFKA_BROKERS,
-	OPT_KAFKA_TOPIC,
-	OPT_KAFKA_KEY,
-	OPT_KAFKA_QUEUE_SIZE,
-	OPT_KAFKA_FLUSH_TIMEOUT,
-	OPT_AGGREGATE,
-	OPT_GROUP_BY,
-	OPT_MAX_GROUPS,
-	OPT_RECORDS,
-	OPT_PROMETHEUS,
-	OPT_TELEMETRY_PATH,
-	OPT_UID_LABELS,
-	OPT_HIST_PROCESS,
-	OPT_SERIES_TTL,
-	OPT_COMM,
-	OPT_OP,
-	OPT_INTENT,
-	OPT_JOB,
-	OPT_CONFIG,
-	OPT_PRINT_CONFIG,
-	OPT_SUMMARY,
-	OPT_TOP,
-	OPT_INTERVAL,
-	OPT_BATCH,
-	OPT_INPUT,
-	OPT_SPEED,
-	/* The Lustre exporter's own flags, so that its command lines run unchanged. */
-	OPT_ONCE,
-	OPT_DRAIN_INTERVAL,
-	OPT_SLURM_JOBID,
-	OPT_SLURM_JOBID_TTL,
-	OPT_SLURM_JOBID_NEGATIVE_TTL,
-	OPT_SLURM_JOBID_VERIFY_TTL,
-	OPT_SLURM_JOBID_CACHE_SIZE,
-	OPT_LEGACY_SYMBOL_ALLOW_MISSING,
-};
-
-static const struct option long_options[] = {
-	{ "mount", required_argument, NULL, 'm' },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "count", required_argument, NULL, 'c' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
-	{ "wakeup-bytes", required_argument, NULL, OPT_WAKEUP },
-	{ "stats-interval", required_argument, NULL, OPT_STATS_INTERVAL },
-	{ "stale-timeout", required_argument, NULL, OPT_STALE_TIMEOUT },
-	{ "inflight-max", required_argument, NULL, OPT_INFLIGHT_MAX },
-	{ "threads-max", required_argument, NULL, OPT_THREADS_MAX },
-	{ "poll-interval", required_argument, NULL, OPT_POLL_MS },
-	{ "min-latency", required_argument, NULL, OPT_MIN_LATENCY },
-	{ "uid", required_argument, NULL, 'u' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "file-id", no_argument, NULL, OPT_FILE_ID },
-	{ "attach", required_argument, NULL, OPT_ATTACH },
-	{ "list-probes", optional_argument, NULL, OPT_LIST_PROBES },
-	{ "dump-kernel-facts", no_argument, NULL, OPT_DUMP_KFACTS },
-	{ "kernel-facts", required_argument, NULL, OPT_KERNEL_FACTS },
-	{ "mountinfo", required_argument, NULL, OPT_MOUNTINFO },
-	{ "hostname", required_argument, NULL, OPT_HOSTNAME },
-	{ "keep-caps", no_argument, NULL, OPT_KEEP_CAPS },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ "job-env", required_argument, NULL, OPT_JOB_ENV },
-	{ "env-tag", required_argument, NULL, OPT_ENV_TAG },
-	{ "jobid-name", required_argument, NULL, OPT_JOBID_NAME },
-	{ "process-name-strip-suffix", optional_argument, NULL, OPT_STRIP_SUFFIX },
-	{ "process-allowlist", required_argument, NULL, OPT_PROCESS_ALLOWLIST },
-	{ "actor-rule", required_argument, NULL, OPT_ACTOR_RULE },
-	{ "proc-cache-size", required_argument, NULL, OPT_PROC_CACHE },
-	{ "user-cache-size", required_argument, NULL, OPT_USER_CACHE },
-	{ "no-enrich", no_argument, NULL, OPT_NO_ENRICH },
-	{ "kafka-brokers", required_argument, NULL, OPT_KAFKA_BROKERS },
-	{ "kafka-topic", required_argument, NULL, OPT_KAFKA_TOPIC },
-	{ "kafka-key", required_argument, NULL, OPT_KAFKA_KEY },
-	{ "kafka-queue-size", required_argument, NULL, OPT_KAFKA_QUEUE_SIZE },
-	{ "kafka-flush-timeout", required_argument, NULL, OPT_KAFKA_FLUSH_TIMEOUT },
-	{ "aggregate", required_argument, NULL, OPT_AGGREGATE },
-	{ "group-by", required_argument, NULL, OPT_GROUP_BY },
-	{ "max-groups", required_argument, NULL, OPT_MAX_GROUPS },
-	{ "records", no_argument, NULL, OPT_RECORDS },
-	{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
-	{ "web.listen-address", required_argument, NULL, OPT_PROMETHEUS },
-	{ "web.telemetry-path", required_argument, NULL, OPT_TELEMETRY_PATH },
-	{ "uid-labels", optional_argument, NULL, OPT_UID_LABELS },
-	{ "histogram-process-labels", optional_argument, NULL, OPT_HIST_PROCESS },
-	{ "series-ttl", required_argument, NULL, OPT_SERIES_TTL },
-	{ "comm", required_argument, NULL, OPT_COMM },
-	{ "op", required_argument, NULL, OPT_OP },
-	{ "intent", required_argument, NULL, OPT_INTENT },
-	{ "job", required_argument, NULL, OPT_JOB },
-	{ "config", required_argument, NULL, OPT_CONFIG },
-	{ "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
-	{ "summary", optional_argument, NULL, OPT_SUMMARY },
-	{ "top", no_argument, NULL, OPT_TOP },
-	{ "interval", required_argument, NULL, OPT_INTERVAL },
-	{ "batch", required_argument, NULL, OPT_BATCH },
-	{ "input", required_argument, NULL, OPT_INPUT },
-	{ "speed", required_argument, NULL, OPT_SPEED },
-	{ "once", no_argument, NULL, OPT_ONCE },
-	{ "drain-interval", required_argument, NULL, OPT_DRAIN_INTERVAL },
-	{ "slurm-jobid", optional_argument, NULL, OPT_SLURM_JOBID },
-	{ "slurm-jobid-ttl", required_argument, NULL, OPT_SLURM_JOBID_TTL },
-	{ "slurm-jobid-negative-ttl", required_argument, NULL, OPT_SLURM_JOBID_NEGATIVE_TTL },
-	{ "slurm-jobid-verify-ttl", required_argument, NULL, OPT_SLURM_JOBID_VERIFY_TTL },
-	{ "slurm-jobid-cache-size", required_argument, NULL, OPT_SLURM_JOBID_CACHE_SIZE },
-	{ "legacy-symbol-allow-missing", optional_argument, NULL, OPT_LEGACY_SYMBOL_ALLOW_MISSING },
-	{ NULL, 0, NULL, 0 },
-};
-
 void les_usage(FILE *out)
 {
-	fputs("Usage: lustre-ebpf-stream [OPTIONS]\n"
-	      "Stream every file operation and client request on Lustre, NFS and FUSE mounts\n"
-	      "as JSON Lines, attributed to the process, user and job that caused it.\n"
-	      "\n"
-	      "What to observe:\n"
-	      "  -m, --mount PATH         observe this mount (repeatable; default: every\n"
-	      "                           Lustre, NFS and FUSE mount in /proc/self/mountinfo)\n"
-	      "      --mountinfo FILE     the mount table to read and follow (e.g. the host's\n"
-	      "                           /proc/1/mountinfo in a container)\n"
-	      "      --hostname NAME      \"host\" of every record (default: gethostname;\n"
-	      "                           in a pod, the node's name: spec.nodeName)\n"
-	      "      --attach METHOD      auto|fentry|kprobe|syscall (default auto)\n"
-	      "      --list-probes[=json] print the probes and the attach method chosen, exit\n"
-	      "      --dump-kernel-facts  print what the plan reads of this kernel, exit\n"
-	      "      --kernel-facts FILE  with --list-probes: plan from facts dumped on\n"
-	      "                           another machine instead of this kernel's\n"
-	      "\n"
-	      "Filters (in the kernel, but --job; filtered records are counted in stats):\n"
-	      "      --min-latency DUR    only ops at least this slow (e.g. 20ms)\n"
-	      "  -u, --uid UID            only ops of this user\n"
-	      "  -p, --pid PID            only ops of this process\n"
-	      "      --comm NAME          only ops of processes with this command name\n"
-	      "      --op OP,OP...        only these access ops (lookup, open, read, ...);\n"
-	      "                           requests: those serving these ops (repeatable)\n"
-	      "      --intent I,I...      only ops of these intents: namespace_read,\n"
-	      "                           namespace_mutation, data_read, data_write, sync\n"
-	      "      --job ID             only records of this job (after enrichment)\n"
-	      "\n"
-	      "Output:\n"
-	      "  -o, --output FILE        write to FILE ('-' = stdout, default; *.gz = gzip)\n"
-	      "      --file-id            add dev, ino and a Lustre FID to access records\n"
-	      "      --stats-interval DUR stats record every DUR (default 10s; 0: at exit only)\n"
-	      "\n"
-	      "Kafka (every output line also goes to a topic; -o /dev/null for Kafka only):\n"
-	      "      --kafka-brokers LIST bootstrap brokers, host:port[,host:port...]\n"
-	      "      --kafka-topic NAME   topic to produce to (needs --kafka-brokers)\n"
-	      "      --kafka-key KEY      message key: job_id (default; the host when a record\n"
-	      "                           has no job), uid, host or none\n"
-	      "  -X PROP=VALUE            librdkafka property, repeatable; topic.PROP for topic\n"
-	      "                           properties; -X list prints them all\n"
-	      "      --kafka-queue-size MIB  local queue for broker outages (default 256); when\n"
-	      "                           full, lines are dropped and counted (dropped_kafka)\n"
-	      "      --kafka-flush-timeout DUR  wait this long at exit for delivery\n"
-	      "                           (default 10s)\n"
-	      "\n"
-	      "Attribution (who a record belongs to):\n"
-	      "      --job-env NAME       a site variable holding the job id (repeatable)\n"
-	      "      --env-tag NAME       copy this environment variable into \"tags\"\n"
-	      "                           (repeatable); no other variable ever leaves\n"
-	      "                           the process environment\n"
-	      "      --jobid-name FORMAT  job_id like Lustre's jobid_name: %j job, %e comm,\n"
-	      "                           %u uid, %g gid, %h host, %H short host, %p pid\n"
-	      "                           (default %j)\n"
-	      "      --process-name-strip-suffix  \"worker-3\" -> \"worker\" in \"process\"\n"
-	      "      --process-allowlist a,b,c    other process names become \"other\"\n"
-	      "      --actor-rule CLASS=GLOB      classify comm GLOB as user, batch_job,\n"
-	      "                           system_daemon or client_worker (repeatable, the\n"
-	      "                           first that matches wins)\n"
-	      "      --proc-cache-size N  processes remembered (default 65536)\n"
-	      "      --user-cache-size N  user names remembered (default 4096)\n"
-	      "      --no-enrich          kernel fields only\n"
-	      "\n"
-	      "Aggregation (windows of per-group counts, bytes, errors, latency):\n"
-	      "      --aggregate DUR      one type:\"window\" line per group every DUR, windows\n"
-	      "                           aligned to multiples of DUR (e.g. 2s, 1m); per-op\n"
-	      "                           records are then not written unless --records\n"
-	      "      --group-by F,F...    group fields (default fs_type,fs,mount,op,\n"
-	      "                           access_intent,uid,username,process,actor_type,\n"
-	      "                           job_id); also type, comm, proto, event, host\n"
-	      "      --max-groups N       groups per window (default 10000); more fold into one\n"
-	      "                           \"other\":true group per record type\n"
-	      "      --records            with --aggregate, write the per-op records too\n"
-	      "\n"
-	      "Prometheus (lustre-ebpf-exporter's metric families):\n"
-	      "      --prometheus ADDR    serve metrics on ADDR, e.g. 127.0.0.1:9108 (:9108 is\n"
-	      "                           every address)\n"
-	      "                           (alias --web.listen-address)\n"
-	      "      --web.telemetry-path PATH  metrics path (default /metrics)\n"
-	      "      --uid-labels[=BOOL]  uid and username labels (default true)\n"
-	      "      --histogram-process-labels[=BOOL]  process label on the histograms too\n"
-	      "                           (default false)\n"
-	      "      --series-ttl DUR     drop series not updated for DUR (default 10m;\n"
-	      "                           0: never)\n"
-	      "\n"
-	      "Live view:\n"
-	      "      --top                a screen of who is busy now, per job, user, process\n"
-	      "                           or mount (keys j u p m; sort o r w 5 9 x e; f filter;\n"
-	      "                           q quit); records still go to -o FILE if given\n"
-	      "      --interval DUR       one frame every DUR (default 1s)\n"
-	      "      --batch N            N plain frames on stdout, then exit (like top -b)\n"
-	      "      --input FILE         --top over a capture (-o FILE, .gz too), at its pace;\n"
-	      "                           keys: space pause, n step, [ ] 10 frames, + - speed\n"
-	      "      --speed X            replay X times faster than recorded (default 1)\n"
-	      "\n"
-	      "Run time:\n"
-	      "  -d, --duration DUR       stop after DUR (e.g. 60s, 5m)\n"
-	      "  -c, --count N            stop after N records\n"
-	      "      --summary[=BOOL]     summary on stderr at exit (default: when stderr is\n"
-	      "                           a terminal, which also gets a live status line)\n"
-	      "      --config FILE        read options from FILE, 'name = value' lines (default\n"
-	      "                           " LES_CONFIG_DEFAULT_PATH " when present);\n"
-	      "                           command-line options override it\n"
-	      "      --print-config       print the settings in effect, in that format, exit\n"
-	      "\n"
-	      "Tuning:\n"
-	      "      --ringbuf-size SIZE  BPF ring buffer size (default 16M, power of 2)\n"
-	      "      --wakeup-bytes SIZE  wake the consumer when this much is pending (1M;\n"
-	      "                           0 = on every record)\n"
-	      "      --poll-interval MS   consumer poll timeout (default 10)\n"
-	      "      --stale-timeout DUR  sweep requests in flight longer than DUR (300s)\n"
-	      "      --inflight-max N     requests tracked in flight (default 16384)\n"
-	      "      --threads-max N      threads tracked with ops in flight (default 16384)\n"
-	      "\n"
-	      "      --keep-caps          keep every capability after attaching (default: only\n"
-	      "                           those enrichment needs; see docs/security.md)\n"
-	      "\n"
-	      "The Lustre exporter's flags, so that its command lines run unchanged:\n"
-	      "      --once               stop after one --drain-interval\n"
-	      "      --drain-interval DUR with --once, how long (default 5s); metrics are\n"
-	      "                           updated per record, so there is nothing to drain\n"
-	      "      --slurm-jobid[=BOOL] the slurm_job_id label on lustre_client_* (off by\n"
-	      "                           default, as there; records always carry job_id)\n"
-	      "      --slurm-jobid-cache-size N   the same as --proc-cache-size\n"
-	      "      --slurm-jobid-ttl DUR, --slurm-jobid-negative-ttl DUR,\n"
-	      "      --slurm-jobid-verify-ttl DUR checked, then unused: jobs follow exec and\n"
-	      "                           fork as they happen\n"
-	      "      --legacy-symbol-allow-missing[=BOOL]  always so: what is missing is\n"
-	      "                           reported and the rest attaches\n"
-	      "\n"
-	      "DUR is a number and its unit: 20ms, 10s, 5m, 1h (also us, ns); a bare number\n"
-	      "is seconds, except for --min-latency (bcc reads one as ms there).\n"
-	      "\n"
-	      "  -v, --verbose            more diagnostics on stderr (repeat for libbpf's)\n"
-	      "  -h, --help               this text\n"
-	      "  -V, --version            print the version\n"
-	      "\n"
-	      "Examples:\n"
-	      "  lustre-ebpf-stream --mount /mnt/lustre | jq 'select(.type==\"access\")'\n"
-	      "  lustre-ebpf-stream --min-latency 20ms --duration 60s -o slow.jsonl.gz\n"
-	      "  lustre-ebpf-stream --kafka-brokers k1:9092 --kafka-topic les -o /dev/null \\\n"
-	      "      -X security.protocol=SASL_SSL -X topic.acks=all\n"
-	      "\n"
-	      "Exit status: 0 success, 1 runtime failure, 2 usage error.\n",
-	      out);
+	les_opt_usage(out);
 }
 
 /* "FILE:LINE" of the config file setting being applied, NULL for the command line. */
@@ -529,7 +251,7 @@ static int not_built_in(int opt, const char *output, const char *cmake_option)
 {
 	const char *name = NULL;
 
-	for (const struct option *lo = long_options; lo->name && !name; lo++)
+	for (const struct option *lo = les_opt_getopt_long(); lo->name && !name; lo++)
 		if (lo->val == opt)
 			name = lo->name;
 	err_begin();
@@ -961,13 +683,16 @@ static int parse_one(struct les_options *o, int opt, const char *arg)
 
 /* --- settings: config file, then command line (src/cli/config.h) ---------- */
 
-#define SHORT_OPTIONS ":m:d:c:o:p:u:vVhX:"
+/* Names resolve as on the command line: through getopt's table, made from les_opts. */
+static const struct les_option_table *option_table(void)
+{
+	static struct les_option_table t;
 
-/* Without getopt's leading ':' (report a missing argument as such). */
-static const struct les_option_table option_table = { long_options, &SHORT_OPTIONS[1] };
-/* Options that make no sense in a config file. */
-static const char *const file_forbidden[] = { "config", "print-config", "help", "version",
-					      "h", NULL };
+	t.longopts = les_opt_getopt_long();
+	/* Without getopt's leading ':' (report a missing argument as such). */
+	t.shortopts = les_opt_getopt_short() + 1;
+	return &t;
+}
 
 /* Kept for the whole run: the options' strings point into them. */
 static struct les_settings cmdline_settings, file_settings, effective_settings;
@@ -990,8 +715,8 @@ static const char *key_name(int key, int longindex)
 	static char letter[2];
 
 	if (longindex >= 0)
-		return long_options[longindex].name;
-	for (const struct option *lo = long_options; lo->name; lo++)
+		return les_opt_getopt_long()[longindex].name;
+	for (const struct option *lo = les_opt_getopt_long(); lo->name; lo++)
 		if (lo->val == key)
 			return lo->name;
 	letter[0] = (char)key;
@@ -1010,7 +735,8 @@ static int collect_cmdline(int argc, char **argv, bool *print_config, const char
 	 * into the previous argv, which the next parse would read.
 	 */
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, SHORT_OPTIONS, long_options, &longindex)) != -1) {
+	while ((opt = getopt_long(argc, argv, les_opt_getopt_short(),
+				  les_opt_getopt_long(), &longindex)) != -1) {
 		switch (opt) {
 		case 'h':
 			les_usage(stdout);
@@ -1051,7 +777,7 @@ static int load_config_file(const char *path, struct les_options *o)
 			return 0;
 		path = LES_CONFIG_DEFAULT_PATH;
 	}
-	ret = les_config_load(path, &option_table, file_forbidden, &file_settings, err,
+	ret = les_config_load(path, option_table(), les_opt_not_in_file(), &file_settings, err,
 			      sizeof(err));
 	if (ret)
 		return usage_error("%s", err);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include "enrich/enrich.h"
 #include "probe/attach.h"
+#include "sink/sink_kafka.h"
 #include "les_record.h"
 
 /* Exit statuses (documented in the man page). */
@@ -25,16 +26,6 @@ enum les_list_probes {
 	LES_LIST_TEXT,
 	LES_LIST_JSON,
 };
-
-/* What a Kafka message is keyed by (--kafka-key), so that its partition is chosen. */
-enum les_kafka_key {
-	LES_KAFKA_KEY_JOB_ID = 0, /* the job id; the host when there is none */
-	LES_KAFKA_KEY_UID,
-	LES_KAFKA_KEY_HOST,
-	LES_KAFKA_KEY_NONE,
-};
-
-#define LES_KAFKA_MAX_PROPS 64 /* -X prop=value options */
 
 struct les_options {
 	const char *mounts[LES_MAX_MOUNTS]; /* --mount, empty: auto-detect */

@@ -9,15 +9,15 @@
 #include "decode/filter.h"
 #include "format/ops.h"
 
-void les_consumer_init(struct les_consumer *c, const struct les_options *opts,
+void les_consumer_init(struct les_consumer *c, const struct les_consumer_config *cfg,
 		       const struct les_observed *observed, struct les_sink_file *file,
 		       const char *host)
 {
 	memset(c, 0, sizeof(*c));
-	c->opts = opts;
+	c->cfg = cfg;
 	c->observed = observed;
 	c->file = file;
-	les_fmt_ctx_init(&c->fmt, host, opts->file_id);
+	les_fmt_ctx_init(&c->fmt, host, cfg->file_id);
 	jw_init(&c->jw, c->line, sizeof(c->line));
 	c->start_mono_ns = les_mono_ns();
 	c->records_to_lines = true;
@@ -114,7 +114,7 @@ static int emit_record(struct les_consumer *c)
 	struct les_event *ev = &c->ev;
 	int err = 0;
 
-	if (!les_filter_job_passes(c->opts->filter_job, ev->job_id)) {
+	if (!les_filter_job_passes(c->cfg->filter_job, ev->job_id)) {
 		c->filtered_userspace++;
 		return 0;
 	}
@@ -146,7 +146,7 @@ static int emit_record(struct les_consumer *c)
 	}
 	if (err)
 		return err;
-	if (c->opts->count && c->emitted >= c->opts->count) {
+	if (c->cfg->count && c->emitted >= c->cfg->count) {
 		c->stop = true;
 		return -ECANCELED;
 	}

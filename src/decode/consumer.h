@@ -13,7 +13,6 @@
 #include "format/json.h"
 #include "decode/observed.h"
 #include "probe/kstats.h"
-#include "cli/options.h"
 #include "sink/sink.h"
 
 #define LES_LINE_MAX	     16384
@@ -43,8 +42,15 @@ struct les_stats_hook {
 	void *ctx;
 };
 
+/* The consumer's part of the command line. */
+struct les_consumer_config {
+	const char *filter_job; /* --job: only its records; NULL: all */
+	uint64_t count;		/* --count: stop after so many records; 0: never */
+	bool file_id;		/* --file-id: dev, ino and the FID in access records */
+};
+
 struct les_consumer {
-	const struct les_options *opts;
+	const struct les_consumer_config *cfg; /* read on every record: it lasts the run */
 	const struct les_observed *observed;
 	/*
 	 * While the mounts change: the selection the probes already follow,
@@ -83,7 +89,7 @@ struct les_consumer {
 	char describe_comm[LES_COMM_LEN + 1]; /* les_consumer_describe's */
 };
 
-void les_consumer_init(struct les_consumer *c, const struct les_options *opts,
+void les_consumer_init(struct les_consumer *c, const struct les_consumer_config *cfg,
 		       const struct les_observed *observed, struct les_sink_file *file,
 		       const char *host);
 

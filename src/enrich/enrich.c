@@ -560,6 +560,12 @@ static bool user_enqueue(struct les_enricher *e, uint32_t uid)
 	return true;
 }
 
+/* Now, for the user names' lifetimes: the configured clock (tests) or the monotonic one. */
+static uint64_t user_clock_ns(const struct les_enricher *e)
+{
+	return e->cfg.clock_ns ? e->cfg.clock_ns() : les_mono_ns();
+}
+
 /*
  * The cache entry of uid, with a lookup queued when it is new or its name
  * has expired. Called with user_lock held.
@@ -569,7 +575,7 @@ static struct user_entry *user_entry_due(struct les_enricher *e, uint32_t uid)
 	bool created;
 	struct user_entry *u = les_lru_put(&e->users, uid, &created);
 
-	if (created || (u->state == USER_RESOLVED && u->expires_ns < les_mono_ns())) {
+	if (created || (u->state == USER_RESOLVED && u->expires_ns < user_clock_ns(e))) {
 		u->state = USER_PENDING;
 		u->waited = 0;
 		u->queued = 0;
@@ -626,7 +632,7 @@ static void *user_resolver(void *arg)
 		u = les_lru_put(&e->users, uid, NULL);
 		u->state = USER_RESOLVED;
 		u->has_name = found;
-		u->expires_ns = les_mono_ns() + (found ? USER_TTL_NS : USER_NEG_TTL_NS);
+		u->expires_ns = user_clock_ns(e) + (found ? USER_TTL_NS : USER_NEG_TTL_NS);
 		snprintf(u->name, sizeof(u->name), "%s", found ? name : "");
 		__atomic_add_fetch(&e->user_gen, 1, __ATOMIC_RELEASE);
 		pthread_cond_broadcast(&e->user_done_cond);
@@ -688,7 +694,7 @@ static void user_lookup(struct les_enricher *e, uint32_t uid, struct les_enriche
 		e->stats.username_pending++;
 		*pending = true;
 		/* Looked at again: its lookup may have found the queue full. */
-		*expires_ns = les_mono_ns() + USER_RETRY_NS;
+		*expires_ns = user_clock_ns(e) + USER_RETRY_NS;
 	}
 	pthread_mutex_unlock(&e->user_lock);
 }

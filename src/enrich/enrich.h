@@ -52,6 +52,12 @@ struct les_enrich_config {
 	 * NULL: getpwuid_r (NSS). Tests give a resolver of their own.
 	 */
 	int (*lookup_user)(uint32_t uid, char *name, size_t len);
+	/*
+	 * Now, in ns of CLOCK_MONOTONIC, for the user names' lifetimes.
+	 * NULL: the clock itself. Tests give one of their own to step past
+	 * a lifetime of minutes.
+	 */
+	uint64_t (*clock_ns)(void);
 };
 
 #define LES_PROC_CACHE_DEFAULT 65536

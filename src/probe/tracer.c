@@ -74,7 +74,7 @@ static int configure_fn(struct les_tracer *t, const struct les_fn_plan *fn, int 
 }
 
 /* --op, --intent and --comm as constants of the BPF programs (src/decode/filter.h). */
-static void les_filter_configure_bpf(const struct les_options *o, struct les_bpf *s)
+static void les_filter_configure_bpf(const struct les_tracer_config *o, struct les_bpf *s)
 {
 	uint32_t ops = les_filter_access_ops(o->filter_ops, o->filter_intents);
 	uint64_t fuse[2], comm[2];
@@ -178,14 +178,14 @@ static void configure_lustre_fid(struct les_bpf *s)
 	btf__free(vmlinux);
 }
 
-int les_tracer_configure(struct les_tracer *t, const struct les_options *o,
+int les_tracer_configure(struct les_tracer *t, const struct les_tracer_config *o,
 			 const struct les_probe_plan *plan)
 {
 	struct les_bpf *s = t->skel;
 	struct bpf_program *prog;
 	int err;
 
-	t->opts = o;
+	t->cfg = o;
 	t->plan = plan;
 	s->rodata->wakeup_bytes = o->wakeup_bytes;
 	s->rodata->min_latency_ns = o->min_latency_ns;
@@ -449,7 +449,7 @@ static int apply_refusals(struct les_tracer *t)
 /* Open and configure again, without what was refused: libbpf loads an object once. */
 static int reopen(struct les_tracer *t)
 {
-	const struct les_options *o = t->opts;
+	const struct les_tracer_config *o = t->cfg;
 	const struct les_probe_plan *plan = t->plan;
 	int err;
 
@@ -499,7 +499,7 @@ int les_tracer_load(struct les_tracer *t)
 		if (err)
 			break;
 	}
-	t->opts = NULL;
+	t->cfg = NULL;
 	t->plan = NULL;
 	return err ?: put_syscalls(t, 0);
 }

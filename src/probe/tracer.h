@@ -12,7 +12,6 @@
 #include "probe/kstats.h"
 #include "probe/kretprobe.h"
 #include "decode/observed.h"
-#include "cli/options.h"
 #include "probe/probes.h"
 
 #define LES_MAX_LINKS 512 /* function pairs, per-syscall tracepoint pairs, RPC probes */
@@ -42,10 +41,31 @@ struct les_tracer_fn {
 	int verbose;
 };
 
+/*
+ * What the BPF object is configured with before load: its maps' sizes and
+ * the constants its programs decide by (filters, --file-id), so that the
+ * verifier sees constants.
+ */
+struct les_tracer_config {
+	uint64_t ringbuf_bytes;	 /* --ringbuf-size */
+	uint64_t wakeup_bytes;	 /* --wakeup-bytes */
+	uint32_t inflight_max;	 /* requests tracked in flight */
+	uint32_t threads_max;	 /* threads tracked with ops in flight */
+	uint64_t min_latency_ns; /* --min-latency */
+	int64_t filter_uid;	 /* -1: all */
+	uint32_t filter_pid;	 /* 0: all */
+	const char *filter_comm; /* --comm, NULL: all */
+	uint32_t filter_ops;	 /* --op: 1 << enum les_access_op, 0: all */
+	uint32_t filter_intents; /* --intent: 1 << enum les_intent, 0: all */
+	bool file_id;		 /* dev, ino and the Lustre FID in access records */
+	const char *mountinfo_path; /* for tests; NULL: /proc/self/mountinfo */
+	int verbose;
+};
+
 struct les_tracer {
 	struct les_bpf *skel;
 	/* Kept for a reload without the programs the kernel refused. */
-	const struct les_options *opts;
+	const struct les_tracer_config *cfg;
 	const struct les_probe_plan *plan;
 	struct les_refusals refused;
 	struct les_kretprobes kretprobes; /* made in tracefs, with maxactive */
@@ -60,7 +80,8 @@ struct les_tracer {
 };
 
 int les_tracer_open(struct les_tracer *t);
-int les_tracer_configure(struct les_tracer *t, const struct les_options *o,
+/* cfg and plan must last until les_tracer_load returns. */
+int les_tracer_configure(struct les_tracer *t, const struct les_tracer_config *cfg,
 			 const struct les_probe_plan *plan);
 /*
  * Load what the kernel takes: a program it refuses is turned off (its

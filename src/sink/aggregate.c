@@ -603,15 +603,14 @@ static void stats_member(void *ctx, struct jw *w)
 	jw_obj_end(w);
 }
 
-struct les_aggregate *les_aggregate_attach(struct les_consumer *c, const struct les_options *o)
+struct les_aggregate *les_aggregate_attach(struct les_consumer *c,
+					   const struct les_aggregate_config *cfg, bool records)
 {
-	struct les_aggregate_config cfg = {
-		.window_ns = o->aggregate_ns,
-		.group_by = o->group_by,
-		.max_groups = o->max_groups,
-		.host = c->host,
-	};
-	struct les_aggregate *a = les_aggregate_new(&cfg, window_to_consumer, c);
+	struct les_aggregate_config with_host = *cfg;
+	struct les_aggregate *a;
+
+	with_host.host = c->host;
+	a = les_aggregate_new(&with_host, window_to_consumer, c);
 
 	if (!a)
 		return NULL;
@@ -621,6 +620,6 @@ struct les_aggregate *les_aggregate_attach(struct les_consumer *c, const struct 
 	}
 	les_consumer_add_event_sink(c, les_aggregate_add, a);
 	les_consumer_add_stats_hook(c, stats_member, a);
-	c->records_to_lines = o->records;
+	c->records_to_lines = records;
 	return a;
 }

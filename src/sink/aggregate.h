@@ -110,14 +110,15 @@ int les_aggregate_flush(struct les_aggregate *a, uint64_t now_epoch_ns);
 void les_aggregate_get_stats(const struct les_aggregate *a, struct les_aggregate_stats *st);
 
 struct les_consumer;
-struct les_options;
 
 /*
- * The tool's wiring: an aggregator from the options whose windows go out
- * through les_consumer_output(), registered as the consumer's event sink
- * and stats hook ("aggregate":{...}); per-op records stop being lines
- * unless --records. NULL on ENOMEM or when the consumer has no room.
+ * The tool's wiring: an aggregator of cfg (its host is the consumer's)
+ * whose windows go out through les_consumer_output(), registered as the
+ * consumer's event sink and stats hook ("aggregate":{...}); per-op records
+ * stop being lines unless records (--records). NULL on ENOMEM or when the
+ * consumer has no room.
  */
-struct les_aggregate *les_aggregate_attach(struct les_consumer *c, const struct les_options *o);
+struct les_aggregate *les_aggregate_attach(struct les_consumer *c,
+					   const struct les_aggregate_config *cfg, bool records);
 
 #endif /* LES_AGGREGATE_H */

@@ -14,16 +14,16 @@
 #include "sink/sink_kafka.h"
 
 #if !LES_HAVE_KAFKA
-int les_sink_kafka_check(const struct les_options *o, char *err, size_t err_size)
+int les_sink_kafka_check(const struct les_kafka_config *cfg, char *err, size_t err_size)
 {
-	(void)o, (void)err, (void)err_size;
+	(void)cfg, (void)err, (void)err_size;
 	return 0;
 }
 
-int les_sink_kafka_open(struct les_sink_kafka **out, const struct les_options *o, char *err,
-			size_t err_size)
+int les_sink_kafka_open(struct les_sink_kafka **out, const struct les_kafka_config *cfg,
+			char *err, size_t err_size)
 {
-	(void)o, (void)err, (void)err_size;
+	(void)cfg, (void)err, (void)err_size;
 	*out = NULL;
 	return 0;
 }
@@ -75,10 +75,10 @@ int les_prom_parse_listen(const char *s, char *host, size_t host_cap, uint16_t *
 	return -EINVAL;
 }
 
-int les_prom_attach(struct les_prom **out, struct les_consumer *c, const struct les_options *o,
-		    char *err, size_t errlen)
+int les_prom_attach(struct les_prom **out, struct les_consumer *c,
+		    const struct les_prom_config *cfg, char *err, size_t errlen)
 {
-	(void)c, (void)o;
+	(void)c, (void)cfg;
 	*out = NULL;
 	snprintf(err, errlen, "the Prometheus endpoint is not built into this binary");
 	return -ENOTSUP;

@@ -1512,17 +1512,9 @@ static void stats_member(void *ctx, struct jw *w)
 	jw_obj_end(w);
 }
 
-int les_prom_attach(struct les_prom **out, struct les_consumer *c, const struct les_options *o,
-		    char *err, size_t errlen)
+int les_prom_attach(struct les_prom **out, struct les_consumer *c,
+		    const struct les_prom_config *cfg, char *err, size_t errlen)
 {
-	struct les_prom_config cfg = {
-		.listen = o->prom_listen,
-		.path = o->prom_path,
-		.uid_labels = o->prom_uid_labels,
-		.histogram_process = o->prom_histogram_process,
-		.slurm_label = o->prom_slurm_label,
-		.series_ttl_ns = o->series_ttl_ns,
-	};
 	struct les_prom *p;
 	int ret;
 
@@ -1531,7 +1523,7 @@ int les_prom_attach(struct les_prom **out, struct les_consumer *c, const struct 
 		snprintf(err, errlen, "--prometheus: too many output stages");
 		return -E2BIG;
 	}
-	p = les_prom_new(&cfg);
+	p = les_prom_new(cfg);
 	if (!p) {
 		snprintf(err, errlen, "--prometheus: out of memory");
 		return -ENOMEM;

@@ -46,8 +46,6 @@
 
 struct les_consumer;
 struct les_kernel_stats;
-struct les_options;
-
 struct les_prom_config {
 	const char *listen;	/* "[HOST]:PORT"; port 0 picks a free one */
 	const char *path;	/* e.g. "/metrics" */
@@ -111,12 +109,12 @@ int les_prom_health(struct les_prom *p, uint64_t now_ns, char *buf, size_t cap, 
 char *les_prom_render(struct les_prom *p, size_t *len);
 
 /*
- * The tool's wiring: an endpoint from the options, started, registered as
+ * The tool's wiring: an endpoint of cfg, started, registered as
  * the consumer's event sink and stats hook ("prometheus":{...}). Returns
  * 0, or a negative errno with a message in err.
  */
-int les_prom_attach(struct les_prom **out, struct les_consumer *c, const struct les_options *o,
-		    char *err, size_t errlen);
+int les_prom_attach(struct les_prom **out, struct les_consumer *c,
+		    const struct les_prom_config *cfg, char *err, size_t errlen);
 
 /* Live series and series removed by the TTL so far. */
 size_t les_prom_series(const struct les_prom *p);

@@ -10,7 +10,6 @@
 #include <zlib.h>
 #include "les_record.h"
 #include "format/ops.h"
-#include "cli/options.h"
 #include "sink/replay.h"
 #include "sink/top.h"
 
@@ -107,7 +106,7 @@ int les_replay_parse(const char *line, struct les_event *ev)
 
 /* The replay's state: where it is in the file and in time. */
 struct replay {
-	const struct les_options *o;
+	const struct les_replay_config *cfg;
 	gzFile in;
 	struct les_top *top;
 	struct les_top_view view;
@@ -241,7 +240,7 @@ static void close_frame(struct replay *r, uint64_t intervals)
 
 static bool batch_done(const struct replay *r)
 {
-	return r->o->top_batch && r->frames >= r->show_from + r->o->top_batch;
+	return r->cfg->batch && r->frames >= r->show_from + r->cfg->batch;
 }
 
 /*
@@ -334,12 +333,12 @@ static void report(const struct replay *r)
 	fprintf(stderr,
 		"lustre-ebpf-stream: --input %s: %llu lines, %llu records in %u frames; skipped "
 		"%llu malformed, %llu over %d bytes; %llu gaps shown as one frame\n",
-		r->o->input_path, (unsigned long long)r->st.lines,
+		r->cfg->input_path, (unsigned long long)r->st.lines,
 		(unsigned long long)r->st.records, r->frames, (unsigned long long)r->st.malformed,
 		(unsigned long long)r->st.too_long, LINE_MAX_LEN, (unsigned long long)r->st.gaps);
 }
 
-int les_replay_run(const struct les_options *o)
+int les_replay_run(const struct les_replay_config *cfg)
 {
 	struct replay *r = calloc(1, sizeof(*r));
 	int ret = 0;
@@ -348,21 +347,21 @@ int les_replay_run(const struct les_options *o)
 		fprintf(stderr, "lustre-ebpf-stream: out of memory\n");
 		return 1;
 	}
-	r->o = o;
-	r->speed = o->replay_speed > 0 ? o->replay_speed : 1;
-	r->interval_ns = o->top_interval_ns ? o->top_interval_ns : 1000000000ULL;
+	r->cfg = cfg;
+	r->speed = cfg->speed > 0 ? cfg->speed : 1;
+	r->interval_ns = cfg->interval_ns ? cfg->interval_ns : 1000000000ULL;
 	r->open_empty = true;
 	r->line = malloc(LINE_BUF);
 	r->frame = malloc(FRAME_BUF);
-	r->in = gzopen(o->input_path, "rb");
+	r->in = gzopen(cfg->input_path, "rb");
 	r->top = les_top_new();
 	if (!r->line || !r->frame || !r->in || !r->top) {
-		fprintf(stderr, "lustre-ebpf-stream: cannot read %s: %s\n", o->input_path,
+		fprintf(stderr, "lustre-ebpf-stream: cannot read %s: %s\n", cfg->input_path,
 			strerror(errno ? errno : ENOMEM));
 		ret = 1;
 		goto out;
 	}
-	r->screen = !o->top_batch && isatty(STDOUT_FILENO);
+	r->screen = !cfg->batch && isatty(STDOUT_FILENO);
 	if (r->screen && les_top_screen_open()) {
 		fprintf(stderr, "lustre-ebpf-stream: cannot set up the --top screen\n");
 		ret = 1;

@@ -17,7 +17,13 @@
 #include <stdint.h>
 #include "decode/event.h"
 
-struct les_options;
+/* --top --input's settings. */
+struct les_replay_config {
+	const char *input_path; /* --input: the capture, gzip or not */
+	double speed;		/* --speed: times the recorded pace; 0: 1 */
+	uint64_t interval_ns;	/* --interval: one frame per interval; 0: 1 s */
+	uint32_t batch;		/* --batch: frames on stdout, then exit; 0: the screen */
+};
 
 /*
  * Fill ev from one JSON line of a capture; strings point into the parsed
@@ -46,6 +52,6 @@ struct les_replay_stats {
  * capture cut by a crash ends in half a line); the frames' header shows
  * them as dropped while replaying.
  */
-int les_replay_run(const struct les_options *o);
+int les_replay_run(const struct les_replay_config *cfg);
 
 #endif /* LES_REPLAY_H */

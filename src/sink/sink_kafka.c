@@ -127,22 +127,22 @@ static int set_queue_bounds(rd_kafka_conf_t *conf, uint64_t queue_bytes, char *e
 }
 
 /* Ours first, then the user's -X in order, so that the user's win. */
-static int configure(rd_kafka_conf_t *conf, const struct les_options *o, char *err,
+static int configure(rd_kafka_conf_t *conf, const struct les_kafka_config *cfg, char *err,
 		     size_t err_size)
 {
 	size_t i;
 
 	rd_kafka_conf_set_default_topic_conf(conf, rd_kafka_topic_conf_new());
-	if (set_prop(conf, "bootstrap.servers", o->kafka_brokers, err, err_size))
+	if (set_prop(conf, "bootstrap.servers", cfg->brokers, err, err_size))
 		return -EINVAL;
 	for (i = 0; i < sizeof(producer_defaults) / sizeof(producer_defaults[0]); i++)
 		if (set_prop(conf, producer_defaults[i].name, producer_defaults[i].value, err,
 			     err_size))
 			return -EINVAL;
-	if (set_queue_bounds(conf, o->kafka_queue_bytes, err, err_size))
+	if (set_queue_bounds(conf, cfg->queue_bytes, err, err_size))
 		return -EINVAL;
-	for (i = 0; i < o->n_kafka_props; i++)
-		if (set_user_prop(conf, o->kafka_props[i], err, err_size))
+	for (i = 0; i < cfg->n_props; i++)
+		if (set_user_prop(conf, cfg->props[i], err, err_size))
 			return -EINVAL;
 	return 0;
 }
@@ -251,25 +251,25 @@ static void on_log_quiet(const rd_kafka_t *rk, int level, const char *fac, const
 
 /* --- life cycle --------------------------------------------------------------- */
 
-int les_sink_kafka_check(const struct les_options *o, char *err, size_t err_size)
+int les_sink_kafka_check(const struct les_kafka_config *cfg, char *err, size_t err_size)
 {
 	rd_kafka_conf_t *conf;
 	int ret;
 
-	if (!o->kafka_brokers || !o->kafka_topic)
+	if (!cfg->brokers || !cfg->topic)
 		return 0;
 	conf = rd_kafka_conf_new();
 	if (!conf) {
 		snprintf(err, err_size, "out of memory");
 		return -ENOMEM;
 	}
-	ret = configure(conf, o, err, err_size);
+	ret = configure(conf, cfg, err, err_size);
 	rd_kafka_conf_destroy(conf);
 	return ret;
 }
 
-int les_sink_kafka_open(struct les_sink_kafka **out, const struct les_options *o, char *err,
-			size_t err_size)
+int les_sink_kafka_open(struct les_sink_kafka **out, const struct les_kafka_config *cfg,
+			char *err, size_t err_size)
 {
 	struct les_sink_kafka *k;
 	rd_kafka_conf_t *conf;
@@ -277,7 +277,7 @@ int les_sink_kafka_open(struct les_sink_kafka **out, const struct les_options *o
 	int ret;
 
 	*out = NULL;
-	if (!o->kafka_brokers || !o->kafka_topic)
+	if (!cfg->brokers || !cfg->topic)
 		return 0;
 	k = calloc(1, sizeof(*k));
 	conf = rd_kafka_conf_new();
@@ -286,16 +286,16 @@ int les_sink_kafka_open(struct les_sink_kafka **out, const struct les_options *o
 		ret = -ENOMEM;
 		goto fail_conf;
 	}
-	k->key_mode = o->kafka_key;
-	k->verbose = o->verbose;
-	k->flush_timeout_ns = o->kafka_flush_timeout_ns;
-	ret = configure(conf, o, err, err_size);
+	k->key_mode = cfg->key;
+	k->verbose = cfg->verbose;
+	k->flush_timeout_ns = cfg->flush_timeout_ns;
+	ret = configure(conf, cfg, err, err_size);
 	if (ret)
 		goto fail_conf;
 	rd_kafka_conf_set_opaque(conf, k);
 	rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
 	rd_kafka_conf_set_error_cb(conf, on_error);
-	if (o->verbose < 2)
+	if (cfg->verbose < 2)
 		rd_kafka_conf_set_log_cb(conf, on_log_quiet);
 
 	/* rd_kafka_new owns conf from here on, but only if it succeeds. */
@@ -305,9 +305,9 @@ int les_sink_kafka_open(struct les_sink_kafka **out, const struct les_options *o
 		ret = -EINVAL;
 		goto fail_conf;
 	}
-	k->rkt = rd_kafka_topic_new(k->rk, o->kafka_topic, NULL);
+	k->rkt = rd_kafka_topic_new(k->rk, cfg->topic, NULL);
 	if (!k->rkt) {
-		snprintf(err, err_size, "invalid Kafka topic '%s': %s", o->kafka_topic,
+		snprintf(err, err_size, "invalid Kafka topic '%s': %s", cfg->topic,
 			 rd_kafka_err2str(rd_kafka_last_error()));
 		rd_kafka_destroy(k->rk);
 		free(k);

@@ -21,11 +21,11 @@
 #ifndef LES_SINK_KAFKA_H
 #define LES_SINK_KAFKA_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "decode/event.h"
 #include "format/json.h"
-#include "cli/options.h"
 
 /*
  * 0 in a binary configured with -DLES_WITH_KAFKA=OFF: the options refuse
@@ -45,6 +45,28 @@ struct les_kafka_err_count {
 	uint64_t n;
 };
 #endif
+
+/* What a Kafka message is keyed by (--kafka-key), so that its partition is chosen. */
+enum les_kafka_key {
+	LES_KAFKA_KEY_JOB_ID = 0, /* the job id; the host when there is none */
+	LES_KAFKA_KEY_UID,
+	LES_KAFKA_KEY_HOST,
+	LES_KAFKA_KEY_NONE,
+};
+
+#define LES_KAFKA_MAX_PROPS 64 /* -X prop=value options */
+
+/* The producer's settings: --kafka-*, -X and -v, as the command line gives them. */
+struct les_kafka_config {
+	const char *brokers; /* NULL (or no topic): no Kafka output */
+	const char *topic;
+	enum les_kafka_key key;
+	const char *props[LES_KAFKA_MAX_PROPS]; /* "prop=value", as given */
+	size_t n_props;
+	uint64_t queue_bytes;	   /* local queue bound */
+	uint64_t flush_timeout_ns; /* at exit */
+	int verbose;		   /* 2 and up: librdkafka's own log too */
+};
 
 struct les_kafka_counters {
 	uint64_t produced; /* accepted into librdkafka's queue */
@@ -68,9 +90,9 @@ struct les_sink_kafka;
  * making a producer (no thread, nothing sent): for before the probes load
  * and the output file opens. 0 when Kafka is off; -EINVAL with err.
  */
-int les_sink_kafka_check(const struct les_options *o, char *err, size_t err_size);
-int les_sink_kafka_open(struct les_sink_kafka **out, const struct les_options *o, char *err,
-			size_t err_size);
+int les_sink_kafka_check(const struct les_kafka_config *cfg, char *err, size_t err_size);
+int les_sink_kafka_open(struct les_sink_kafka **out, const struct les_kafka_config *cfg,
+			char *err, size_t err_size);
 
 /* les_event_fn for les_consumer_add_line_sink: produce one line. Never blocks. */
 int les_sink_kafka_line(void *ctx, const struct les_event *ev);

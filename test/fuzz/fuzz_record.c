@@ -15,7 +15,8 @@
 #include "decode/consumer.h"
 #include "enrich/enrich.h"
 
-static struct les_options opts;
+static struct les_consumer_config opts;
+static struct les_enrich_config enrich;
 static struct les_observed observed;
 static struct les_sink_file out;
 static struct les_consumer *c;
@@ -56,17 +57,16 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	(void)argc;
 	(void)argv;
-	les_options_defaults(&opts);
-	opts.enrich.no_user_lookup = true;
-	opts.enrich.proc_cache_size = 64;
-	opts.enrich.user_cache_size = 16;
-	opts.enrich.env_tags[opts.enrich.n_env_tags++] = "PROJECT";
+	enrich.no_user_lookup = true;
+	enrich.proc_cache_size = 64;
+	enrich.user_cache_size = 16;
+	enrich.env_tags[enrich.n_env_tags++] = "PROJECT";
 	add_mount(42, "/mnt/t", "fuse.les-testfs", "les-testfs");
 	add_mount(0, "/mnt/zero", "nfs4", "server:/export");
 	if (les_sink_file_open(&out, "/dev/null"))
 		return 1;
 	c = calloc(1, sizeof(*c));
-	if (!c || les_enrich_new(&e, &opts.enrich, "fuzzhost", err, sizeof(err)))
+	if (!c || les_enrich_new(&e, &enrich, "fuzzhost", err, sizeof(err)))
 		return 1;
 	les_consumer_init(c, &opts, &observed, &out, "fuzzhost");
 	c->enricher = e;

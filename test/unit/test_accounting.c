@@ -17,12 +17,12 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "decode/consumer.h"
+#include "enrich/enrich.h"
 #include "decode/observed.h"
-#include "cli/options.h"
 #include "sink/sink.h"
 
 struct rig {
-	struct les_options opts;
+	struct les_consumer_config opts;
 	struct les_observed observed;
 	struct les_sink_file out;
 	struct les_consumer c;
@@ -33,7 +33,6 @@ struct rig {
 static void rig_open(struct rig *r, const char *output)
 {
 	memset(r, 0, sizeof(*r));
-	les_options_defaults(&r->opts);
 	ck_assert_int_eq(les_sink_file_open(&r->out, output), 0);
 	les_consumer_init(&r->c, &r->opts, &r->observed, &r->out, "n1");
 }
@@ -270,6 +269,263 @@ START_TEST(test_emitted_after_write)
 }
 END_TEST
 
+/* --- one record down each exit path ------------------------------------ */
+
+/*
+ * One record handed to the consumer as libbpf would, outside poll_ring:
+ * any kind and size. op says whether the probes count it as produced
+ * (a per-op record, even a corrupt one) or it is a process notice.
+ */
+static int feed(struct rig *r, const void *rec, size_t size, bool op)
+{
+	if (op)
+		r->in_ring++;
+	return les_consumer_on_record(&r->c, (void *)rec, size);
+}
+
+static struct les_rec_access access_rec(uint32_t pid)
+{
+	struct les_rec_access a = {
+		.kind = LES_REC_ACCESS,
+		.op = 1,
+		.op_id = 9,
+		.ts_ns = 1000,
+		.latency_ns = 5000,
+		.task = {.pid = pid, .tid = pid, .uid = 1000, .gid = 1000, .comm = "dd"},
+	};
+
+	return a;
+}
+
+/*
+ * Every per-op record taken from the ring is in records_read: decoded (by
+ * kind), malformed, or read after a stop. The drain's count of what left
+ * the ring must equal what was put in it.
+ */
+static void assert_all_read(const struct rig *r)
+{
+	ck_assert_uint_eq(les_consumer_records_read(&r->c), r->in_ring);
+}
+
+/* The three per-op kinds decoded and written: emitted, counted by kind. */
+START_TEST(test_path_written_each_kind)
+{
+	struct les_rec_access a = access_rec(42);
+	struct les_rec_rpc rpc = {.kind = LES_REC_RPC, .proto = LES_PROTO_FUSE, .ts_ns = 1};
+	struct les_rec_rpc_event ev = {.kind = LES_REC_RPC_EVENT, .proto = LES_PROTO_PTLRPC};
+	struct rig r;
+	json_t *st, *kinds;
+
+	rig_open(&r, "/dev/null");
+	ck_assert_int_eq(feed(&r, &a, sizeof(a), true), 0);
+	ck_assert_int_eq(feed(&r, &rpc, sizeof(rpc), true), 0);
+	ck_assert_int_eq(feed(&r, &ev, sizeof(ev), true), 0);
+	assert_all_read(&r);
+	st = finish(&r);
+	ck_assert_uint_eq(get_u64(st, "emitted"), 3);
+	ck_assert_uint_eq(get_u64(st, "dropped_userspace"), 0);
+	kinds = json_object_get(st, "records");
+	ck_assert_uint_eq(get_u64(kinds, "access"), 1);
+	ck_assert_uint_eq(get_u64(kinds, "rpc"), 1);
+	ck_assert_uint_eq(get_u64(kinds, "rpc_event"), 1);
+	/* No mount is observed in the rig: named, not lost. */
+	ck_assert_uint_eq(get_u64(st, "unobserved"), 3);
+	rig_close(&r, st);
+}
+END_TEST
+
+/*
+ * Malformed records: shorter than a kind, shorter than their kind's
+ * record, of a kind that does not exist, or of the kind that is reserved.
+ * Each is dropped_decode, and the poll goes on.
+ */
+START_TEST(test_path_decode_errors)
+{
+	struct les_rec_access a = access_rec(42);
+	uint32_t unknown[64] = {99}, reserved[64] = {LES_REC_PROC_EXIT};
+	struct rig r;
+	json_t *st;
+
+	rig_open(&r, "/dev/null");
+	ck_assert_int_eq(feed(&r, &a, 2, true), 0);
+	ck_assert_int_eq(feed(&r, &a, sizeof(a) - 1, true), 0);
+	ck_assert_int_eq(feed(&r, unknown, sizeof(unknown), true), 0);
+	ck_assert_int_eq(feed(&r, reserved, sizeof(reserved), true), 0);
+	ck_assert_int_eq(feed(&r, &a, sizeof(a), true), 0);
+	assert_all_read(&r);
+	st = finish(&r);
+	ck_assert_uint_eq(get_u64(st, "dropped_decode"), 4);
+	ck_assert_uint_eq(get_u64(st, "dropped_userspace"), 4);
+	ck_assert_uint_eq(get_u64(st, "emitted"), 1);
+	rig_close(&r, st);
+}
+END_TEST
+
+/*
+ * A line that does not fit the line buffer is dropped_format. The rig's
+ * buffer is made small for one record, then given back for the stats record.
+ */
+START_TEST(test_path_format_error)
+{
+	struct les_rec_access a = access_rec(42);
+	struct rig r;
+	json_t *st;
+
+	rig_open(&r, "/dev/null");
+	jw_init(&r.c.jw, r.c.line, 64);
+	ck_assert_int_eq(feed(&r, &a, sizeof(a), true), 0);
+	jw_init(&r.c.jw, r.c.line, sizeof(r.c.line));
+	ck_assert_int_eq(feed(&r, &a, sizeof(a), true), 0);
+	assert_all_read(&r);
+	st = finish(&r);
+	ck_assert_uint_eq(get_u64(st, "dropped_format"), 1);
+	ck_assert_uint_eq(get_u64(st, "emitted"), 1);
+	rig_close(&r, st);
+}
+END_TEST
+
+/* An exec notice of pid with SLURM_JOB_ID=job, through the consumer. */
+static void exec_notice(struct rig *r, uint32_t pid, const char *job)
+{
+	static struct les_rec_proc p;
+	int n;
+
+	memset(&p, 0, sizeof(p));
+	p.kind = LES_REC_PROC_EXEC;
+	p.pid = pid;
+	p.ppid = 1;
+	n = snprintf(p.env, sizeof(p.env), "SLURM_JOB_ID=%s", job);
+	p.env_len = (uint32_t)n + 1;
+	strcpy(p.comm, "dd");
+	ck_assert_int_eq(feed(r, &p, sizeof(p), false), 0);
+}
+
+static struct les_enricher *job_enricher(void)
+{
+	struct les_enrich_config cfg = {
+		.job_env = {"SLURM_JOB_ID"},
+		.n_job_env = 1,
+		.no_user_lookup = true,
+		.proc_root = "/nonexistent",
+	};
+	struct les_enricher *e;
+	char err[256];
+
+	ck_assert_int_eq(les_enrich_new(&e, &cfg, "n1", err, sizeof(err)), 0);
+	return e;
+}
+
+/*
+ * --job: a record of another job, or of none, is filtered_userspace; one
+ * of the job is emitted. Process notices are read but are not records:
+ * they are in no member of the identity.
+ */
+START_TEST(test_path_filtered_by_job)
+{
+	struct les_rec_access mine = access_rec(42), other = access_rec(43), none = access_rec(44);
+	struct rig r;
+	json_t *st;
+
+	rig_open(&r, "/dev/null");
+	r.c.enricher = job_enricher();
+	r.opts.filter_job = "7";
+	exec_notice(&r, 42, "7");
+	exec_notice(&r, 43, "8");
+	ck_assert_int_eq(feed(&r, &mine, sizeof(mine), true), 0);
+	ck_assert_int_eq(feed(&r, &other, sizeof(other), true), 0);
+	ck_assert_int_eq(feed(&r, &none, sizeof(none), true), 0);
+	assert_all_read(&r);
+	st = finish(&r);
+	ck_assert_uint_eq(get_u64(st, "filtered_userspace"), 2);
+	ck_assert_uint_eq(get_u64(st, "emitted"), 1);
+	ck_assert_uint_eq(get_u64(json_object_get(st, "records"), "proc_exec"), 2);
+	les_enrich_free(r.c.enricher);
+	rig_close(&r, st);
+}
+END_TEST
+
+static int line_sink_fails(void *ctx, const struct les_event *ev)
+{
+	(void)ev;
+	++*(int *)ctx;
+	return -EIO;
+}
+
+/*
+ * A line sink (Kafka) that fails stops the poll, but the file sink took
+ * the line first: emitted, and the rest of the ring is read by the next poll.
+ */
+START_TEST(test_path_line_sink_error)
+{
+	struct rig r;
+	int calls = 0;
+	json_t *st;
+
+	rig_open(&r, "/dev/null");
+	les_consumer_add_line_sink(&r.c, line_sink_fails, &calls);
+	ck_assert_int_eq(poll_ring(&r, 3), -EIO);
+	ck_assert_uint_eq(r.pending, 2);
+	st = finish(&r);
+	ck_assert_int_eq(calls, 3 + 1); /* the stats record is a line too */
+	ck_assert_uint_eq(get_u64(st, "emitted"), 3);
+	rig_close(&r, st);
+}
+END_TEST
+
+static int event_sink_counts(void *ctx, const struct les_event *ev)
+{
+	(void)ev;
+	++*(int *)ctx;
+	return 0;
+}
+
+/*
+ * Without per-op lines (--aggregate alone) a record is emitted when the
+ * event sinks had it, and never formatted: nothing is written to the file.
+ */
+START_TEST(test_path_events_only)
+{
+	struct rig r;
+	int calls = 0;
+	json_t *st;
+
+	rig_open(&r, "/dev/null");
+	r.c.records_to_lines = false;
+	les_consumer_add_event_sink(&r.c, event_sink_counts, &calls);
+	ck_assert_int_eq(poll_ring(&r, 5), 0);
+	ck_assert_uint_eq(r.out.records_written + r.out.buffered_records, 0);
+	st = finish(&r);
+	ck_assert_int_eq(calls, 5);
+	ck_assert_uint_eq(get_u64(st, "emitted"), 5);
+	rig_close(&r, st);
+}
+END_TEST
+
+/*
+ * After a stop a process notice is read and left uncounted (it is no
+ * record); a per-op record is dropped_stopped.
+ */
+START_TEST(test_path_notice_after_stop)
+{
+	struct les_rec_fork fork = {.kind = LES_REC_PROC_FORK, .pid = 50, .ppid = 42};
+	struct les_rec_access a = access_rec(42);
+	struct rig r;
+	json_t *st;
+
+	rig_open(&r, "/dev/null");
+	r.opts.count = 1;
+	ck_assert_int_eq(feed(&r, &a, sizeof(a), true), -ECANCELED);
+	ck_assert_int_eq(feed(&r, &fork, sizeof(fork), false), -ECANCELED);
+	ck_assert_int_eq(feed(&r, &a, sizeof(a), true), -ECANCELED);
+	assert_all_read(&r);
+	st = finish(&r);
+	ck_assert_uint_eq(get_u64(st, "emitted"), 1);
+	ck_assert_uint_eq(get_u64(st, "dropped_stopped"), 1);
+	ck_assert_uint_eq(get_u64(json_object_get(st, "records"), "proc_fork"), 0);
+	rig_close(&r, st);
+}
+END_TEST
+
 static Suite *accounting_suite(void)
 {
 	Suite *s = suite_create("accounting");
@@ -284,6 +540,16 @@ static Suite *accounting_suite(void)
 	tc = tcase_create("output");
 	tcase_add_test(tc, test_disk_full);
 	tcase_add_test(tc, test_emitted_after_write);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("paths");
+	tcase_add_test(tc, test_path_written_each_kind);
+	tcase_add_test(tc, test_path_decode_errors);
+	tcase_add_test(tc, test_path_format_error);
+	tcase_add_test(tc, test_path_filtered_by_job);
+	tcase_add_test(tc, test_path_line_sink_error);
+	tcase_add_test(tc, test_path_events_only);
+	tcase_add_test(tc, test_path_notice_after_stop);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -24,7 +24,6 @@
 #include "decode/mounts.h"
 #include "decode/observed.h"
 #include "format/ops.h"
-#include "cli/options.h"
 #include "sink/prom.h"
 #include "sink/sink.h"
 
@@ -96,7 +95,8 @@ static char *render(struct les_prom *p)
 #define KDEV ((1u << 20) | 77)
 
 struct rig {
-	struct les_options opts;
+	struct les_consumer_config opts;
+	struct les_enrich_config enrich;
 	struct les_observed observed;
 	struct les_sink_file out;
 	struct les_enricher *enricher;
@@ -114,8 +114,7 @@ static void rig_open(struct rig *r, struct les_prom *p)
 	int fd = mkstemp(path);
 
 	memset(r, 0, sizeof(*r));
-	les_options_defaults(&r->opts);
-	r->opts.enrich.no_user_lookup = true;
+	r->enrich.no_user_lookup = true;
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(write(fd, mountinfo, sizeof(mountinfo) - 1), sizeof(mountinfo) - 1);
 	close(fd);
@@ -124,7 +123,7 @@ static void rig_open(struct rig *r, struct les_prom *p)
 	ck_assert_int_eq(les_observed_select(&r->observed, &table, NULL, 0, err, sizeof(err)), 0);
 	les_mount_table_free(&table);
 	ck_assert_int_eq(les_sink_file_open(&r->out, "/dev/null"), 0);
-	ck_assert_int_eq(les_enrich_new(&r->enricher, &r->opts.enrich, "n1", err, sizeof(err)), 0);
+	ck_assert_int_eq(les_enrich_new(&r->enricher, &r->enrich, "n1", err, sizeof(err)), 0);
 	memset(&exec, 0, sizeof(exec));
 	exec.kind = LES_REC_PROC_EXEC;
 	exec.pid = 500;

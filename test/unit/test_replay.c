@@ -14,7 +14,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "cli/options.h"
 #include "sink/replay.h"
 
 #define ACCESS(ts, job)                                                            \
@@ -42,15 +41,11 @@ static void replay(const char *path, struct run *r)
 {
 	FILE *out = tmpfile(), *err = tmpfile();
 	int saved_out = dup(1), saved_err = dup(2);
-	struct les_options o;
+	struct les_replay_config o = {
+		.input_path = path, .batch = 100000, .interval_ns = 1000000000ULL};
 	struct timespec t0, t1;
 
 	ck_assert(out && err && saved_out >= 0 && saved_err >= 0);
-	les_options_defaults(&o);
-	o.top = true;
-	o.input_path = path;
-	o.top_batch = 100000;
-	o.top_interval_ns = 1000000000ULL;
 	fflush(stdout);
 	dup2(fileno(out), 1);
 	dup2(fileno(err), 2);
@@ -245,14 +240,10 @@ START_TEST(test_rewind_at_first_frame)
 
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		struct les_options o;
+		struct les_replay_config o = {
+			.input_path = path, .interval_ns = 1000000000ULL, .speed = 1};
 
 		setenv("TERM", "xterm", 1);
-		les_options_defaults(&o);
-		o.top = true;
-		o.input_path = path;
-		o.top_interval_ns = 1000000000ULL;
-		o.replay_speed = 1;
 		_exit(les_replay_run(&o));
 	}
 	drain(master, screen, sizeof(screen), &len, 500); /* the first frame, shown 1 s */

@@ -16,14 +16,14 @@
 #include "enrich/enrich.h"
 #include "decode/mounts.h"
 #include "decode/observed.h"
-#include "cli/options.h"
 #include "sink/sink.h"
 
 #define KDEV   ((1u << 20) | 77)
 #define WRITER 500 /* a process of job 42 */
 
 struct bench {
-	struct les_options opts;
+	struct les_consumer_config opts;
+	struct les_enrich_config enrich;
 	struct les_observed observed;
 	struct les_sink_file out;
 	struct les_enricher *enricher;
@@ -62,8 +62,7 @@ static void bench_open(struct bench *b, bool enrich, const char *filter_job)
 	char err[256];
 
 	memset(b, 0, sizeof(*b));
-	les_options_defaults(&b->opts);
-	b->opts.enrich.no_user_lookup = true;
+	b->enrich.no_user_lookup = true;
 	b->opts.filter_job = filter_job;
 	ck_assert_int_eq(les_mount_parse_line("40 25 1:77 / /mnt/lustre rw - lustre "
 					      "10.0.0.1@tcp:/fs rw",
@@ -76,7 +75,7 @@ static void bench_open(struct bench *b, bool enrich, const char *filter_job)
 	ck_assert_int_eq(les_consumer_add_event_sink(&b->consumer, capture, b), 0);
 	if (!enrich)
 		return;
-	ck_assert_int_eq(les_enrich_new(&b->enricher, &b->opts.enrich, "n1", err, sizeof(err)),
+	ck_assert_int_eq(les_enrich_new(&b->enricher, &b->enrich, "n1", err, sizeof(err)),
 			 0);
 	memcpy(exec.env, env, sizeof(env));
 	exec.env_len = sizeof(env);

@@ -26,7 +26,7 @@
 #define VERSION_HEADERS "les_version=" LES_VERSION ",schema_version=" STR(LES_SCHEMA_VERSION)
 #define CONSUME_SECS 10
 
-static struct les_options opts;
+static struct les_kafka_config opts;
 /*
  * A standalone mock cluster per test, its topic created before the sink
  * exists: created by the sink's own metadata request it would get the
@@ -59,15 +59,16 @@ static void mock_stop(void)
 /* Options for a producer on a one-broker mock cluster, plus extra -X. */
 static void mock_options(const char *const *extra, size_t n_extra)
 {
-	les_options_defaults(&opts);
+	memset(&opts, 0, sizeof(opts));
+	opts.queue_bytes = 256ULL << 20; /* --kafka-queue-size's default */
 	mock_stop();
 	mock_start();
-	opts.kafka_brokers = rd_kafka_mock_cluster_bootstraps(mock);
-	opts.kafka_topic = TOPIC;
-	opts.kafka_flush_timeout_ns = 10 * NS_PER_SEC;
-	opts.kafka_props[opts.n_kafka_props++] = "linger.ms=5";
+	opts.brokers = rd_kafka_mock_cluster_bootstraps(mock);
+	opts.topic = TOPIC;
+	opts.flush_timeout_ns = 10 * NS_PER_SEC;
+	opts.props[opts.n_props++] = "linger.ms=5";
 	for (size_t i = 0; i < n_extra; i++)
-		opts.kafka_props[opts.n_kafka_props++] = extra[i];
+		opts.props[opts.n_props++] = extra[i];
 }
 
 static struct les_sink_kafka *open_sink(void)
@@ -265,7 +266,7 @@ START_TEST(test_config_errors)
 	ck_assert_int_eq(open_with("=1", err, sizeof(err)), -EINVAL);
 
 	/* No Kafka asked for: no sink, no error. */
-	les_options_defaults(&opts);
+	memset(&opts, 0, sizeof(opts));
 	ck_assert_int_eq(les_sink_kafka_open(&k, &opts, err, sizeof(err)), 0);
 	ck_assert_ptr_null(k);
 	/* NULL-safe, as main relies on. */
@@ -332,7 +333,7 @@ START_TEST(test_stats_line_headers_without_fs_type)
 	struct les_sink_kafka *k;
 
 	mock_options(NULL, 0);
-	opts.kafka_key = LES_KAFKA_KEY_NONE;
+	opts.key = LES_KAFKA_KEY_NONE;
 	k = open_sink();
 	mc = mock_of(k);
 	ev.line_len = strlen(line);
@@ -441,7 +442,7 @@ START_TEST(test_timeout_counted_by_error)
 	json_error_t jerr;
 
 	mock_options(extra, 1);
-	opts.kafka_flush_timeout_ns = 3 * NS_PER_SEC;
+	opts.flush_timeout_ns = 3 * NS_PER_SEC;
 	k = open_sink();
 	mc = mock_of(k);
 	rd_kafka_mock_broker_set_down(mc, 1);
