@@ -7,7 +7,7 @@
 #include "util/clock.h"
 #include "decode/consumer.h"
 #include "decode/filter.h"
-#include "format/ops.h"
+#include "model/ops.h"
 
 void les_consumer_init(struct les_consumer *c, const struct les_consumer_config *cfg,
 		       const struct les_observed *observed, struct les_sink_file *file,

@@ -8,11 +8,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "decode/event.h"
+#include "model/event.h"
 #include "format/format.h"
-#include "format/json.h"
-#include "decode/observed.h"
-#include "probe/kstats.h"
+#include "util/json.h"
+#include "model/observed.h"
+#include "model/kstats.h"
 #include "sink/sink.h"
 
 #define LES_LINE_MAX	     16384

@@ -11,8 +11,8 @@
 #include "sink/aggregate.h"
 #include "decode/consumer.h"
 #include "util/histogram.h"
-#include "format/json.h"
-#include "format/ops.h"
+#include "util/json.h"
+#include "model/ops.h"
 
 #define AGG_KEY_MAX	    4096  /* longest serialized group key */
 #define AGG_ARENA_PER_GROUP 256	  /* key bytes budgeted per group */

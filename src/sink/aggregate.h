@@ -22,7 +22,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "decode/event.h"
+#include "model/event.h"
 
 /* Record fields a group can be keyed by (--group-by). */
 enum les_group_field {

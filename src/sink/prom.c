@@ -18,7 +18,7 @@
 #include "util/clock.h"
 #include "sink/aggregate.h"
 #include "decode/consumer.h"
-#include "format/ops.h"
+#include "model/ops.h"
 #include "sink/prom.h"
 #include "sink/sink_kafka.h"
 #include "util/utf8.h"

@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "decode/event.h"
+#include "model/event.h"
 
 /*
  * 0 in a binary configured with -DLES_WITH_PROMETHEUS=OFF: the options

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include "decode/consumer.h"
 #include "enrich/enrich.h"
-#include "decode/observed.h"
+#include "model/observed.h"
 #include "sink/sink.h"
 
 struct rig {

@@ -18,12 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 #include "util/clock.h"
-#include "format/ops.h"
+#include "model/ops.h"
 #include "decode/consumer.h"
 #include "enrich/enrich.h"
-#include "decode/mounts.h"
-#include "decode/observed.h"
-#include "format/ops.h"
+#include "model/mounts.h"
+#include "model/observed.h"
+#include "model/ops.h"
 #include "sink/prom.h"
 #include "sink/sink.h"
 

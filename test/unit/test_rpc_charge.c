@@ -14,8 +14,8 @@
 #include <string.h>
 #include "decode/consumer.h"
 #include "enrich/enrich.h"
-#include "decode/mounts.h"
-#include "decode/observed.h"
+#include "model/mounts.h"
+#include "model/observed.h"
 #include "sink/sink.h"
 
 #define KDEV   ((1u << 20) | 77)
