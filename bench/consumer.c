@@ -19,7 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "sink/aggregate.h"
-#include "decode/consumer.h"
+#include "pipeline/wiring.h"
+#include "pipeline/consumer.h"
 #include "enrich/enrich.h"
 #include "util/json.h"
 #include "model/mounts.h"
@@ -352,7 +353,7 @@ static void run_aggregate_consumer(unsigned long n)
 	bench_open(&b, true);
 	b.opts.aggregate_ns = 1000000000ULL;
 	les_aggregate_config_of(&b.opts, &cfg);
-	agg = les_aggregate_attach(b.consumer, &cfg, b.opts.records);
+	agg = les_pipeline_attach_aggregate(b.consumer, &cfg, b.opts.records);
 	if (!agg)
 		die("cannot attach the aggregator");
 	report("aggregate_consumer", n, replay(les_consumer_on_record, b.consumer, n));

@@ -20,7 +20,8 @@
 #include <bpf/libbpf.h>
 #include "util/clock.h"
 #include "sink/aggregate.h"
-#include "decode/consumer.h"
+#include "pipeline/wiring.h"
+#include "pipeline/consumer.h"
 #include "enrich/enrich.h"
 #include "model/mounts.h"
 #include "decode/mountwatch.h"
@@ -435,7 +436,7 @@ static void tick_prometheus(struct app *a, uint64_t now)
 	if (!a->prom || now < a->next_prom_ns)
 		return;
 	les_tracer_read_stats(&a->tracer, &ks);
-	les_prom_update_stats(a->prom, &a->consumer, &ks);
+	les_pipeline_update_prom(a->prom, &a->consumer, &ks);
 	if (a->kafka) {
 		struct les_kafka_counters kc;
 
@@ -777,13 +778,13 @@ static int open_aggregation(struct app *a)
 
 	if (o->aggregate_ns) {
 		les_aggregate_config_of(o, &aggregate);
-		a->aggregator = les_aggregate_attach(&a->consumer, &aggregate, o->records);
+		a->aggregator = les_pipeline_attach_aggregate(&a->consumer, &aggregate, o->records);
 		if (!a->aggregator)
 			return fail(LES_EXIT_RUNTIME, "cannot set up --aggregate: out of memory");
 	}
 	if (o->prom_listen) {
 		les_prom_config_of(o, &prom);
-		if (les_prom_attach(&a->prom, &a->consumer, &prom, err, sizeof(err)))
+		if (les_pipeline_attach_prom(&a->prom, &a->consumer, &prom, err, sizeof(err)))
 			return fail(LES_EXIT_RUNTIME, "%s", err);
 		if (o->verbose)
 			fprintf(stderr, "lustre-ebpf-stream: metrics on port %u at %s\n",

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/btf.h>
-#include "decode/consumer.h" /* struct les_refusals */
+#include "model/kstats.h"
 #include "util/json.h"
 #include "model/mounts.h"
 #include "model/ops.h"

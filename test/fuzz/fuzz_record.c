@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
-#include "decode/consumer.h"
+#include "pipeline/consumer.h"
 #include "enrich/enrich.h"
 
 static struct les_consumer_config opts;

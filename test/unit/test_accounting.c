@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "decode/consumer.h"
+#include "pipeline/consumer.h"
 #include "enrich/enrich.h"
 #include "model/observed.h"
 #include "sink/sink.h"

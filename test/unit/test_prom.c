@@ -19,7 +19,8 @@
 #include <unistd.h>
 #include "util/clock.h"
 #include "model/ops.h"
-#include "decode/consumer.h"
+#include "pipeline/wiring.h"
+#include "pipeline/consumer.h"
 #include "enrich/enrich.h"
 #include "model/mounts.h"
 #include "model/observed.h"
@@ -207,7 +208,7 @@ START_TEST(test_requests_in_flight)
 	ks.tasks[1] = ks.tasks[0];
 	ks.tasks[2] = (struct les_inflight_task){ .dev = 0, .proto = LES_PROTO_FUSE, .task = t };
 	ks.n_tasks = 3;
-	les_prom_update_stats(p, &r.consumer, &ks);
+	les_pipeline_update_prom(p, &r.consumer, &ks);
 	text = render(p);
 	assert_has_line(text, "lustre_client_ptlrpc_requests_completed_total" WHO " 1");
 	assert_has_line(text, "lustre_client_ptlrpc_requests_started_total" WHO " 3");
@@ -224,7 +225,7 @@ START_TEST(test_requests_in_flight)
 	complete_request(&r);
 	ks.n_tasks = 0;
 	ks.n_tasks_over = 5;
-	les_prom_update_stats(p, &r.consumer, &ks);
+	les_pipeline_update_prom(p, &r.consumer, &ks);
 	text = render(p);
 	assert_has_line(text, "lustre_client_ptlrpc_requests_completed_total" WHO " 3");
 	assert_has_line(text, "lustre_client_ptlrpc_requests_started_total" WHO " 3");
@@ -401,7 +402,7 @@ START_TEST(test_table_counters)
 	rig_open(&r, p);
 	memset(&ks, 0, sizeof(ks));
 	r.observed.skipped_too_long = 2;
-	les_prom_update_stats(p, &r.consumer, &ks);
+	les_pipeline_update_prom(p, &r.consumer, &ks);
 	text = render(p);
 	assert_has_line(text, "lustre_ebpf_stream_enrich_attribs 1");
 	assert_has_line(text, "lustre_ebpf_stream_enrich_attrib_cache_size 65537");
@@ -461,10 +462,10 @@ START_TEST(test_health)
 	memset(&ks, 0, sizeof(ks));
 	ck_assert_int_eq(les_prom_health(p, les_mono_ns(), buf, sizeof(buf), &len), 503);
 	ck_assert_str_eq(buf, "{\"status\":\"starting\"}\n");
-	les_prom_update_stats(p, &r.consumer, &ks);
+	les_pipeline_update_prom(p, &r.consumer, &ks);
 	usleep(20000);
 	ks.counters[LES_CNT_RB_DROPPED] = 50;
-	les_prom_update_stats(p, &r.consumer, &ks);
+	les_pipeline_update_prom(p, &r.consumer, &ks);
 	now = les_mono_ns();
 	ck_assert_int_eq(les_prom_health(p, now, buf, sizeof(buf), &len), 200);
 	ck_assert_uint_eq(len, strlen(buf));

@@ -12,7 +12,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include "decode/consumer.h"
+#include "pipeline/consumer.h"
 #include "enrich/enrich.h"
 #include "model/mounts.h"
 #include "model/observed.h"

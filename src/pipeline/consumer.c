@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include "util/clock.h"
-#include "decode/consumer.h"
+#include "pipeline/consumer.h"
 #include "decode/filter.h"
 #include "model/ops.h"
 
@@ -467,19 +467,6 @@ static void put_inflight(struct jw *w, struct les_consumer *c, const struct les_
 	}
 	jw_arr_end(w);
 	jw_obj_end(w);
-}
-
-void les_refusals_json(struct jw *w, const struct les_refusals *refused)
-{
-	jw_key(w, "programs_refused");
-	jw_arr_begin(w);
-	for (size_t i = 0; refused && i < refused->n; i++) {
-		jw_obj_begin(w);
-		jw_kv_cstr(w, "program", refused->r[i].prog);
-		jw_kv_cstr(w, "reason", refused->r[i].reason);
-		jw_obj_end(w);
-	}
-	jw_arr_end(w);
 }
 
 /* The bounded tables' levels and overflows: "enrich" and "mounts". */
