@@ -138,7 +138,8 @@ static void bench_open(struct bench *b, bool enrich)
 	if (!b->consumer)
 		die("out of memory");
 	les_consumer_config_of(&b->opts, &b->consumer_cfg);
-	les_consumer_init(b->consumer, &b->consumer_cfg, &b->observed, &b->out, "node17");
+	les_consumer_init(b->consumer, &b->consumer_cfg, &b->observed, "node17");
+	les_pipeline_attach_file(b->consumer, &b->out);
 	b->consumer->enricher = b->enricher;
 }
 

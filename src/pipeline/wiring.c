@@ -5,6 +5,11 @@
 #include <string.h>
 #include "pipeline/wiring.h"
 
+void les_pipeline_attach_file(struct les_consumer *c, struct les_sink_file *f)
+{
+	les_consumer_set_output(c, les_sink_file_line, les_sink_file_counts, f);
+}
+
 static int window_to_consumer(void *ctx, const struct les_event *ev)
 {
 	return les_consumer_output(ctx, ev);
@@ -67,7 +72,12 @@ void les_pipeline_update_prom(struct les_prom *p, struct les_consumer *c,
 	cs.emitted = les_consumer_emitted(c);
 	cs.dropped_decode = c->decode_errors;
 	cs.dropped_format = c->format_errors;
-	cs.dropped_output = c->file ? c->file->dropped : 0;
+	if (c->out.fn) {
+		struct les_output_counts oc;
+
+		c->out.counts(c->out.ctx, &oc);
+		cs.dropped_output = oc.lines_dropped;
+	}
 	cs.have_enrich = c->enricher != NULL;
 	if (c->enricher)
 		les_enrich_get_stats(c->enricher, &cs.enrich);

@@ -12,6 +12,10 @@
 #include "pipeline/consumer.h"
 #include "sink/aggregate.h"
 #include "sink/prom.h"
+#include "sink/sink.h"
+
+/* The file sink f as the consumer's output, the records accounted against it. */
+void les_pipeline_attach_file(struct les_consumer *c, struct les_sink_file *f);
 
 /*
  * An aggregator of cfg (its host is the consumer's) whose windows go out

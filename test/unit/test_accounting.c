@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "pipeline/consumer.h"
+#include "pipeline/wiring.h"
 #include "enrich/enrich.h"
 #include "model/observed.h"
 #include "sink/sink.h"
@@ -34,7 +35,8 @@ static void rig_open(struct rig *r, const char *output)
 {
 	memset(r, 0, sizeof(*r));
 	ck_assert_int_eq(les_sink_file_open(&r->out, output), 0);
-	les_consumer_init(&r->c, &r->opts, &r->observed, &r->out, "n1");
+	les_consumer_init(&r->c, &r->opts, &r->observed, "n1");
+	les_pipeline_attach_file(&r->c, &r->out);
 }
 
 /*

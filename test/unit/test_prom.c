@@ -132,7 +132,8 @@ static void rig_open(struct rig *r, struct les_prom *p)
 	memcpy(exec.env, "SLURM_JOB_ID=42", sizeof("SLURM_JOB_ID=42"));
 	exec.env_len = sizeof("SLURM_JOB_ID=42");
 	les_enrich_exec(r->enricher, &exec);
-	les_consumer_init(&r->consumer, &r->opts, &r->observed, &r->out, "n1");
+	les_consumer_init(&r->consumer, &r->opts, &r->observed, "n1");
+	les_pipeline_attach_file(&r->consumer, &r->out);
 	r->consumer.enricher = r->enricher;
 	ck_assert_int_eq(les_consumer_add_event_sink(&r->consumer, les_prom_add, p), 0);
 }
