@@ -19,12 +19,13 @@
 #include <time.h>
 #include <unistd.h>
 #include "sink/aggregate.h"
-#include "decode/consumer.h"
+#include "pipeline/wiring.h"
+#include "pipeline/consumer.h"
 #include "enrich/enrich.h"
-#include "format/json.h"
-#include "decode/mounts.h"
-#include "decode/observed.h"
-#include "format/ops.h"
+#include "util/json.h"
+#include "model/mounts.h"
+#include "model/observed.h"
+#include "model/ops.h"
 #include "cli/options.h"
 #include "cli/stage_config.h"
 #include "sink/sink.h"
@@ -137,7 +138,8 @@ static void bench_open(struct bench *b, bool enrich)
 	if (!b->consumer)
 		die("out of memory");
 	les_consumer_config_of(&b->opts, &b->consumer_cfg);
-	les_consumer_init(b->consumer, &b->consumer_cfg, &b->observed, &b->out, "node17");
+	les_consumer_init(b->consumer, &b->consumer_cfg, &b->observed, "node17");
+	les_pipeline_attach_file(b->consumer, &b->out);
 	b->consumer->enricher = b->enricher;
 }
 
@@ -352,7 +354,7 @@ static void run_aggregate_consumer(unsigned long n)
 	bench_open(&b, true);
 	b.opts.aggregate_ns = 1000000000ULL;
 	les_aggregate_config_of(&b.opts, &cfg);
-	agg = les_aggregate_attach(b.consumer, &cfg, b.opts.records);
+	agg = les_pipeline_attach_aggregate(b.consumer, &cfg, b.opts.records);
 	if (!agg)
 		die("cannot attach the aggregator");
 	report("aggregate_consumer", n, replay(les_consumer_on_record, b.consumer, n));

@@ -44,7 +44,7 @@ enum les_rec_kind {
 	LES_REC_KIND_MAX,
 };
 
-/* User-facing operations of the access plane. Names in src/format/ops.c. */
+/* User-facing operations of the access plane. Names in src/model/ops.c. */
 enum les_access_op {
 	LES_OP_LOOKUP = 0,
 	LES_OP_OPEN,
@@ -139,7 +139,7 @@ enum les_counter {
 	LES_CNT_MAX,
 };
 
-/* Probe ids for hit counting; names in src/format/ops.c (les_probe_name). */
+/* Probe ids for hit counting; names in src/model/ops.c (les_probe_name). */
 enum les_probe_id {
 	LES_PROBE_FUSE_SEND = 0,
 	LES_PROBE_FUSE_END,

@@ -20,11 +20,12 @@
 #include <bpf/libbpf.h>
 #include "util/clock.h"
 #include "sink/aggregate.h"
-#include "decode/consumer.h"
+#include "pipeline/wiring.h"
+#include "pipeline/consumer.h"
 #include "enrich/enrich.h"
-#include "decode/mounts.h"
+#include "model/mounts.h"
 #include "decode/mountwatch.h"
-#include "decode/observed.h"
+#include "model/observed.h"
 #include "cli/options.h"
 #include "cli/privs.h"
 #include "probe/probes.h"
@@ -345,9 +346,9 @@ static void emit_stats(struct app *a, bool final)
 
 	les_tracer_read_stats(&a->tracer, &ks);
 	/* Lines still buffered are written (or dropped) before they are counted. */
-	les_sink_file_flush(c->file);
+	les_sink_file_flush(&a->out);
 	les_consumer_emit_stats(c, &ks, final);
-	les_sink_file_flush(c->file);
+	les_sink_file_flush(&a->out);
 	/* -v: the final numbers also when the records go to /dev/null (benchmarks). */
 	if (final && a->o->verbose && !c->jw.overflow)
 		fprintf(stderr, "lustre-ebpf-stream: final stats: %.*s", (int)c->jw.len, c->line);
@@ -356,9 +357,9 @@ static void emit_stats(struct app *a, bool final)
 /* A full disk loses lines: say so on stderr, at most once per interval. */
 static void warn_output_drops(struct app *a, uint64_t now)
 {
-	const struct les_sink_file *f = a->consumer.file;
+	const struct les_sink_file *f = &a->out;
 
-	if (!f || !f->last_errno || f->dropped == a->drops_warned || now < a->next_drop_warn_ns)
+	if (!f->last_errno || f->dropped == a->drops_warned || now < a->next_drop_warn_ns)
 		return;
 	fprintf(stderr,
 		"lustre-ebpf-stream: warning: writing %s: %s: %" PRIu64 " lines (%" PRIu64
@@ -435,7 +436,7 @@ static void tick_prometheus(struct app *a, uint64_t now)
 	if (!a->prom || now < a->next_prom_ns)
 		return;
 	les_tracer_read_stats(&a->tracer, &ks);
-	les_prom_update_stats(a->prom, &a->consumer, &ks);
+	les_pipeline_update_prom(a->prom, &a->consumer, &ks);
 	if (a->kafka) {
 		struct les_kafka_counters kc;
 
@@ -472,18 +473,17 @@ static void tick_trim(struct app *a, uint64_t now)
 static void reopen_if_asked(struct app *a)
 {
 	const struct les_options *o = a->o;
-	struct les_consumer *c = &a->consumer;
 	int err;
 
 	if (!reopen_output)
 		return;
 	reopen_output = 0;
-	err = les_sink_file_reopen(c->file);
+	err = les_sink_file_reopen(&a->out);
 	if (err)
 		fail(0, "cannot reopen %s: %s; lines are counted as dropped until the next SIGHUP",
-		     o->output, c->file->why);
-	else if (o->verbose && c->file->path)
-		fprintf(stderr, "lustre-ebpf-stream: reopened %s\n", c->file->path);
+		     o->output, a->out.why);
+	else if (o->verbose && a->out.path)
+		fprintf(stderr, "lustre-ebpf-stream: reopened %s\n", a->out.path);
 }
 
 /* Once a second on a terminal: the status line. */
@@ -668,7 +668,7 @@ static int run(struct app *a)
 		if (err < 0 && err != -ECANCELED)
 			break;
 		err = 0;
-		les_sink_file_flush(c->file);
+		les_sink_file_flush(&a->out);
 		reopen_if_asked(a);
 		les_sink_kafka_poll(a->kafka);
 		now = les_mono_ns();
@@ -705,11 +705,11 @@ static int run(struct app *a)
 	if (err)
 		return fail(LES_EXIT_RUNTIME, "reading the ring buffer: %s", strerror(-err));
 	/* Lines lost to write errors (not a closed pipe): the run failed, say how much. */
-	if (c->file && c->file->write_errors && c->file->dropped)
+	if (a->out.write_errors && a->out.dropped)
 		return fail(LES_EXIT_RUNTIME,
 			    "writing %s: %" PRIu64 " lines (%" PRIu64 " records) dropped: %s",
-			    c->file->path ? c->file->path : "stdout", c->file->dropped,
-			    c->file->records_dropped, strerror(c->file->last_errno));
+			    a->out.path ? a->out.path : "stdout", a->out.dropped,
+			    a->out.records_dropped, strerror(a->out.last_errno));
 	return LES_EXIT_OK;
 }
 
@@ -777,13 +777,13 @@ static int open_aggregation(struct app *a)
 
 	if (o->aggregate_ns) {
 		les_aggregate_config_of(o, &aggregate);
-		a->aggregator = les_aggregate_attach(&a->consumer, &aggregate, o->records);
+		a->aggregator = les_pipeline_attach_aggregate(&a->consumer, &aggregate, o->records);
 		if (!a->aggregator)
 			return fail(LES_EXIT_RUNTIME, "cannot set up --aggregate: out of memory");
 	}
 	if (o->prom_listen) {
 		les_prom_config_of(o, &prom);
-		if (les_prom_attach(&a->prom, &a->consumer, &prom, err, sizeof(err)))
+		if (les_pipeline_attach_prom(&a->prom, &a->consumer, &prom, err, sizeof(err)))
 			return fail(LES_EXIT_RUNTIME, "%s", err);
 		if (o->verbose)
 			fprintf(stderr, "lustre-ebpf-stream: metrics on port %u at %s\n",
@@ -916,7 +916,8 @@ static int start_and_run(struct app *a)
 	if (ret)
 		return ret;
 	les_consumer_config_of(o, &a->consumer_cfg);
-	les_consumer_init(&a->consumer, &a->consumer_cfg, &a->observed, &a->out, a->host);
+	les_consumer_init(&a->consumer, &a->consumer_cfg, &a->observed, a->host);
+	les_pipeline_attach_file(&a->consumer, &a->out);
 	if (les_tracer_ring(&a->tracer, les_consumer_on_record, &a->consumer))
 		return fail(LES_EXIT_RUNTIME, "cannot set up the ring buffer: %s", strerror(errno));
 	/* Every thread (user names, librdkafka, microhttpd) starts after this. */

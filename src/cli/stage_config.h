@@ -8,7 +8,7 @@
 #define LES_STAGE_CONFIG_H
 
 #include "cli/options.h"
-#include "decode/consumer.h"
+#include "pipeline/consumer.h"
 #include "probe/tracer.h"
 #include "sink/aggregate.h"
 #include "sink/prom.h"

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "decode/filter.h"
-#include "format/ops.h"
+#include "model/ops.h"
 
 #define ALL_ACCESS_OPS ((1u << LES_OP_MAX) - 1)
 

@@ -14,7 +14,7 @@
 #include <sys/types.h>
 #include <time.h>
 #include <stddef.h>
-#include "decode/observed.h"
+#include "model/observed.h"
 
 struct les_mountwatch {
 	const char *path; /* the mountinfo watched */

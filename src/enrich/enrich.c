@@ -16,7 +16,7 @@
 #include "enrich/cgroup.h"
 #include "enrich/enrich.h"
 #include "enrich/jobid.h"
-#include "format/json.h"
+#include "util/json.h"
 #include "util/lru.h"
 #include "enrich/procfs.h"
 

@@ -6,8 +6,7 @@
 #include <time.h>
 #include "util/clock.h"
 #include "format/format.h"
-#include "format/ops.h"
-#include "probe/rpcprobes.h"
+#include "model/ops.h"
 
 /* The access op, intent and method members of a record. */
 static void fill_access_op(struct jw *w, unsigned int op, unsigned int method)

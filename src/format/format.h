@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "enrich/enrich.h"
-#include "format/json.h"
+#include "util/json.h"
 #include "les_record.h"
-#include "decode/observed.h"
+#include "model/observed.h"
 
 #define LES_FMT_ERRNO_MAX 255 /* errnos whose members are encoded in advance */
 #define LES_FMT_MEMBERS	  80

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include "probe/kfacts.h"
 #include "les_record.h"
-#include "decode/mounts.h"
+#include "model/mounts.h"
 #include "probe/attach.h"
 
 #define LES_FN_TABLE_MAX  128

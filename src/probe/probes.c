@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/btf.h>
-#include "decode/consumer.h" /* struct les_refusals */
-#include "format/json.h"
-#include "decode/mounts.h"
-#include "format/ops.h"
+#include "model/kstats.h"
+#include "util/json.h"
+#include "model/mounts.h"
+#include "model/ops.h"
 #include "probe/probes.h"
 #include "probe/syscalls.h"
 

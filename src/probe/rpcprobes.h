@@ -4,8 +4,8 @@
  * LDLM functions (kprobe, or fentry where the module has BTF), the sunrpc
  * tracepoints (tp_btf), and FUSE's own functions where its tracepoints are
  * missing (module BTF needed). For each, the method the running kernel offers or the reason
- * there is none, chosen from the kernel's facts (kallsyms, BTF, tracefs). Also the names the
- * records of this plane carry (PtlRPC opcodes, sunrpc programs).
+ * there is none, chosen from the kernel's facts (kallsyms, BTF, tracefs). The names the
+ * records of this plane carry (PtlRPC opcodes, sunrpc programs) are in model/ops.h.
  */
 #ifndef LES_RPCPROBES_H
 #define LES_RPCPROBES_H
@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
-#include "format/json.h"
+#include "util/json.h"
 #include "probe/kfacts.h"
 #include "les_record.h"
 #include "probe/attach.h"
@@ -81,14 +81,5 @@ void les_rpc_plan_text(const struct les_rpc_plan *p, FILE *out);
 
 /* Number of planned probes of proto. */
 size_t les_rpc_plan_count(const struct les_rpc_plan *p, enum les_rpc_proto proto);
-
-/* Lustre opcode names (lustre_idl.h, lower case), NULL when unknown. */
-const char *les_ptlrpc_opcode_name(unsigned int opcode);
-/* "queue_wait", "request", "lock_wait"; NULL for LES_RPC_OP_NONE. */
-const char *les_rpc_op_name(unsigned int rpc_op);
-/* The function a lock_wait record timed, NULL for other ops. */
-const char *les_rpc_op_function(unsigned int rpc_op);
-/* sunrpc program names ("nfs", "mount", "nlockmgr", ...), NULL when unknown. */
-const char *les_sunrpc_prog_name(unsigned int prog);
 
 #endif /* LES_RPCPROBES_H */

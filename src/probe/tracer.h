@@ -9,9 +9,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "probe/kstats.h"
+#include "model/kstats.h"
 #include "probe/kretprobe.h"
-#include "decode/observed.h"
+#include "model/observed.h"
 #include "probe/probes.h"
 
 #define LES_MAX_LINKS 512 /* function pairs, per-syscall tracepoint pairs, RPC probes */

@@ -9,10 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sink/aggregate.h"
-#include "decode/consumer.h"
 #include "util/histogram.h"
-#include "format/json.h"
-#include "format/ops.h"
+#include "util/json.h"
+#include "model/ops.h"
 
 #define AGG_KEY_MAX	    4096  /* longest serialized group key */
 #define AGG_ARENA_PER_GROUP 256	  /* key bytes budgeted per group */
@@ -579,14 +578,9 @@ void les_aggregate_get_stats(const struct les_aggregate *a, struct les_aggregate
 		st->max_groups_seen = a->n_groups;
 }
 
-/* --- wiring into the tool -------------------------------------------------- */
+/* --- the stats hook --------------------------------------------------------- */
 
-static int window_to_consumer(void *ctx, const struct les_event *ev)
-{
-	return les_consumer_output(ctx, ev);
-}
-
-static void stats_member(void *ctx, struct jw *w)
+void les_aggregate_stats_json(void *ctx, struct jw *w)
 {
 	struct les_aggregate_stats st;
 
@@ -601,25 +595,4 @@ static void stats_member(void *ctx, struct jw *w)
 	jw_kv_u64(w, "late_records", st.late_records);
 	jw_kv_u64(w, "dropped_format", st.format_errors);
 	jw_obj_end(w);
-}
-
-struct les_aggregate *les_aggregate_attach(struct les_consumer *c,
-					   const struct les_aggregate_config *cfg, bool records)
-{
-	struct les_aggregate_config with_host = *cfg;
-	struct les_aggregate *a;
-
-	with_host.host = c->host;
-	a = les_aggregate_new(&with_host, window_to_consumer, c);
-
-	if (!a)
-		return NULL;
-	if (c->n_event_sinks >= LES_MAX_EVENT_SINKS || c->n_stats_hooks >= LES_MAX_STATS_HOOKS) {
-		les_aggregate_free(a);
-		return NULL;
-	}
-	les_consumer_add_event_sink(c, les_aggregate_add, a);
-	les_consumer_add_stats_hook(c, stats_member, a);
-	c->records_to_lines = records;
-	return a;
 }

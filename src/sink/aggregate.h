@@ -22,7 +22,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "decode/event.h"
+#include "model/event.h"
 
 /* Record fields a group can be keyed by (--group-by). */
 enum les_group_field {
@@ -109,16 +109,8 @@ int les_aggregate_flush(struct les_aggregate *a, uint64_t now_epoch_ns);
 
 void les_aggregate_get_stats(const struct les_aggregate *a, struct les_aggregate_stats *st);
 
-struct les_consumer;
-
-/*
- * The tool's wiring: an aggregator of cfg (its host is the consumer's)
- * whose windows go out through les_consumer_output(), registered as the
- * consumer's event sink and stats hook ("aggregate":{...}); per-op records
- * stop being lines unless records (--records). NULL on ENOMEM or when the
- * consumer has no room.
- */
-struct les_aggregate *les_aggregate_attach(struct les_consumer *c,
-					   const struct les_aggregate_config *cfg, bool records);
+struct jw;
+/* Stats hook (les_stats_fn): the stats record's "aggregate":{...}. */
+void les_aggregate_stats_json(void *ctx, struct jw *w);
 
 #endif /* LES_AGGREGATE_H */

@@ -75,10 +75,10 @@ int les_prom_parse_listen(const char *s, char *host, size_t host_cap, uint16_t *
 	return -EINVAL;
 }
 
-int les_prom_attach(struct les_prom **out, struct les_consumer *c,
-		    const struct les_prom_config *cfg, char *err, size_t errlen)
+int les_prom_open(struct les_prom **out, const struct les_prom_config *cfg, char *err,
+		  size_t errlen)
 {
-	(void)c, (void)cfg;
+	(void)cfg;
 	*out = NULL;
 	snprintf(err, errlen, "the Prometheus endpoint is not built into this binary");
 	return -ENOTSUP;
@@ -95,10 +95,22 @@ void les_prom_tick(struct les_prom *p, uint64_t now_ns)
 	(void)p, (void)now_ns;
 }
 
-void les_prom_update_stats(struct les_prom *p, struct les_consumer *c,
-			   const struct les_kernel_stats *ks)
+void les_prom_update_stats(struct les_prom *p, const struct les_prom_consumer_stats *cs,
+			   const struct les_kernel_stats *ks, les_prom_describe_fn describe,
+			   void *describe_ctx)
 {
-	(void)p, (void)c, (void)ks;
+	(void)p, (void)cs, (void)ks, (void)describe, (void)describe_ctx;
+}
+
+int les_prom_add(void *ctx, const struct les_event *ev)
+{
+	(void)ctx, (void)ev;
+	return 0;
+}
+
+void les_prom_stats_json(void *ctx, struct jw *w)
+{
+	(void)ctx, (void)w;
 }
 
 void les_prom_update_kafka(struct les_prom *p, const struct les_kafka_counters *kc)

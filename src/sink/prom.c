@@ -17,8 +17,8 @@
 #include <bpf/libbpf.h>
 #include "util/clock.h"
 #include "sink/aggregate.h"
-#include "decode/consumer.h"
-#include "format/ops.h"
+#include "model/kstats.h"
+#include "model/ops.h"
 #include "sink/prom.h"
 #include "sink/sink_kafka.h"
 #include "util/utf8.h"
@@ -584,13 +584,13 @@ void les_prom_tick(struct les_prom *p, uint64_t now_ns)
 }
 
 /* The label set of a request in flight, in p->key; 0 when it does not fit. */
-static size_t inflight_key(struct les_prom *p, struct les_consumer *c,
-			   const struct les_inflight_task *it, uint64_t now_ns)
+static size_t inflight_key(struct les_prom *p, les_prom_describe_fn describe,
+			   void *describe_ctx, const struct les_inflight_task *it, uint64_t now_ns)
 {
 	struct les_event ev;
 
-	les_consumer_describe(c, &ev, now_ns, it->dev, &it->task,
-			      it->async ? LES_ACTOR_F_FS_WORK : 0);
+	describe(describe_ctx, &ev, now_ns, it->dev, &it->task,
+		 it->async ? LES_ACTOR_F_FS_WORK : 0);
 	if (!ev.fs_type)
 		ev.fs_type = les_rpc_proto_fs_type(it->proto);
 	ev.proto_id = it->proto;
@@ -601,8 +601,8 @@ static size_t inflight_key(struct les_prom *p, struct les_consumer *c,
  * The in-flight gauge, by submitter, from the requests the tracer listed;
  * a PtlRPC submitter's started counter rises to its completed plus those.
  */
-static void update_inflight(struct les_prom *p, struct les_consumer *c,
-			    const struct les_kernel_stats *ks)
+static void update_inflight(struct les_prom *p, const struct les_kernel_stats *ks,
+			    les_prom_describe_fn describe, void *describe_ctx)
 {
 	uint64_t now = les_mono_ns();
 
@@ -610,7 +610,7 @@ static void update_inflight(struct les_prom *p, struct les_consumer *c,
 	p->inflight_gen++;
 	p->inflight_unlabeled = ks->n_tasks_over;
 	for (size_t i = 0; i < ks->n_tasks && i < LES_INFLIGHT_TASKS; i++) {
-		size_t len = inflight_key(p, c, &ks->tasks[i], now);
+		size_t len = inflight_key(p, describe, describe_ctx, &ks->tasks[i], now);
 		struct series *s = touch(p, SK_INFLIGHT, len), *ptl;
 
 		if (!s)
@@ -630,34 +630,33 @@ static void update_inflight(struct les_prom *p, struct les_consumer *c,
 	pthread_mutex_unlock(&p->lock);
 }
 
-void les_prom_update_stats(struct les_prom *p, struct les_consumer *c,
-			   const struct les_kernel_stats *ks)
+void les_prom_update_stats(struct les_prom *p, const struct les_prom_consumer_stats *cs,
+			   const struct les_kernel_stats *ks, les_prom_describe_fn describe,
+			   void *describe_ctx)
 {
 	struct self_stats st = {.valid = true, .at_ns = les_mono_ns()};
 
 	if (!p)
 		return;
-	memcpy(st.by_kind, c->by_kind, sizeof(st.by_kind));
-	st.emitted = les_consumer_emitted(c);
+	memcpy(st.by_kind, cs->by_kind, sizeof(st.by_kind));
+	st.emitted = cs->emitted;
 	st.dropped_kernel = ks->counters[LES_CNT_RB_DROPPED];
-	st.dropped_decode = c->decode_errors;
-	st.dropped_format = c->format_errors;
-	st.dropped_output = c->file ? c->file->dropped : 0;
-	st.have_enrich = c->enricher != NULL;
-	if (c->enricher)
-		les_enrich_get_stats(c->enricher, &st.enrich);
-	if (c->observed) {
-		st.mounts_observed = (uint32_t)c->observed->n;
-		st.mounts_skipped_limit = c->observed->skipped_limit;
-		st.mounts_skipped_too_long = c->observed->skipped_too_long;
-	}
+	st.dropped_decode = cs->dropped_decode;
+	st.dropped_format = cs->dropped_format;
+	st.dropped_output = cs->dropped_output;
+	st.have_enrich = cs->have_enrich;
+	if (cs->have_enrich)
+		st.enrich = cs->enrich;
+	st.mounts_observed = cs->mounts_observed;
+	st.mounts_skipped_limit = cs->mounts_skipped_limit;
+	st.mounts_skipped_too_long = cs->mounts_skipped_too_long;
 	pthread_mutex_lock(&p->lock);
 	st.have_kafka = p->self.have_kafka;
 	st.kafka = p->self.kafka;
 	p->prev_self = p->self;
 	p->self = st;
 	pthread_mutex_unlock(&p->lock);
-	update_inflight(p, c, ks);
+	update_inflight(p, ks, describe, describe_ctx);
 }
 
 void les_prom_update_kafka(struct les_prom *p, const struct les_kafka_counters *kc)
@@ -1488,9 +1487,9 @@ uint16_t les_prom_port(const struct les_prom *p)
 	return p->port;
 }
 
-/* --- wiring into the tool -------------------------------------------------- */
+/* --- the stats hook --------------------------------------------------------- */
 
-static void stats_member(void *ctx, struct jw *w)
+void les_prom_stats_json(void *ctx, struct jw *w)
 {
 	struct les_prom *p = ctx;
 	uint64_t series, expired, dropped, unrendered, cut;
@@ -1512,17 +1511,13 @@ static void stats_member(void *ctx, struct jw *w)
 	jw_obj_end(w);
 }
 
-int les_prom_attach(struct les_prom **out, struct les_consumer *c,
-		    const struct les_prom_config *cfg, char *err, size_t errlen)
+int les_prom_open(struct les_prom **out, const struct les_prom_config *cfg, char *err,
+		  size_t errlen)
 {
 	struct les_prom *p;
 	int ret;
 
 	*out = NULL;
-	if (c->n_event_sinks >= LES_MAX_EVENT_SINKS || c->n_stats_hooks >= LES_MAX_STATS_HOOKS) {
-		snprintf(err, errlen, "--prometheus: too many output stages");
-		return -E2BIG;
-	}
 	p = les_prom_new(cfg);
 	if (!p) {
 		snprintf(err, errlen, "--prometheus: out of memory");
@@ -1533,8 +1528,6 @@ int les_prom_attach(struct les_prom **out, struct les_consumer *c,
 		les_prom_free(p);
 		return ret;
 	}
-	les_consumer_add_event_sink(c, les_prom_add, p);
-	les_consumer_add_stats_hook(c, stats_member, p);
 	*out = p;
 	return 0;
 }

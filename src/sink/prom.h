@@ -18,7 +18,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "decode/event.h"
+#include "enrich/enrich.h"
+#include "model/event.h"
 
 /*
  * 0 in a binary configured with -DLES_WITH_PROMETHEUS=OFF: the options
@@ -44,8 +45,8 @@
 #define LES_PROM_PER_IP_CONNECTIONS   8
 #define LES_PROM_CONNECTION_TIMEOUT_S 10
 
-struct les_consumer;
 struct les_kernel_stats;
+struct jw;
 struct les_prom_config {
 	const char *listen;	/* "[HOST]:PORT"; port 0 picks a free one */
 	const char *path;	/* e.g. "/metrics" */
@@ -85,9 +86,32 @@ int les_prom_add(void *ctx, const struct les_event *ev);
  */
 void les_prom_tick(struct les_prom *p, uint64_t now_ns);
 
-/* Self-metrics and the in-flight gauge, from the consumer's and the kernel's counters. */
-void les_prom_update_stats(struct les_prom *p, struct les_consumer *c,
-			   const struct les_kernel_stats *ks);
+/* The consumer's counters the self-metrics show. */
+struct les_prom_consumer_stats {
+	uint64_t by_kind[LES_REC_KIND_MAX]; /* records decoded, by kind */
+	uint64_t emitted;
+	uint64_t dropped_decode;
+	uint64_t dropped_format;
+	uint64_t dropped_output;
+	bool have_enrich;
+	struct les_enrich_stats enrich;
+	uint32_t mounts_observed, mounts_skipped_limit, mounts_skipped_too_long;
+};
+
+/*
+ * The where and who fields of ev for a request in flight (dev, t; flags:
+ * LES_ACTOR_F_*): les_consumer_describe() in the tool.
+ */
+typedef void (*les_prom_describe_fn)(void *ctx, struct les_event *ev, uint64_t now_ns,
+				     uint32_t dev, const struct les_task *t, unsigned int flags);
+
+/*
+ * Self-metrics and the in-flight gauge, from the consumer's (cs) and the
+ * kernel's counters; describe labels each request in flight.
+ */
+void les_prom_update_stats(struct les_prom *p, const struct les_prom_consumer_stats *cs,
+			   const struct les_kernel_stats *ks, les_prom_describe_fn describe,
+			   void *describe_ctx);
 
 struct les_kafka_counters;
 /* The Kafka sink's counters, for lustre_ebpf_stream_kafka_*; not called without Kafka. */
@@ -109,12 +133,14 @@ int les_prom_health(struct les_prom *p, uint64_t now_ns, char *buf, size_t cap, 
 char *les_prom_render(struct les_prom *p, size_t *len);
 
 /*
- * The tool's wiring: an endpoint of cfg, started, registered as
- * the consumer's event sink and stats hook ("prometheus":{...}). Returns
- * 0, or a negative errno with a message in err.
+ * An endpoint of cfg, started (les_prom_new, les_prom_start). Returns 0,
+ * or a negative errno with a message in err.
  */
-int les_prom_attach(struct les_prom **out, struct les_consumer *c,
-		    const struct les_prom_config *cfg, char *err, size_t errlen);
+int les_prom_open(struct les_prom **out, const struct les_prom_config *cfg, char *err,
+		  size_t errlen);
+
+/* Stats hook (les_stats_fn): the stats record's "prometheus":{...}. */
+void les_prom_stats_json(void *ctx, struct jw *w);
 
 /* Live series and series removed by the TTL so far. */
 size_t les_prom_series(const struct les_prom *p);

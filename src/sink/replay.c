@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "les_record.h"
-#include "format/ops.h"
+#include "model/ops.h"
 #include "sink/replay.h"
 #include "sink/top.h"
 

@@ -15,7 +15,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "decode/event.h"
+#include "model/event.h"
 
 /* --top --input's settings. */
 struct les_replay_config {

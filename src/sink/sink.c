@@ -319,6 +319,22 @@ int les_sink_file_write_record(struct les_sink_file *s, const char *line, size_t
 	return append_line(s, line, n, true);
 }
 
+int les_sink_file_line(void *ctx, const struct les_event *ev, bool record)
+{
+	return append_line(ctx, ev->line, ev->line_len, record);
+}
+
+void les_sink_file_counts(void *ctx, struct les_output_counts *oc)
+{
+	const struct les_sink_file *s = ctx;
+
+	oc->records_written = s->records_written;
+	oc->records_buffered = s->buffered_records;
+	oc->records_dropped = s->records_dropped;
+	oc->lines_dropped = s->dropped;
+	oc->write_errors = s->write_errors;
+}
+
 /* The gzip end and close(2): their errors are counted like a failed write. */
 static int close_target(struct les_sink_file *s)
 {

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "model/event.h"
 
 struct sink_gz; /* sink.c */
 
@@ -52,5 +53,25 @@ int les_sink_file_flush(struct les_sink_file *s);
 int les_sink_file_reopen(struct les_sink_file *s);
 /* Flush, end the gzip member, close: 0, or the error (also counted). */
 int les_sink_file_close(struct les_sink_file *s);
+
+/*
+ * What an output that the per-op records are accounted against reports
+ * for the stats record (emitted, dropped_output, dropped_output_lines,
+ * output_errors).
+ */
+struct les_output_counts {
+	uint64_t records_written; /* per-op records written */
+	uint64_t records_buffered; /* held, not yet written (none after a flush) */
+	uint64_t records_dropped; /* per-op records lost */
+	uint64_t lines_dropped; /* lines lost, records or not */
+	uint64_t write_errors; /* failed writes and closes */
+};
+
+/*
+ * The file sink as the consumer's output (ctx: the struct les_sink_file):
+ * write ev's line, a per-op record's when record; and its counts.
+ */
+int les_sink_file_line(void *ctx, const struct les_event *ev, bool record);
+void les_sink_file_counts(void *ctx, struct les_output_counts *oc);
 
 #endif /* LES_SINK_H */

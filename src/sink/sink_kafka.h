@@ -24,8 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "decode/event.h"
-#include "format/json.h"
+#include "model/event.h"
+#include "util/json.h"
 
 /*
  * 0 in a binary configured with -DLES_WITH_KAFKA=OFF: the options refuse

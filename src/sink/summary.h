@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "decode/event.h"
+#include "model/event.h"
 
 #define LES_SUMMARY_TOP	     5
 #define LES_SUMMARY_NAMES    2048 /* jobs, processes remembered per table */

@@ -7,7 +7,7 @@
 #include <time.h>
 #include "sink/aggregate.h" /* les_key_hash */
 #include "util/histogram.h"
-#include "format/ops.h"
+#include "model/ops.h"
 #include "sink/top.h"
 #include "util/utf8.h"
 

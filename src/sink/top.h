@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "decode/event.h"
+#include "model/event.h"
 
 enum les_top_group {
 	LES_TOP_JOB = 0,

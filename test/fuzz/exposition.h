@@ -13,7 +13,7 @@
 #include <string.h>
 #include "fuzz_util.h"
 #include "les_record.h"
-#include "format/ops.h"
+#include "model/ops.h"
 #include "sink/prom.h"
 
 /* The checker is not what is fuzzed: its comparisons give no coverage to follow. */

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <jansson.h>
-#include "format/json.h"
+#include "util/json.h"
 
 /* Pull n bytes off the input. */
 static const uint8_t *take(const uint8_t **data, size_t *size, size_t n)

@@ -18,7 +18,7 @@
 #include <string.h>
 #include "fuzz_util.h"
 #include "decode/mountwatch.h"
-#include "decode/observed.h"
+#include "model/observed.h"
 
 #define PATHS_MAX 8
 

@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
-#include "decode/consumer.h"
+#include "pipeline/consumer.h"
+#include "pipeline/wiring.h"
 #include "enrich/enrich.h"
 
 static struct les_consumer_config opts;
@@ -68,7 +69,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	c = calloc(1, sizeof(*c));
 	if (!c || les_enrich_new(&e, &enrich, "fuzzhost", err, sizeof(err)))
 		return 1;
-	les_consumer_init(c, &opts, &observed, &out, "fuzzhost");
+	les_consumer_init(c, &opts, &observed, "fuzzhost");
+	les_pipeline_attach_file(c, &out);
 	c->enricher = e;
 	les_consumer_add_line_sink(c, check_line, NULL);
 	return 0;

@@ -16,9 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "decode/consumer.h"
+#include "pipeline/consumer.h"
+#include "pipeline/wiring.h"
 #include "enrich/enrich.h"
-#include "decode/observed.h"
+#include "model/observed.h"
 #include "sink/sink.h"
 
 struct rig {
@@ -34,7 +35,8 @@ static void rig_open(struct rig *r, const char *output)
 {
 	memset(r, 0, sizeof(*r));
 	ck_assert_int_eq(les_sink_file_open(&r->out, output), 0);
-	les_consumer_init(&r->c, &r->opts, &r->observed, &r->out, "n1");
+	les_consumer_init(&r->c, &r->opts, &r->observed, "n1");
+	les_pipeline_attach_file(&r->c, &r->out);
 }
 
 /*

@@ -9,7 +9,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include "format/ops.h"
+#include "model/ops.h"
 #include "sink/aggregate.h"
 #include "util/histogram.h"
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include "cli/config.h"
 #include "decode/filter.h"
-#include "format/ops.h"
+#include "model/ops.h"
 #include "cli/options.h"
 #include "sink/summary.h"
 

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "enrich/enrich.h"
-#include "format/json.h"
+#include "util/json.h"
 
 static struct les_task task(uint32_t pid, uint32_t uid, const char *comm)
 {

@@ -7,7 +7,7 @@
 #include <check.h>
 #include <string.h>
 #include "probe/fnprobes.h"
-#include "format/ops.h"
+#include "model/ops.h"
 
 START_TEST(test_rows_are_well_formed)
 {

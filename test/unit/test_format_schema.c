@@ -20,11 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "decode/mounts.h"
-#include "decode/observed.h"
+#include "model/mounts.h"
+#include "model/observed.h"
 #include "enrich/enrich.h"
 #include "format/format.h"
-#include "format/ops.h"
+#include "model/ops.h"
 
 static json_t *schema;
 static struct les_fmt_ctx fc;

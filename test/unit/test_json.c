@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "format/json.h"
+#include "util/json.h"
 
 #define CANARY	    0xa5
 #define CANARY_SIZE 16

@@ -8,10 +8,10 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-#include "format/json.h"
-#include "decode/mounts.h"
+#include "util/json.h"
+#include "model/mounts.h"
 #include "decode/mountwatch.h"
-#include "decode/observed.h"
+#include "model/observed.h"
 
 /*
  * A mount namespace with one of everything. Mount ids are chosen so that

@@ -3,7 +3,7 @@
 #include <check.h>
 #include <errno.h>
 #include <string.h>
-#include "format/ops.h"
+#include "model/ops.h"
 
 typedef const char *(*name_fn)(unsigned int);
 

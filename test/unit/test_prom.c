@@ -18,12 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 #include "util/clock.h"
-#include "format/ops.h"
-#include "decode/consumer.h"
+#include "model/ops.h"
+#include "pipeline/wiring.h"
+#include "pipeline/consumer.h"
 #include "enrich/enrich.h"
-#include "decode/mounts.h"
-#include "decode/observed.h"
-#include "format/ops.h"
+#include "model/mounts.h"
+#include "model/observed.h"
+#include "model/ops.h"
 #include "sink/prom.h"
 #include "sink/sink.h"
 
@@ -131,7 +132,8 @@ static void rig_open(struct rig *r, struct les_prom *p)
 	memcpy(exec.env, "SLURM_JOB_ID=42", sizeof("SLURM_JOB_ID=42"));
 	exec.env_len = sizeof("SLURM_JOB_ID=42");
 	les_enrich_exec(r->enricher, &exec);
-	les_consumer_init(&r->consumer, &r->opts, &r->observed, &r->out, "n1");
+	les_consumer_init(&r->consumer, &r->opts, &r->observed, "n1");
+	les_pipeline_attach_file(&r->consumer, &r->out);
 	r->consumer.enricher = r->enricher;
 	ck_assert_int_eq(les_consumer_add_event_sink(&r->consumer, les_prom_add, p), 0);
 }
@@ -207,7 +209,7 @@ START_TEST(test_requests_in_flight)
 	ks.tasks[1] = ks.tasks[0];
 	ks.tasks[2] = (struct les_inflight_task){ .dev = 0, .proto = LES_PROTO_FUSE, .task = t };
 	ks.n_tasks = 3;
-	les_prom_update_stats(p, &r.consumer, &ks);
+	les_pipeline_update_prom(p, &r.consumer, &ks);
 	text = render(p);
 	assert_has_line(text, "lustre_client_ptlrpc_requests_completed_total" WHO " 1");
 	assert_has_line(text, "lustre_client_ptlrpc_requests_started_total" WHO " 3");
@@ -224,7 +226,7 @@ START_TEST(test_requests_in_flight)
 	complete_request(&r);
 	ks.n_tasks = 0;
 	ks.n_tasks_over = 5;
-	les_prom_update_stats(p, &r.consumer, &ks);
+	les_pipeline_update_prom(p, &r.consumer, &ks);
 	text = render(p);
 	assert_has_line(text, "lustre_client_ptlrpc_requests_completed_total" WHO " 3");
 	assert_has_line(text, "lustre_client_ptlrpc_requests_started_total" WHO " 3");
@@ -401,7 +403,7 @@ START_TEST(test_table_counters)
 	rig_open(&r, p);
 	memset(&ks, 0, sizeof(ks));
 	r.observed.skipped_too_long = 2;
-	les_prom_update_stats(p, &r.consumer, &ks);
+	les_pipeline_update_prom(p, &r.consumer, &ks);
 	text = render(p);
 	assert_has_line(text, "lustre_ebpf_stream_enrich_attribs 1");
 	assert_has_line(text, "lustre_ebpf_stream_enrich_attrib_cache_size 65537");
@@ -461,10 +463,10 @@ START_TEST(test_health)
 	memset(&ks, 0, sizeof(ks));
 	ck_assert_int_eq(les_prom_health(p, les_mono_ns(), buf, sizeof(buf), &len), 503);
 	ck_assert_str_eq(buf, "{\"status\":\"starting\"}\n");
-	les_prom_update_stats(p, &r.consumer, &ks);
+	les_pipeline_update_prom(p, &r.consumer, &ks);
 	usleep(20000);
 	ks.counters[LES_CNT_RB_DROPPED] = 50;
-	les_prom_update_stats(p, &r.consumer, &ks);
+	les_pipeline_update_prom(p, &r.consumer, &ks);
 	now = les_mono_ns();
 	ck_assert_int_eq(les_prom_health(p, now, buf, sizeof(buf), &len), 200);
 	ck_assert_uint_eq(len, strlen(buf));

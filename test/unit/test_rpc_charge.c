@@ -12,10 +12,11 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include "decode/consumer.h"
+#include "pipeline/consumer.h"
+#include "pipeline/wiring.h"
 #include "enrich/enrich.h"
-#include "decode/mounts.h"
-#include "decode/observed.h"
+#include "model/mounts.h"
+#include "model/observed.h"
 #include "sink/sink.h"
 
 #define KDEV   ((1u << 20) | 77)
@@ -71,7 +72,8 @@ static void bench_open(struct bench *b, bool enrich, const char *filter_job)
 	ck_assert_int_eq(les_observed_select(&b->observed, &table, NULL, 0, err, sizeof(err)), 0);
 	les_mount_free(&lustre);
 	ck_assert_int_eq(les_sink_file_open(&b->out, "/dev/null"), 0);
-	les_consumer_init(&b->consumer, &b->opts, &b->observed, &b->out, "n1");
+	les_consumer_init(&b->consumer, &b->opts, &b->observed, "n1");
+	les_pipeline_attach_file(&b->consumer, &b->out);
 	ck_assert_int_eq(les_consumer_add_event_sink(&b->consumer, capture, b), 0);
 	if (!enrich)
 		return;

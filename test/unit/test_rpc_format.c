@@ -9,7 +9,7 @@
 #include <jansson.h>
 #include <string.h>
 #include "format/format.h"
-#include "format/ops.h"
+#include "model/ops.h"
 #include "probe/rpcprobes.h"
 
 static char buf[16384];

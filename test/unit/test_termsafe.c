@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "les_record.h"
-#include "format/ops.h"
+#include "model/ops.h"
 #include "sink/summary.h"
 #include "sink/top.h"
 #include "util/utf8.h"

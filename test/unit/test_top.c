@@ -3,7 +3,7 @@
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
-#include "format/ops.h"
+#include "model/ops.h"
 #include "les_record.h"
 #include "sink/top.h"
 

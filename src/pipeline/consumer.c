@@ -5,18 +5,17 @@
 #include <string.h>
 #include <time.h>
 #include "util/clock.h"
-#include "decode/consumer.h"
+#include "pipeline/consumer.h"
 #include "decode/filter.h"
-#include "format/ops.h"
+#include "model/ops.h"
+#include "sink/sink.h"
 
 void les_consumer_init(struct les_consumer *c, const struct les_consumer_config *cfg,
-		       const struct les_observed *observed, struct les_sink_file *file,
-		       const char *host)
+		       const struct les_observed *observed, const char *host)
 {
 	memset(c, 0, sizeof(*c));
 	c->cfg = cfg;
 	c->observed = observed;
-	c->file = file;
 	les_fmt_ctx_init(&c->fmt, host, cfg->file_id);
 	jw_init(&c->jw, c->line, sizeof(c->line));
 	c->start_mono_ns = les_mono_ns();
@@ -24,10 +23,29 @@ void les_consumer_init(struct les_consumer *c, const struct les_consumer_config 
 	snprintf(c->host, sizeof(c->host), "%s", host);
 }
 
-/* Per-op records the file sink lost (a full disk, a closed pipe). */
+void les_consumer_set_output(struct les_consumer *c, les_output_fn fn,
+			     les_output_counts_fn counts, void *ctx)
+{
+	c->out.fn = fn;
+	c->out.counts = counts;
+	c->out.ctx = ctx;
+}
+
+/* The output's counts; all 0 without one. */
+static void output_counts(const struct les_consumer *c, struct les_output_counts *oc)
+{
+	memset(oc, 0, sizeof(*oc));
+	if (c->out.fn)
+		c->out.counts(c->out.ctx, oc);
+}
+
+/* Per-op records the output lost (a full disk, a closed pipe). */
 static uint64_t output_dropped(const struct les_consumer *c)
 {
-	return c->file ? c->file->records_dropped : 0;
+	struct les_output_counts oc;
+
+	output_counts(c, &oc);
+	return oc.records_dropped;
 }
 
 uint64_t les_consumer_dropped(const struct les_consumer *c)
@@ -44,8 +62,12 @@ uint64_t les_consumer_records_read(const struct les_consumer *c)
 uint64_t les_consumer_emitted(const struct les_consumer *c)
 {
 	/* Written, or still buffered (none once flushed, as before a stats record). */
-	if (c->file && c->records_to_lines)
-		return c->file->records_written + c->file->buffered_records;
+	if (c->out.fn && c->records_to_lines) {
+		struct les_output_counts oc;
+
+		output_counts(c, &oc);
+		return oc.records_written + oc.records_buffered;
+	}
 	return c->emitted;
 }
 
@@ -83,10 +105,8 @@ static int output_line(struct les_consumer *c, const struct les_event *ev, bool 
 {
 	int err = 0;
 
-	if (c->file && record)
-		err = les_sink_file_write_record(c->file, ev->line, ev->line_len);
-	else if (c->file)
-		err = les_sink_file_write(c->file, ev->line, ev->line_len);
+	if (c->out.fn)
+		err = c->out.fn(c->out.ctx, ev, record);
 	if (err == -EPIPE) {
 		c->stop = true;
 		return err;
@@ -127,7 +147,7 @@ static int emit_record(struct les_consumer *c)
 	/*
 	 * Every sink gets the record, whatever one before it said (an event
 	 * sink's error is about its own output, e.g. a window line to a closed
-	 * pipe): the file sink then accounts for it, written or dropped.
+	 * pipe): the output then accounts for it, written or dropped.
 	 */
 	for (size_t i = 0; i < c->n_event_sinks; i++) {
 		int e = c->event_sinks[i].fn(c->event_sinks[i].ctx, ev);
@@ -137,7 +157,7 @@ static int emit_record(struct les_consumer *c)
 	if (c->records_to_lines) {
 		int e = output_line(c, ev, true);
 
-		/* Emitted once the file sink took the line, not before. */
+		/* Emitted once the output took the line, not before. */
 		if (!e)
 			c->emitted++;
 		err = err ?: e;
@@ -469,19 +489,6 @@ static void put_inflight(struct jw *w, struct les_consumer *c, const struct les_
 	jw_obj_end(w);
 }
 
-void les_refusals_json(struct jw *w, const struct les_refusals *refused)
-{
-	jw_key(w, "programs_refused");
-	jw_arr_begin(w);
-	for (size_t i = 0; refused && i < refused->n; i++) {
-		jw_obj_begin(w);
-		jw_kv_cstr(w, "program", refused->r[i].prog);
-		jw_kv_cstr(w, "reason", refused->r[i].reason);
-		jw_obj_end(w);
-	}
-	jw_arr_end(w);
-}
-
 /* The bounded tables' levels and overflows: "enrich" and "mounts". */
 static void put_tables(struct jw *w, struct les_consumer *c)
 {
@@ -499,7 +506,9 @@ int les_consumer_emit_stats(struct les_consumer *c, const struct les_kernel_stat
 {
 	struct jw *w = &c->jw;
 	uint64_t now = les_mono_ns();
+	struct les_output_counts oc;
 
+	output_counts(c, &oc);
 	les_fmt_ctx_sync_clock(&c->fmt);
 	jw_reset(w);
 	jw_obj_begin(w);
@@ -520,9 +529,9 @@ int les_consumer_emit_stats(struct les_consumer *c, const struct les_kernel_stat
 	jw_kv_u64(w, "dropped_decode", c->decode_errors);
 	jw_kv_u64(w, "dropped_format", c->format_errors);
 	jw_kv_u64(w, "dropped_stopped", c->dropped_stopped);
-	jw_kv_u64(w, "dropped_output", output_dropped(c));
-	jw_kv_u64(w, "dropped_output_lines", c->file ? c->file->dropped : 0);
-	jw_kv_u64(w, "output_errors", c->file ? c->file->write_errors : 0);
+	jw_kv_u64(w, "dropped_output", oc.records_dropped);
+	jw_kv_u64(w, "dropped_output_lines", oc.lines_dropped);
+	jw_kv_u64(w, "output_errors", oc.write_errors);
 	jw_kv_u64(w, "filtered_kernel", ks->counters[LES_CNT_FILTERED]);
 	jw_kv_u64(w, "filtered_userspace", c->filtered_userspace);
 	jw_kv_u64(w, "kretprobe_missed", ks->kretprobe_missed);

@@ -48,5 +48,13 @@ int les_rpc_proto_index(const char *name);
 const char *les_rec_kind_name(unsigned int kind);
 const char *les_counter_name(unsigned int counter);
 const char *les_probe_name(unsigned int probe);
+/* Lustre opcode names (lustre_idl.h, lower case), NULL when unknown. */
+const char *les_ptlrpc_opcode_name(unsigned int opcode);
+/* "queue_wait", "request", "lock_wait"; NULL for LES_RPC_OP_NONE. */
+const char *les_rpc_op_name(unsigned int rpc_op);
+/* The function a lock_wait record timed, NULL for other ops. */
+const char *les_rpc_op_function(unsigned int rpc_op);
+/* sunrpc program names ("nfs", "mount", "nlockmgr", ...), NULL when unknown. */
+const char *les_sunrpc_prog_name(unsigned int prog);
 
 #endif

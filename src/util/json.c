@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "util/clock.h"
-#include "format/json.h"
+#include "util/json.h"
 
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "format/json.h"
+#include "util/json.h"
 #include "les_record.h"
 
 #define LES_INFLIGHT_GROUPS 32

@@ -8,12 +8,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "decode/event.h"
+#include "model/event.h"
 #include "format/format.h"
-#include "format/json.h"
-#include "decode/observed.h"
-#include "probe/kstats.h"
-#include "sink/sink.h"
+#include "util/json.h"
+#include "model/observed.h"
+#include "model/kstats.h"
 
 #define LES_LINE_MAX	     16384
 #define LES_MAX_EVENT_SINKS 4
@@ -22,15 +21,31 @@
 
 /*
  * Two kinds of downstream stages. Event sinks (aggregation, Prometheus)
- * see every decoded record as a struct les_event. Line sinks (Kafka; the
- * file sink is built in) get every output line: records, windows, stats,
- * each with the event's metadata (type, host, fs_type, job_id, uid).
- * Both return 0, or a negative errno to stop the run.
+ * see every decoded record as a struct les_event. Line sinks (Kafka) get
+ * every output line: records, windows, stats, each with the event's
+ * metadata (type, host, fs_type, job_id, uid). Both return 0, or a
+ * negative errno to stop the run.
  */
 typedef int (*les_event_fn)(void *ctx, const struct les_event *ev);
 
 struct les_event_sink {
 	les_event_fn fn;
+	void *ctx;
+};
+
+/*
+ * The output (the file sink, sink.h) is a line sink the per-op records are
+ * accounted against: it gets every line first, told whether it is a
+ * record's, and its counts make the stats record's emitted and
+ * dropped_output members. -EPIPE from it stops the run.
+ */
+struct les_output_counts; /* sink/sink.h */
+typedef int (*les_output_fn)(void *ctx, const struct les_event *ev, bool record);
+typedef void (*les_output_counts_fn)(void *ctx, struct les_output_counts *oc);
+
+struct les_output {
+	les_output_fn fn; /* NULL: no output */
+	les_output_counts_fn counts;
 	void *ctx;
 };
 
@@ -58,13 +73,13 @@ struct les_consumer {
 	 * refresh_mounts sets it around that drain only).
 	 */
 	const struct les_observed *observed_next;
-	struct les_sink_file *file;
+	struct les_output out;
 	struct les_fmt_ctx fmt;
 	struct jw jw;
 	char line[LES_LINE_MAX];
 	uint64_t start_mono_ns;
 	uint64_t by_kind[LES_REC_KIND_MAX]; /* records decoded, by kind */
-	uint64_t emitted; /* records the file sink took (buffered), or the event sinks */
+	uint64_t emitted; /* records the output took (buffered), or the event sinks */
 	uint64_t decode_errors; /* malformed records: wrong size, unknown kind */
 	uint64_t format_errors; /* lines that did not fit the line buffer */
 	uint64_t unobserved;	/* records of a dev in neither selection: no mount named */
@@ -90,15 +105,18 @@ struct les_consumer {
 };
 
 void les_consumer_init(struct les_consumer *c, const struct les_consumer_config *cfg,
-		       const struct les_observed *observed, struct les_sink_file *file,
-		       const char *host);
+		       const struct les_observed *observed, const char *host);
+
+/* The output the records are accounted against (one; a second replaces it). */
+void les_consumer_set_output(struct les_consumer *c, les_output_fn fn,
+			     les_output_counts_fn counts, void *ctx);
 
 int les_consumer_add_event_sink(struct les_consumer *c, les_event_fn fn, void *ctx);
 int les_consumer_add_line_sink(struct les_consumer *c, les_event_fn fn, void *ctx);
 int les_consumer_add_stats_hook(struct les_consumer *c, les_stats_fn fn, void *ctx);
 
 /*
- * Deliver one finished line (ev->line, ev->line_len) to the file sink and
+ * Deliver one finished line (ev->line, ev->line_len) to the output and
  * every line sink. For stages that make lines of their own (windows).
  */
 int les_consumer_output(struct les_consumer *c, const struct les_event *ev);
@@ -118,7 +136,7 @@ int les_consumer_on_record(void *ctx, void *data, size_t size);
 uint64_t les_consumer_dropped(const struct les_consumer *c);
 
 /*
- * Records emitted so far: with per-op lines, those the file sink wrote
+ * Records emitted so far: with per-op lines, those the output wrote
  * (plus those it holds, none after a flush); without, those the event
  * sinks took. The stats record's "emitted".
  */
@@ -137,7 +155,7 @@ uint64_t les_consumer_records_read(const struct les_consumer *c);
  * the ring (successfully or not) or discarded by a kernel filter.
  * filtered_userspace counts the records --job left out.
  * dropped_userspace = dropped_decode + dropped_format + dropped_stopped +
- * dropped_output. emitted counts records the file sink wrote (or, without
+ * dropped_output. emitted counts records the output wrote (or, without
  * per-op lines, the event sinks took): les_consumer_emitted. Process notices are not records:
  * their losses are kernel.notice_dropped. Kafka accounts for its lines in
  * its own member.

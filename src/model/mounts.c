@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
-#include "decode/mounts.h"
+#include "model/mounts.h"
 
 #define KDEV_MINOR_BITS 20
 #define KDEV_MINOR_MASK ((1U << KDEV_MINOR_BITS) - 1)

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "format/json.h"
-#include "decode/observed.h"
+#include "util/json.h"
+#include "model/observed.h"
 
 static int encode_mount_json(struct les_observed_mount *om)
 {

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
-#include "format/ops.h"
+#include "model/ops.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -274,4 +274,140 @@ const char *les_rec_kind_name(unsigned int kind)
 	};
 
 	return kind < LES_REC_KIND_MAX ? names[kind] : NULL;
+}
+
+/* --- names in records ------------------------------------------------------ */
+
+/* lustre/include/uapi/linux/lustre/lustre_idl.h, lower case. */
+static const char *const ptlrpc_opcodes[] = {
+	[1] = "ost_getattr",
+	[2] = "ost_setattr",
+	[3] = "ost_read",
+	[4] = "ost_write",
+	[5] = "ost_create",
+	[6] = "ost_destroy",
+	[7] = "ost_get_info",
+	[8] = "ost_connect",
+	[9] = "ost_disconnect",
+	[10] = "ost_punch",
+	[11] = "ost_open",
+	[12] = "ost_close",
+	[13] = "ost_statfs",
+	[16] = "ost_sync",
+	[17] = "ost_set_info",
+	[18] = "ost_quotacheck",
+	[19] = "ost_quotactl",
+	[20] = "ost_quota_adjust_qunit",
+	[21] = "ost_ladvise",
+	[22] = "ost_fallocate",
+	[23] = "ost_seek",
+	[33] = "mds_getattr",
+	[34] = "mds_getattr_name",
+	[35] = "mds_close",
+	[36] = "mds_reint",
+	[37] = "mds_readpage",
+	[38] = "mds_connect",
+	[39] = "mds_disconnect",
+	[40] = "mds_get_root",
+	[41] = "mds_statfs",
+	[42] = "mds_pin",
+	[43] = "mds_unpin",
+	[44] = "mds_sync",
+	[45] = "mds_done_writing",
+	[46] = "mds_set_info",
+	[47] = "mds_quotacheck",
+	[48] = "mds_quotactl",
+	[49] = "mds_getxattr",
+	[50] = "mds_setxattr",
+	[51] = "mds_writepage",
+	[52] = "mds_is_subdir",
+	[53] = "mds_get_info",
+	[54] = "mds_hsm_state_get",
+	[55] = "mds_hsm_state_set",
+	[56] = "mds_hsm_action",
+	[57] = "mds_hsm_progress",
+	[58] = "mds_hsm_request",
+	[59] = "mds_hsm_ct_register",
+	[60] = "mds_hsm_ct_unregister",
+	[61] = "mds_swap_layouts",
+	[62] = "mds_rmfid",
+	[63] = "mds_batch",
+	[64] = "mds_hsm_data_version",
+	[101] = "ldlm_enqueue",
+	[102] = "ldlm_convert",
+	[103] = "ldlm_cancel",
+	[104] = "ldlm_bl_callback",
+	[105] = "ldlm_cp_callback",
+	[106] = "ldlm_gl_callback",
+	[107] = "ldlm_set_info",
+};
+
+static const struct {
+	unsigned int opcode;
+	const char *name;
+} ptlrpc_opcodes_high[] = {
+	{250, "mgs_connect"},	  {251, "mgs_disconnect"}, {252, "mgs_exception"},
+	{253, "mgs_target_reg"},  {254, "mgs_target_del"}, {255, "mgs_set_info"},
+	{256, "mgs_config_read"}, {400, "obd_ping"},	   {403, "obd_idx_read"},
+	{700, "seq_query"},	  {900, "fld_query"},	   {901, "fld_read"},
+	{1000, "out_update"},
+};
+
+const char *les_ptlrpc_opcode_name(unsigned int opcode)
+{
+	size_t n = sizeof(ptlrpc_opcodes) / sizeof(ptlrpc_opcodes[0]);
+
+	if (opcode < n)
+		return ptlrpc_opcodes[opcode];
+	for (size_t i = 0; i < sizeof(ptlrpc_opcodes_high) / sizeof(ptlrpc_opcodes_high[0]); i++)
+		if (ptlrpc_opcodes_high[i].opcode == opcode)
+			return ptlrpc_opcodes_high[i].name;
+	return NULL;
+}
+
+const char *les_rpc_op_name(unsigned int rpc_op)
+{
+	switch (rpc_op) {
+	case LES_RPC_OP_REQUEST:
+		return "request";
+	case LES_RPC_OP_QUEUE_WAIT:
+		return "queue_wait";
+	case LES_RPC_OP_LOCK_ENQUEUE:
+	case LES_RPC_OP_LOCK_COMPLETION:
+		return "lock_wait";
+	}
+	return NULL;
+}
+
+const char *les_rpc_op_function(unsigned int rpc_op)
+{
+	switch (rpc_op) {
+	case LES_RPC_OP_LOCK_ENQUEUE:
+		return "ldlm_cli_enqueue";
+	case LES_RPC_OP_LOCK_COMPLETION:
+		return "ldlm_completion_ast";
+	}
+	return NULL;
+}
+
+/* Registered ONC RPC program numbers a Linux client speaks. */
+const char *les_sunrpc_prog_name(unsigned int prog)
+{
+	switch (prog) {
+	case 100000:
+		return "portmap";
+	case 100003:
+		return "nfs";
+	case 100005:
+		return "mount";
+	case 100021:
+		return "nlockmgr";
+	case 100024:
+		return "status";
+	case 100227:
+		return "nfs_acl";
+	case 100011:
+		return "rquota";
+	}
+	return NULL;
 }

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "les_record.h"
-#include "decode/mounts.h"
+#include "model/mounts.h"
 
 #define LES_MOUNT_JSON_MAX 1536
 
