@@ -54,7 +54,7 @@ static const char *line_type(const char *line)
 
 int main(int argc, char **argv)
 {
-	struct les_options o;
+	struct les_kafka_config o;
 	struct les_sink_kafka *k;
 	struct les_kafka_counters c;
 	struct les_event ev = { .kind = LES_REC_ACCESS, .host = "bench", .fs_type = "lustre" };
@@ -72,15 +72,15 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
-	/* The --kafka-* defaults of options.c, set here to link the sink alone. */
+	/* The --kafka-* defaults of the command line, set here to link the sink alone. */
 	memset(&o, 0, sizeof(o));
-	o.kafka_key = LES_KAFKA_KEY_JOB_ID;
-	o.kafka_queue_bytes = 256ULL << 20;
-	o.kafka_flush_timeout_ns = 10 * 1000000000ULL;
-	o.kafka_brokers = argv[2];
-	o.kafka_topic = argv[3];
-	for (int i = 4; i < argc && o.n_kafka_props < LES_KAFKA_MAX_PROPS; i++)
-		o.kafka_props[o.n_kafka_props++] = argv[i];
+	o.key = LES_KAFKA_KEY_JOB_ID;
+	o.queue_bytes = 256ULL << 20;
+	o.flush_timeout_ns = 10 * 1000000000ULL;
+	o.brokers = argv[2];
+	o.topic = argv[3];
+	for (int i = 4; i < argc && o.n_props < LES_KAFKA_MAX_PROPS; i++)
+		o.props[o.n_props++] = argv[i];
 	if (les_sink_kafka_open(&k, &o, err, sizeof(err))) {
 		fprintf(stderr, "replay: %s\n", err);
 		return 2;
