@@ -148,12 +148,36 @@ tracer_start()
 	return 1
 }
 
-# tracer_stop: SIGINT the tool and wait for it; returns its exit status.
+# tracer_hung PID: what a tool that does not end after SIGINT is doing (its
+# threads' kernel stacks, its stderr's end, the kernel log's end), then
+# SIGKILL: a hang is told and the test goes on, instead of waiting for
+# run-in-vm's timeout with nothing said.
+tracer_hung()
+{
+	local t
+
+	echo "tool (pid $1) still running ${LES_TRACER_STOP_SECS:-120} s after SIGINT; its threads:"
+	for t in /proc/"$1"/task/*; do
+		echo "-- ${t##*/} $(cat "$t/comm" 2>/dev/null) $(cat "$t/wchan" 2>/dev/null)"
+		cat "$t/stack" 2>/dev/null | head -12
+	done
+	dmesg | tail -20
+	kill -KILL "$1"
+}
+
+# tracer_stop: SIGINT the tool and wait for it (LES_TRACER_STOP_SECS, 120
+# by default: detaching fentry links under TCG takes seconds); returns its
+# exit status, 137 when it had to be killed.
 tracer_stop()
 {
 	local st
 
 	kill -INT "$tracer_pid"
+	for _ in $(seq 1 $((${LES_TRACER_STOP_SECS:-120} * 4))); do
+		kill -0 "$tracer_pid" 2>/dev/null || break
+		sleep 0.25
+	done
+	kill -0 "$tracer_pid" 2>/dev/null && tracer_hung "$tracer_pid"
 	wait "$tracer_pid"
 	st=$?
 	tracer_pid=
