@@ -65,9 +65,11 @@ enum les_flavour {
  * Weak: a kernel without it still loads every program that does not call
  * it (libbpf leaves an unresolved weak kfunc to the verifier of the
  * programs that use it); userspace loads the CAST flavour only where the
- * kernel's BTF has the function (src/probe/kfacts.c).
+ * kernel's BTF has the function (src/probe/kfacts.c). Declared as the
+ * kernel declares it, so a vmlinux.h that carries kfuncs (bpftool's, from
+ * a 6.x kernel) declares the same.
  */
-extern void *bpf_rdonly_cast(void *obj, __u32 btf_id) __ksym __weak;
+extern void *bpf_rdonly_cast(const void *obj__ign, __u32 btf_id__k) __ksym __weak;
 
 /* fs/fuse/fuse_i.h; fuse_req.in/out wrap the headers since 4.x. */
 struct fuse_in_header___les {
