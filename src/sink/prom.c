@@ -114,15 +114,8 @@ struct series {
 struct self_stats {
 	bool valid;
 	uint64_t at_ns; /* CLOCK_MONOTONIC of the update */
-	uint64_t by_kind[LES_REC_KIND_MAX];
-	uint64_t emitted;
+	struct les_prom_consumer_stats c;
 	uint64_t dropped_kernel;
-	uint64_t dropped_decode;
-	uint64_t dropped_format;
-	uint64_t dropped_output;
-	bool have_enrich;
-	struct les_enrich_stats enrich;
-	uint32_t mounts_observed, mounts_skipped_limit, mounts_skipped_too_long;
 	bool have_kafka;
 	struct les_kafka_counters kafka;
 };
@@ -130,7 +123,7 @@ struct self_stats {
 /* Records lost at every stage, as lustre_ebpf_stream_records_dropped_total sums them. */
 static uint64_t self_dropped(const struct self_stats *st)
 {
-	return st->dropped_kernel + st->dropped_decode + st->dropped_format + st->dropped_output;
+	return st->dropped_kernel + st->c.dropped_decode + st->c.dropped_format + st->c.dropped_output;
 }
 
 struct les_prom {
@@ -638,18 +631,8 @@ void les_prom_update_stats(struct les_prom *p, const struct les_prom_consumer_st
 
 	if (!p)
 		return;
-	memcpy(st.by_kind, cs->by_kind, sizeof(st.by_kind));
-	st.emitted = cs->emitted;
+	st.c = *cs;
 	st.dropped_kernel = ks->counters[LES_CNT_RB_DROPPED];
-	st.dropped_decode = cs->dropped_decode;
-	st.dropped_format = cs->dropped_format;
-	st.dropped_output = cs->dropped_output;
-	st.have_enrich = cs->have_enrich;
-	if (cs->have_enrich)
-		st.enrich = cs->enrich;
-	st.mounts_observed = cs->mounts_observed;
-	st.mounts_skipped_limit = cs->mounts_skipped_limit;
-	st.mounts_skipped_too_long = cs->mounts_skipped_too_long;
 	pthread_mutex_lock(&p->lock);
 	st.have_kafka = p->self.have_kafka;
 	st.kafka = p->self.kafka;
@@ -686,7 +669,7 @@ int les_prom_health(struct les_prom *p, uint64_t now_ns, char *buf, size_t cap, 
 		age_s = now_ns > st.at_ns ? (double)(now_ns - st.at_ns) / 1e9 : 0;
 		if (prev.valid && st.at_ns > prev.at_ns) {
 			secs = (double)(st.at_ns - prev.at_ns) / 1e9;
-			records_per_s = (double)(st.emitted - prev.emitted) / secs;
+			records_per_s = (double)(st.c.emitted - prev.c.emitted) / secs;
 			drops_per_s = (double)(self_dropped(&st) - self_dropped(&prev)) / secs;
 		}
 		/* The consumer updates once a second; stalled past LES_PROM_STALL_NS. */
@@ -696,7 +679,7 @@ int les_prom_health(struct les_prom *p, uint64_t now_ns, char *buf, size_t cap, 
 			     "\"drops_per_s\":%.1f,\"emitted\":%" PRIu64 ",\"dropped\":%" PRIu64
 			     ",\"observed_mounts\":%u}\n",
 			     status == 200 ? "ok" : "stalled", age_s, records_per_s, drops_per_s,
-			     st.emitted, self_dropped(&st), st.mounts_observed);
+			     st.c.emitted, self_dropped(&st), st.c.mounts_observed);
 	}
 	*len = n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 	return status;
@@ -1116,23 +1099,23 @@ static void render_tables(struct out *o, const struct self_stats *st)
 {
 	char name[96];
 
-	for (size_t i = 0; st->have_enrich && i < les_enrich_n_stat_fields; i++) {
+	for (size_t i = 0; st->c.have_enrich && i < les_enrich_n_stat_fields; i++) {
 		const struct les_stat_field *f = &les_enrich_stat_fields[i];
 
 		snprintf(name, sizeof(name), "lustre_ebpf_stream_enrich_%s%s", f->name,
 			 f->gauge ? "" : "_total");
 		family_header(o, name, f->gauge ? "gauge" : "counter", f->help);
-		out_fmt(o, "%s %" PRIu64 "\n", name, les_stat_value(&st->enrich, f));
+		out_fmt(o, "%s %" PRIu64 "\n", name, les_stat_value(&st->c.enrich, f));
 	}
 	family_header(o, "lustre_ebpf_stream_observed_mounts", "gauge", "Mounts observed now.");
-	out_fmt(o, "lustre_ebpf_stream_observed_mounts %u\n", st->mounts_observed);
+	out_fmt(o, "lustre_ebpf_stream_observed_mounts %u\n", st->c.mounts_observed);
 	family_header(o, "lustre_ebpf_stream_mounts_skipped", "gauge",
 		      "Lustre, NFS and FUSE mounts left out now: past the limit of mounts, or too "
 		      "long to describe.");
 	out_fmt(o,
 		"lustre_ebpf_stream_mounts_skipped{reason=\"limit\"} %u\n"
 		"lustre_ebpf_stream_mounts_skipped{reason=\"too_long\"} %u\n",
-		st->mounts_skipped_limit, st->mounts_skipped_too_long);
+		st->c.mounts_skipped_limit, st->c.mounts_skipped_too_long);
 	if (st->have_kafka)
 		render_kafka(o, &st->kafka);
 }
@@ -1169,10 +1152,10 @@ static void render_self(const struct snapshot *sn, struct out *o)
 			      "Records decoded from the ring buffer, by kind.");
 		for (unsigned int k = 1; k < LES_REC_KIND_MAX; k++)
 			out_fmt(o, "lustre_ebpf_stream_records_total{kind=\"%s\"} %" PRIu64 "\n",
-				les_rec_kind_name(k), st->by_kind[k]);
+				les_rec_kind_name(k), st->c.by_kind[k]);
 		family_header(o, "lustre_ebpf_stream_records_emitted_total", "counter",
 			      "Records handed to the output stages.");
-		out_fmt(o, "lustre_ebpf_stream_records_emitted_total %" PRIu64 "\n", st->emitted);
+		out_fmt(o, "lustre_ebpf_stream_records_emitted_total %" PRIu64 "\n", st->c.emitted);
 		family_header(o, "lustre_ebpf_stream_records_dropped_total", "counter",
 			      "Records lost, by the stage that lost them.");
 		out_fmt(o,
@@ -1181,8 +1164,8 @@ static void render_self(const struct snapshot *sn, struct out *o)
 			"lustre_ebpf_stream_records_dropped_total{stage=\"decode\"} %" PRIu64 "\n"
 			"lustre_ebpf_stream_records_dropped_total{stage=\"format\"} %" PRIu64 "\n"
 			"lustre_ebpf_stream_records_dropped_total{stage=\"output\"} %" PRIu64 "\n",
-			st->dropped_kernel, st->dropped_decode, st->dropped_format,
-			st->dropped_output);
+			st->dropped_kernel, st->c.dropped_decode, st->c.dropped_format,
+			st->c.dropped_output);
 		render_tables(o, st);
 	}
 	family_header(o, "lustre_ebpf_stream_prometheus_series", "gauge",

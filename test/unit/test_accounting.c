@@ -21,6 +21,7 @@
 #include "enrich/enrich.h"
 #include "model/observed.h"
 #include "sink/sink.h"
+#include "notices.h"
 
 struct rig {
 	struct les_consumer_config opts;
@@ -390,15 +391,8 @@ END_TEST
 static void exec_notice(struct rig *r, uint32_t pid, const char *job)
 {
 	static struct les_rec_proc p;
-	int n;
 
-	memset(&p, 0, sizeof(p));
-	p.kind = LES_REC_PROC_EXEC;
-	p.pid = pid;
-	p.ppid = 1;
-	n = snprintf(p.env, sizeof(p.env), "SLURM_JOB_ID=%s", job);
-	p.env_len = (uint32_t)n + 1;
-	strcpy(p.comm, "dd");
+	les_test_exec_job(&p, pid, 1, job, "dd");
 	ck_assert_int_eq(feed(r, &p, sizeof(p), false), 0);
 }
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "enrich/enrich.h"
 #include "util/json.h"
+#include "notices.h"
 
 static struct les_task task(uint32_t pid, uint32_t uid, const char *comm)
 {
@@ -31,13 +32,7 @@ static void exec_with_env(struct les_enricher *e, uint32_t pid, const char *env,
 {
 	static struct les_rec_proc r;
 
-	memset(&r, 0, sizeof(r));
-	r.kind = LES_REC_PROC_EXEC;
-	r.pid = pid;
-	r.ppid = 1;
-	memcpy(r.env, env, len);
-	r.env_len = (uint32_t)len;
-	strcpy(r.comm, "app");
+	les_test_exec(&r, pid, 1, env, len, "app");
 	les_enrich_exec(e, &r);
 }
 

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "enrich/enrich.h"
+#include "notices.h"
 
 #define SEC 1000000000ULL
 
@@ -49,14 +50,8 @@ static struct les_enricher *enricher(struct les_enrich_config *cfg)
 static void exec_job(struct les_enricher *e, uint32_t pid, uint32_t ppid, const char *job)
 {
 	static struct les_rec_proc r;
-	int n;
 
-	memset(&r, 0, sizeof(r));
-	r.kind = LES_REC_PROC_EXEC;
-	r.pid = pid;
-	r.ppid = ppid;
-	n = snprintf(r.env, sizeof(r.env), "SLURM_JOB_ID=%s", job);
-	r.env_len = (uint32_t)n + 1;
+	les_test_exec_job(&r, pid, ppid, job, NULL);
 	les_enrich_exec(e, &r);
 }
 

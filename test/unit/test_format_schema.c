@@ -25,6 +25,7 @@
 #include "enrich/enrich.h"
 #include "format/format.h"
 #include "model/ops.h"
+#include "notices.h"
 
 static json_t *schema;
 static struct les_fmt_ctx fc;
@@ -540,12 +541,7 @@ static void exec_env(struct les_enricher *e, uint32_t pid, const char *env, size
 {
 	static struct les_rec_proc p;
 
-	memset(&p, 0, sizeof(p));
-	p.kind = LES_REC_PROC_EXEC;
-	p.pid = pid;
-	p.ppid = 1;
-	memcpy(p.env, env, len);
-	p.env_len = (uint32_t)len;
+	les_test_exec(&p, pid, 1, env, len, NULL);
 	les_enrich_exec(e, &p);
 }
 
