@@ -53,7 +53,7 @@ struct {
 } counters SEC(".maps");
 
 /*
- * Superblock devs of observed mounts -> mount slot. Room for two
+ * Superblock devs of observed mounts -> what function probes cover there. Room for two
  * selections: a change adds the new mounts before it takes the old out.
  */
 struct {

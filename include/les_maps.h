@@ -16,7 +16,6 @@
  * fallback's entry asks one lookup for both.
  */
 struct les_observed_val {
-	__u32 slot; /* the mount's index in map mount_paths */
 	__u32 fn_ops;
 };
 

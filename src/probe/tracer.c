@@ -299,11 +299,13 @@ static int put_fn_coverage(struct les_tracer *t)
 	for (int more = !bpf_map_get_next_key(fd, NULL, &next); more;) {
 		key = next;
 		more = !bpf_map_get_next_key(fd, &key, &next);
+		__u32 ops = fn_ops_of(t, key);
+
 		if (bpf_map_lookup_elem(fd, &key, &val))
 			continue; /* taken out meanwhile */
-		if (val.fn_ops == fn_ops_of(t, key))
+		if (val.fn_ops == ops)
 			continue;
-		val.fn_ops = fn_ops_of(t, key);
+		val.fn_ops = ops;
 		if (bpf_map_update_elem(fd, &key, &val, BPF_EXIST) && errno != ENOENT)
 			return -errno;
 	}
@@ -538,7 +540,7 @@ int les_tracer_set_mounts(struct les_tracer *t, const struct les_observed *obs)
 	 */
 	for (__u32 slot = 0; slot < obs->n && slot < LES_MAX_MOUNTS; slot++) {
 		/* A mount kept keeps its coverage until put_fn_coverage says. */
-		struct les_observed_val val = {.slot = slot, .fn_ops = fn_ops_of(t, obs->m[slot].dev)};
+		struct les_observed_val val = {.fn_ops = fn_ops_of(t, obs->m[slot].dev)};
 
 		key = obs->m[slot].dev;
 		if (bpf_map_update_elem(observed_fd, &key, &val, BPF_ANY))
