@@ -68,53 +68,100 @@ static __always_inline void fn_lustre_fid(struct inode *inode, struct les_lu_fid
 }
 
 /*
- * The superblock dev an argument of kind leads to, the inode in *inode_out
- * (NULL for a negative dentry), and with --file-id the inode number and
- * (on Lustre) the FID; fid may be NULL.
+ * Where an op's target argument leads: the superblock dev, the inode (NULL
+ * for a negative dentry), and with --file-id the inode number and (on
+ * Lustre) the FID.
  */
-static __always_inline __u32 fn_target_dev(__u8 kind, __u64 target, __u64 *ino,
-					   struct les_lu_fid *fid, struct inode **inode_out)
+struct fn_target {
+	__u32 dev;
+	struct inode *inode;
+	__u64 ino;
+	struct les_lu_fid fid;
+};
+
+/*
+ * How the walk from an argument to its superblock reads the kernel:
+ * - FN_WALK_READ: probe reads; the argument is a number (a kprobe's
+ *   register, bpf_get_func_arg), the only way before 6.2 for kprobes;
+ * - FN_WALK_LOAD: the argument is a BTF pointer (an fentry program's
+ *   argument as the verifier types it from the function's prototype,
+ *   fn_ctx_btf_arg): each field is a plain load the verifier guards (a
+ *   fault reads 0) instead of a helper call;
+ * - FN_WALK_CAST: the same after bpf_rdonly_cast (6.2) makes the number a
+ *   BTF pointer of the slot's argument type.
+ * Passed as a constant, so each program is compiled to one of them; with
+ * any other than FN_WALK_CAST no kfunc call is compiled in.
+ */
+enum fn_walk {
+	FN_WALK_READ,
+	FN_WALK_LOAD,
+	FN_WALK_CAST,
+};
+
+/* The argument p as a pointer to type, cast by the kfunc under FN_WALK_CAST. */
+#define FN_ARG(walk, type, p)                                                                       \
+	((type *)((walk) == FN_WALK_CAST ? bpf_rdonly_cast((void *)(p), bpf_core_type_id_kernel(type)) \
+					 : (void *)(p)))
+
+/* Field of a pointer the walk reached. */
+#define FN_FIELD(walk, p, field) ((walk) == FN_WALK_READ ? BPF_CORE_READ((p), field) : (p)->field)
+
+/*
+ * Walk from an argument of kind to its superblock. with_fid: read the FID
+ * too under --file-id (FN_WALK_READ only: it is found at offsets outside
+ * any BTF type, so the other walks are not used under --file-id).
+ */
+static __always_inline void fn_target_walk(__u8 kind, void *target, enum fn_walk walk,
+					   bool with_fid, struct fn_target *t)
 {
+	struct kiocb *iocb;
+	struct file *file;
+	struct path *path;
 	struct dentry *dentry = NULL;
 	struct inode *inode = NULL;
 	struct super_block *sb;
 
 	if (!target)
-		return 0;
+		return;
+	/* One step per statement: CO-RE reads do not nest. */
 	switch (kind) {
 	case LES_FN_ARG_FILE:
-		inode = BPF_CORE_READ((struct file *)target, f_inode);
+		file = FN_ARG(walk, struct file, target);
+		inode = FN_FIELD(walk, file, f_inode);
 		break;
 	case LES_FN_ARG_KIOCB:
-		inode = BPF_CORE_READ((struct kiocb *)target, ki_filp, f_inode);
+		iocb = FN_ARG(walk, struct kiocb, target);
+		file = FN_FIELD(walk, iocb, ki_filp);
+		inode = file ? FN_FIELD(walk, file, f_inode) : NULL;
 		break;
 	case LES_FN_ARG_INODE:
-		inode = (struct inode *)target;
+		inode = FN_ARG(walk, struct inode, target);
 		break;
 	case LES_FN_ARG_DENTRY:
-		dentry = (struct dentry *)target;
+		dentry = FN_ARG(walk, struct dentry, target);
 		break;
 	case LES_FN_ARG_PATH:
-		dentry = BPF_CORE_READ((struct path *)target, dentry);
+		path = FN_ARG(walk, struct path, target);
+		dentry = FN_FIELD(walk, path, dentry);
 		break;
 	default:
-		return 0;
+		return;
 	}
 	if (dentry) {
-		sb = BPF_CORE_READ(dentry, d_sb);
-		inode = BPF_CORE_READ(dentry, d_inode); /* NULL when negative */
+		sb = FN_FIELD(walk, dentry, d_sb);
+		inode = FN_FIELD(walk, dentry, d_inode); /* NULL when negative */
 	} else if (inode) {
-		sb = BPF_CORE_READ(inode, i_sb);
+		sb = FN_FIELD(walk, inode, i_sb);
 	} else {
-		return 0;
+		return;
 	}
-	if (want_file_id && inode) {
-		*ino = BPF_CORE_READ(inode, i_ino);
-		if (fid)
-			fn_lustre_fid(inode, fid);
+	if (walk == FN_WALK_READ && want_file_id && inode) {
+		t->ino = BPF_CORE_READ(inode, i_ino);
+		if (with_fid)
+			fn_lustre_fid(inode, &t->fid);
 	}
-	*inode_out = inode;
-	return sb ? BPF_CORE_READ(sb, s_dev) : 0;
+	t->inode = inode;
+	t->dev = sb ? FN_FIELD(walk, sb, s_dev) : 0;
 }
 
 /*
@@ -123,16 +170,23 @@ static __always_inline __u32 fn_target_dev(__u8 kind, __u64 target, __u64 *ino,
  * that kernel threads build later (writeback, read-ahead). Lustre takes
  * the job ID it sends for them the same way (vvp_io_init, lli_jobinfo).
  */
-static __always_inline void fn_note_cause(__u8 flags, __u8 kind, struct inode *inode, __u64 ino)
+static __always_inline void fn_note_cause(__u8 flags, __u8 kind, const struct fn_target *t,
+					  enum fn_walk walk)
 {
+	struct inode *inode = t->inode;
+
 	/* Read-only data: gone from the programs of slots without it. */
 	if (!(flags & LES_FN_F_CAUSE))
 		return;
 	if (kind != LES_FN_ARG_KIOCB && kind != LES_FN_ARG_FILE)
 		return;
 	/* The entry found the inode already; the number too under --file-id. */
-	if (inode)
-		file_cause_remember((__u64)inode, want_file_id ? ino : BPF_CORE_READ(inode, i_ino));
+	if (!inode)
+		return;
+	if (want_file_id)
+		file_cause_remember((__u64)inode, t->ino);
+	else
+		file_cause_remember((__u64)inode, FN_FIELD(walk, inode, i_ino));
 }
 
 /* Is the frame that of an ->atomic_open? */
@@ -169,18 +223,19 @@ static __always_inline __u32 fn_entry_op(__u32 op, struct op_frame *parent, __u3
 	return op;
 }
 
-/* Entry of the function of slot: target, aux and open_flags as fn_desc says. */
-static __always_inline int fn_enter(__u32 slot, __u64 target, __u64 aux, __u64 open_flags)
+/*
+ * Entry of the function of slot: target, aux and open_flags as fn_desc
+ * says, t where target leads (found by walk).
+ */
+static __always_inline int fn_enter(__u32 slot, __u64 target, __u64 aux, __u64 open_flags,
+				    const struct fn_target *t, enum fn_walk walk)
 {
 	__u8 flags = FN_DESC(slot).flags;
-	__u64 pid_tgid, now, ino = 0;
-	struct les_lu_fid fid = {};
+	__u64 pid_tgid, now;
 	struct op_frame *frame, *parent = NULL;
-	struct inode *inode = NULL;
 	struct thread_ops *ops;
-	__u32 tid, depth, dev, op;
+	__u32 tid, depth, dev = t->dev, op;
 
-	dev = fn_target_dev(FN_DESC(slot).kind, target, &ino, &fid, &inode);
 	if (!dev_observed(dev))
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
@@ -222,8 +277,8 @@ static __always_inline int fn_enter(__u32 slot, __u64 target, __u64 aux, __u64 o
 	frame->rpc_wait_ns = 0;
 	frame->rpc_count = 0;
 	frame->dev = dev;
-	frame->ino = ino;
-	frame->fid = fid;
+	frame->ino = t->ino;
+	frame->fid = t->fid;
 	frame->op = op;
 	frame->key = fn_key(slot);
 	frame->target = target;
@@ -231,8 +286,8 @@ static __always_inline int fn_enter(__u32 slot, __u64 target, __u64 aux, __u64 o
 	frame->arg = flags & (LES_FN_F_LOOKUP | LES_FN_F_ATOMIC_OPEN) ? aux : 0;
 	ops->depth = depth + 1;
 	ops->updated_ns = now;
-	bpf_get_current_comm(ops->comm, sizeof(ops->comm));
-	fn_note_cause(flags, FN_DESC(slot).kind, inode, ino);
+	current_comm(ops->comm, les_have_task_btf());
+	fn_note_cause(flags, FN_DESC(slot).kind, t, walk);
 	return 0;
 }
 
@@ -291,7 +346,8 @@ static __always_inline __s32 fn_lookup_errno(const struct op_frame *frame, __u64
 }
 
 static __always_inline void fn_emit(const struct thread_ops *ops, const struct op_frame *frame,
-				    __u32 op, __u8 method, __u64 bytes, __s32 err, __u64 now)
+				    __u32 op, __u8 method, __u64 bytes, __s32 err, __u64 now,
+				    __u64 pid_tgid)
 {
 	struct les_rec_access *rec;
 	__u64 latency = now - frame->start_ns;
@@ -319,7 +375,7 @@ static __always_inline void fn_emit(const struct thread_ops *ops, const struct o
 	rec->rpc_count = frame->rpc_count;
 	rec->err = err;
 	rec->_pad = 0;
-	fill_op_task(&rec->task, bpf_get_current_pid_tgid(), bpf_get_current_uid_gid(), ops);
+	fill_op_task(&rec->task, pid_tgid, les_current_uid_gid(les_have_task_btf()), ops);
 	submit(rec);
 }
 
@@ -351,11 +407,10 @@ static __always_inline int fn_find_frame(const struct thread_ops *ops, __s32 key
 static __always_inline int fn_exit(__u32 slot, __u64 ret, __u8 method, bool has_target,
 				   __u64 target)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct thread_ops *ops = thread_ops_get(tid);
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct thread_ops *ops = thread_ops_get((__u32)pid_tgid);
 	const struct op_frame *frame;
-	struct inode *inode;
-	__u64 now, bytes = 0, ino = 0;
+	__u64 now, bytes = 0;
 	__s32 err;
 	__u32 op;
 	int idx;
@@ -368,10 +423,11 @@ static __always_inline int fn_exit(__u32 slot, __u64 ret, __u8 method, bool has_
 		return 0;
 	if (idx < 0) {
 		const struct op_frame *top = current_frame(ops);
+		struct fn_target t = {};
 
-		if (has_target ? dev_observed(fn_target_dev(FN_DESC(slot).kind, target, &ino,
-							     NULL, &inode))
-			       : top && top->key < 0)
+		if (has_target)
+			fn_target_walk(FN_DESC(slot).kind, (void *)target, FN_WALK_READ, false, &t);
+		if (has_target ? dev_observed(t.dev) : top && top->key < 0)
 			count(LES_CNT_EXIT_NO_ENTRY);
 		return 0;
 	}
@@ -409,7 +465,7 @@ static __always_inline int fn_exit(__u32 slot, __u64 ret, __u8 method, bool has_
 		if (op == FN_OP_SILENT)
 			return 0;
 	}
-	fn_emit(ops, frame, op, method, bytes, err, now);
+	fn_emit(ops, frame, op, method, bytes, err, now, pid_tgid);
 	return 0;
 }
 
@@ -451,16 +507,59 @@ static __always_inline __u64 fn_ret(__u64 *ctx, __u32 nargs)
 	return val;
 }
 
+/*
+ * Argument i of an fentry program as the verifier types it from the
+ * function's prototype: a pointer to a kernel structure is a BTF pointer.
+ * One load at an offset written in the instruction, which clang cannot
+ * merge into a load at a computed offset (les_ctx_reg says why).
+ */
+#define fn_ctx_btf_load(ctx, i)                                                      \
+	({                                                                           \
+		void *v_;                                                            \
+		asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(v_) : "r"(ctx), "i"((i) * 8)); \
+		v_;                                                                  \
+	})
+
+static __always_inline void *fn_ctx_btf_arg(__u64 *ctx, __u32 i)
+{
+	switch (i) {
+	case 0:
+		return fn_ctx_btf_load(ctx, 0);
+	case 1:
+		return fn_ctx_btf_load(ctx, 1);
+	case 2:
+		return fn_ctx_btf_load(ctx, 2);
+	case 3:
+		return fn_ctx_btf_load(ctx, 3);
+	case 4:
+		return fn_ctx_btf_load(ctx, 4);
+	case 5:
+		return fn_ctx_btf_load(ctx, 5);
+	}
+	return NULL;
+}
+
+/*
+ * The target stays a number for the frame (compared and stored, which the
+ * verifier allows a BTF pointer only with pointer leaks allowed); the walk
+ * to the superblock starts from its typed twin, except under --file-id.
+ */
 static __noinline int fn_fentry(__u64 *ctx, __u32 slot)
 {
-	__u8 flags = FN_DESC(slot).flags;
-	__u64 aux = 0, open_flags = 0;
+	__u8 flags = FN_DESC(slot).flags, kind = FN_DESC(slot).kind;
+	__u64 aux = 0, open_flags = 0, target = fn_arg(ctx, FN_DESC(slot).arg);
+	struct fn_target t = {};
 
 	if (flags & (LES_FN_F_LOOKUP | LES_FN_F_ATOMIC_OPEN))
 		aux = fn_arg(ctx, FN_DESC(slot).aux_arg);
 	if (flags & LES_FN_F_ATOMIC_OPEN)
 		open_flags = fn_arg(ctx, FN_DESC(slot).flags_arg);
-	return fn_enter(slot, fn_arg(ctx, FN_DESC(slot).arg), aux, open_flags);
+	if (want_file_id) {
+		fn_target_walk(kind, (void *)target, FN_WALK_READ, true, &t);
+		return fn_enter(slot, target, aux, open_flags, &t, FN_WALK_READ);
+	}
+	fn_target_walk(kind, fn_ctx_btf_arg(ctx, FN_DESC(slot).arg), FN_WALK_LOAD, false, &t);
+	return fn_enter(slot, target, aux, open_flags, &t, FN_WALK_LOAD);
 }
 
 static __noinline int fn_fexit(__u64 *ctx, __u32 slot)
@@ -489,16 +588,39 @@ static __always_inline __u64 fn_regs_arg(struct pt_regs *ctx, __u32 i)
 	return 0;
 }
 
-static __noinline int fn_kprobe(struct pt_regs *ctx, __u32 slot)
+/*
+ * cast: the kprobe_multi entry of a kernel with bpf_rdonly_cast (6.2), whose
+ * walk to the superblock is loads (FN_WALK_CAST); a program of its own,
+ * chosen by userspace (kernel fact rdonly_cast), because 6.1's verifier
+ * refuses an unresolved kfunc call even where it cannot run.
+ */
+static __always_inline int fn_kprobe_common(struct pt_regs *ctx, __u32 slot, bool cast)
 {
 	__u8 flags = FN_DESC(slot).flags;
-	__u64 aux = 0, open_flags = 0;
+	__u64 aux = 0, open_flags = 0, target;
+	struct fn_target t = {};
 
 	if (flags & (LES_FN_F_LOOKUP | LES_FN_F_ATOMIC_OPEN))
 		aux = fn_regs_arg(ctx, FN_DESC(slot).aux_arg);
 	if (flags & LES_FN_F_ATOMIC_OPEN)
 		open_flags = fn_regs_arg(ctx, FN_DESC(slot).flags_arg);
-	return fn_enter(slot, fn_regs_arg(ctx, FN_DESC(slot).arg), aux, open_flags);
+	target = fn_regs_arg(ctx, FN_DESC(slot).arg);
+	if (cast && !want_file_id) {
+		fn_target_walk(FN_DESC(slot).kind, (void *)target, FN_WALK_CAST, false, &t);
+		return fn_enter(slot, target, aux, open_flags, &t, FN_WALK_CAST);
+	}
+	fn_target_walk(FN_DESC(slot).kind, (void *)target, FN_WALK_READ, true, &t);
+	return fn_enter(slot, target, aux, open_flags, &t, FN_WALK_READ);
+}
+
+static __noinline int fn_kprobe(struct pt_regs *ctx, __u32 slot)
+{
+	return fn_kprobe_common(ctx, slot, false);
+}
+
+static __noinline int fn_kprobe_cast(struct pt_regs *ctx, __u32 slot)
+{
+	return fn_kprobe_common(ctx, slot, true);
 }
 
 static __noinline int fn_kretprobe(struct pt_regs *ctx, __u32 slot)
@@ -582,6 +704,17 @@ int fn_kprobe_multi(struct pt_regs *ctx)
 	if (slot >= LES_FN_SLOTS)
 		return 0;
 	return fn_kprobe(ctx, (__u32)slot);
+}
+
+/* The same where the kernel has bpf_rdonly_cast (fn_kprobe_cast). */
+SEC("kprobe.multi")
+int fn_kprobe_multi_cast(struct pt_regs *ctx)
+{
+	__u64 slot = bpf_get_attach_cookie(ctx);
+
+	if (slot >= LES_FN_SLOTS)
+		return 0;
+	return fn_kprobe_cast(ctx, (__u32)slot);
 }
 
 SEC("kretprobe.multi")

@@ -42,11 +42,26 @@ struct {
 } path_scratch SEC(".maps");
 
 /*
+ * An fd array slot read by a load (LES_FLAVOUR_CAST): bpf_rdonly_cast
+ * takes a structure's type, and BTF has none for a pointer to a pointer,
+ * so the slot is read as a struct list_head's first member, a pointer at
+ * offset 0 in every kernel. The file pointer it gives is cast again
+ * (file_btf) before its fields are read.
+ */
+static __always_inline struct file *fd_slot_load(struct file **slot)
+{
+	struct list_head *head = bpf_rdonly_cast(slot, bpf_core_type_id_kernel(struct list_head));
+
+	return (struct file *)head->next;
+}
+
+/*
  * task from les_current_task(btf). With btf the walk to the fd array is
  * made of plain loads the verifier guards (a fault reads 0), not helper
  * calls: this runs for every fd syscall of every process, observed or not,
  * so each helper call saved counts. The array slot is a pointer to a
- * pointer, which BTF cannot follow: one read for it.
+ * pointer, which BTF cannot follow: one read for it, or with
+ * LES_FLAVOUR_CAST a load (fd_slot_load).
  */
 static __always_inline struct file *fd_file(struct task_struct *task, int fd, int btf)
 {
@@ -61,6 +76,8 @@ static __always_inline struct file *fd_file(struct task_struct *task, int fd, in
 	if ((unsigned int)fd >= max_fds)
 		return NULL;
 	fds = btf ? fdt->fd : BPF_CORE_READ(fdt, fd);
+	if (btf == LES_FLAVOUR_CAST)
+		return fd_slot_load(&fds[fd]);
 	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
 	return file;
 }
@@ -286,7 +303,7 @@ static __always_inline int access_enter(__s32 nr, __u32 op, __u32 dev, __u64 arg
 	ops->updated_ns = now;
 	/* A pending op takes its comm at the exit, if it was ours at all. */
 	if (dev)
-		bpf_get_current_comm(ops->comm, sizeof(ops->comm));
+		current_comm(ops->comm, btf);
 	return 0;
 }
 
@@ -385,7 +402,7 @@ static __always_inline int access_exit(__s32 nr, __s64 ret, const struct les_sys
 			count(LES_CNT_FILTERED);
 			return 0;
 		}
-		bpf_get_current_comm(ops->comm, sizeof(ops->comm));
+		current_comm(ops->comm, btf);
 	}
 	count_probe(LES_PROBE_SYS_EXIT);
 	now = bpf_ktime_get_ns();

@@ -170,6 +170,50 @@ static __always_inline void fill_current_task(struct les_task *t)
 }
 
 /*
+ * Whether the running kernel has bpf_get_current_task_btf() (5.11). The
+ * function probes' programs ask it of the kernel's BTF at load; the other
+ * branch of each use is dead code the verifier drops.
+ */
+#define les_have_task_btf() bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf)
+
+/*
+ * The bytes of an 8-byte piece of a comm up to its first NUL, the rest
+ * zeroed; *nul tells whether it had one. The lowest bit that
+ * (w - 0x01..) & ~w & 0x80.. sets is bit 7 of the first zero byte.
+ */
+static __always_inline __u64 comm_word_padded(__u64 w, bool *nul)
+{
+	__u64 zeros = (w - 0x0101010101010101ULL) & ~w & 0x8080808080808080ULL;
+
+	*nul = zeros != 0;
+	return w & (((zeros & -zeros) >> 7) - 1);
+}
+
+/*
+ * The current task's comm, NUL-padded as bpf_get_current_comm() leaves it.
+ * With a BTF task (btf) it is two loads instead of a helper call; the
+ * padding is made here because older kernels copied a new comm with
+ * strlcpy, which leaves the old name's bytes after the NUL.
+ */
+static __always_inline void current_comm(char comm[LES_COMM_LEN], bool btf)
+{
+	const __u64 *src;
+	__u64 w0, w1 = 0;
+	bool nul;
+
+	if (!btf) {
+		bpf_get_current_comm(comm, LES_COMM_LEN);
+		return;
+	}
+	src = (const __u64 *)bpf_get_current_task_btf()->comm;
+	w0 = comm_word_padded(src[0], &nul);
+	if (!nul)
+		w1 = comm_word_padded(src[1], &nul);
+	__builtin_memcpy(comm, &w0, sizeof(w0));
+	__builtin_memcpy(comm + sizeof(w0), &w1, sizeof(w1));
+}
+
+/*
  * The current task read or writes inode (ino): it is the file's cause now.
  * A thread that keeps writing one file updates nothing.
  */

@@ -365,6 +365,7 @@ static void plan_kprobe_link(struct les_fn_plan *p, const struct les_kfacts *f, 
 	else
 		snprintf(p->multi_reason, sizeof(p->multi_reason),
 			 "kprobe_multi not tried (no function address)");
+	p->kprobe_multi_cast = p->kprobe_multi && f->rdonly_cast;
 }
 
 /* --- the choice ----------------------------------------------------------- */
@@ -589,7 +590,7 @@ bool les_fn_prog_parse(const char *name, int *slot, enum les_attach_method *meth
 		if (strncmp(name, kinds[i].prefix, len) != 0)
 			continue;
 		*method = kinds[i].method;
-		*multi = strcmp(name + len, "multi") == 0;
+		*multi = strcmp(name + len, "multi") == 0 || strcmp(name + len, "multi_cast") == 0;
 		*slot = -1;
 		return *multi || parse_slot(name + len, slot);
 	}

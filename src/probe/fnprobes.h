@@ -67,6 +67,8 @@ struct les_fn_plan {
 	bool fentry_ok;
 	bool kprobe_ok;
 	bool kprobe_multi; /* kprobe slots attach through one kprobe_multi link pair */
+	/* ... whose entry is fn_kprobe_multi_cast: the kernel has bpf_rdonly_cast (6.2) */
+	bool kprobe_multi_cast;
 	char fentry_reason[LES_FN_REASON_MAX];
 	char kprobe_reason[LES_FN_REASON_MAX];
 	char multi_reason[LES_FN_REASON_MAX];

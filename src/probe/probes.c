@@ -171,6 +171,10 @@ static bool fn_wants(const struct les_fn_plan *fn, const char *prog_name)
 	if (!les_fn_prog_parse(prog_name, &slot, &method, &multi))
 		return false;
 	if (multi) {
+		/* The kretprobe has one flavour; the entry, two (fn_kprobe_multi_cast). */
+		if (strcmp(prog_name, "fn_kretprobe_multi") != 0 &&
+		    (strstr(prog_name, "_cast") != NULL) != fn->kprobe_multi_cast)
+			return false;
 		for (size_t i = 0; i < fn->n; i++)
 			if (fn->probe[i].method == LES_ATTACH_KPROBE)
 				return fn->kprobe_multi;

@@ -40,6 +40,7 @@ static int configure_fn(struct les_tracer *t, const struct les_fn_plan *fn, int 
 	memset(&t->fn, 0, sizeof(t->fn));
 	t->fn.verbose = verbose;
 	t->fn.multi = fn->kprobe_multi;
+	t->fn.multi_cast = fn->kprobe_multi_cast;
 	memcpy(t->fn.covered, fn->covered, sizeof(t->fn.covered));
 	for (size_t i = 0; i < fn->n; i++) {
 		const struct les_fn_probe *pr = &fn->probe[i];
@@ -680,8 +681,9 @@ static int attach_fn_multi(struct les_tracer *t)
 	if (!exit_link)
 		return -errno;
 	opts.retprobe = false;
-	entry_link =
-		bpf_program__attach_kprobe_multi_opts(t->skel->progs.fn_kprobe_multi, NULL, &opts);
+	entry_link = bpf_program__attach_kprobe_multi_opts(
+		t->fn.multi_cast ? t->skel->progs.fn_kprobe_multi_cast : t->skel->progs.fn_kprobe_multi,
+		NULL, &opts);
 	return keep_pair(t, exit_link, entry_link);
 }
 

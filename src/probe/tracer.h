@@ -34,6 +34,7 @@ struct les_tracer_fn {
 	enum les_access_op op[LES_FN_SLOTS];
 	size_t n_slots;
 	bool multi; /* kprobe slots through one kprobe_multi link pair */
+	bool multi_cast; /* ... its entry program fn_kprobe_multi_cast */
 	unsigned int covered[LES_FS_FAMILY_MAX];
 	__u32 mount_dev[LES_MAX_MOUNTS];
 	enum les_fs_family mount_family[LES_MAX_MOUNTS];

@@ -45,7 +45,8 @@ static enum group group_of(const char *name)
 {
 	if (!strncmp(name, "fn_fentry_", 10) || !strncmp(name, "fn_fexit_", 9))
 		return G_FENTRY;
-	if (!strcmp(name, "fn_kprobe_multi") || !strcmp(name, "fn_kretprobe_multi"))
+	if (!strcmp(name, "fn_kprobe_multi") || !strcmp(name, "fn_kretprobe_multi") ||
+	    !strcmp(name, "fn_kprobe_multi_cast"))
 		return G_MULTI;
 	if (!strncmp(name, "fn_kprobe_", 10) || !strncmp(name, "fn_kretprobe_", 13))
 		return G_KPROBE;
@@ -176,7 +177,17 @@ slots=$(sed -n 's/^#define LES_FN_SLOTS \([0-9]*\).*/\1/p' "$src/include/les_rec
 les_true "loader ran without failures" test "$status" -eq 0
 les_true "all $((2 * slots)) kprobe/kretprobe slot programs loaded" \
 	test "$(count loaded kprobe)" -eq $((2 * slots))
-les_true "kprobe.multi and kretprobe.multi programs loaded" test "$(count loaded kprobe_multi)" -eq 2
+# fn_kprobe_multi_cast names the bpf_rdonly_cast kfunc (6.2): it loads
+# where the kernel has it, and is refused where not (the tool then loads
+# fn_kprobe_multi instead).
+if bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -q "FUNC 'bpf_rdonly_cast'"; then
+	les_true "kprobe.multi (both flavours) and kretprobe.multi programs loaded" \
+		test "$(count loaded kprobe_multi)" -eq 3
+else
+	les_true "kprobe.multi and kretprobe.multi programs loaded" test "$(count loaded kprobe_multi)" -eq 2
+	les_true "the bpf_rdonly_cast flavour refused without the kfunc" \
+		grep -q "^failed kprobe_multi fn_kprobe_multi_cast" "$work/report"
+fi
 les_true "the other programs (tracepoints, raw_tp, tp_btf) loaded" test "$(count loaded other)" -ge 4
 les_true "syscall fallback programs among them" grep -q "^loaded other sys_enter" "$work/report"
 if grep -q '^refused fentry EPERM' "$work/report"; then

@@ -64,6 +64,11 @@ START_TEST(test_prog_names_parse)
 	ck_assert(multi);
 	ck_assert_int_eq(slot, -1);
 	ck_assert_int_eq(method, LES_ATTACH_KPROBE);
+	multi = false;
+	ck_assert(les_fn_prog_parse("fn_kprobe_multi_cast", &slot, &method, &multi));
+	ck_assert(multi);
+	ck_assert_int_eq(slot, -1);
+	ck_assert(!les_fn_prog_parse("fn_kprobe_multi_x", &slot, &method, &multi));
 	ck_assert(!les_fn_prog_parse("fn_fexit_", &slot, &method, &multi));
 	ck_assert(!les_fn_prog_parse("fn_fexit_1x", &slot, &method, &multi));
 	ck_assert(!les_fn_prog_parse("fn_kprobe_-1", &slot, &method, &multi));

@@ -254,6 +254,30 @@ START_TEST(test_debian_612_attach_kprobe_multi)
 	ck_assert(!single.fn.kprobe_multi);
 	ck_assert_str_eq(single.fn.multi_reason, "off (LES_KPROBE_MULTI=0)");
 	ck_assert(les_probe_plan_wants(&single, "fn_kprobe_0", "kprobe"));
+	ck_assert(!les_probe_plan_wants(&single, "fn_kprobe_multi_cast", "kprobe.multi"));
+	free(f);
+}
+END_TEST
+
+/* 6.2 and later: the kprobe_multi entry that walks by loads (bpf_rdonly_cast). */
+START_TEST(test_kprobe_multi_cast)
+{
+	struct les_kfacts *f = load("debian-6.12-lustre-btf.facts");
+	struct les_plan_options po = {.mode = LES_ATTACH_MODE_KPROBE};
+	static struct les_probe_plan p;
+
+	/* Facts recorded before the fact existed read as without it. */
+	ck_assert(!f->rdonly_cast);
+	les_probe_plan_make(&p, f, &po);
+	ck_assert(p.fn.kprobe_multi && !p.fn.kprobe_multi_cast);
+	ck_assert(les_probe_plan_wants(&p, "fn_kprobe_multi", "kprobe.multi"));
+	ck_assert(!les_probe_plan_wants(&p, "fn_kprobe_multi_cast", "kprobe.multi"));
+	f->rdonly_cast = true;
+	les_probe_plan_make(&p, f, &po);
+	ck_assert(p.fn.kprobe_multi_cast);
+	ck_assert(!les_probe_plan_wants(&p, "fn_kprobe_multi", "kprobe.multi"));
+	ck_assert(les_probe_plan_wants(&p, "fn_kprobe_multi_cast", "kprobe.multi"));
+	ck_assert(les_probe_plan_wants(&p, "fn_kretprobe_multi", "kretprobe.multi"));
 	free(f);
 }
 END_TEST
@@ -531,6 +555,7 @@ int main(void)
 	tcase_add_test(kernels, test_reqmsg_offset_from_the_environment);
 	tcase_add_test(kernels, test_debian_612_lustre_with_btf);
 	tcase_add_test(kernels, test_debian_612_attach_kprobe_multi);
+	tcase_add_test(kernels, test_kprobe_multi_cast);
 	tcase_add_test(kernels, test_debian_61_fuse_requests_by_btf);
 	tcase_add_test(kernels, test_debian_510_fuse_requests_without_btf);
 	tcase_add_test(kernels, test_debian_612_fuse_tracepoints_and_split);
