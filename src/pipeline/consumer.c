@@ -81,6 +81,11 @@ static int add_sink(struct les_event_sink *v, size_t *n, size_t max, les_event_f
 	return 0;
 }
 
+void les_consumer_set_enricher(struct les_consumer *c, struct les_enricher *e)
+{
+	c->enricher = e;
+}
+
 int les_consumer_add_event_sink(struct les_consumer *c, les_event_fn fn, void *ctx)
 {
 	return add_sink(c->event_sinks, &c->n_event_sinks, LES_MAX_EVENT_SINKS, fn, ctx);

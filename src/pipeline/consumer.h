@@ -69,7 +69,7 @@ struct les_consumer {
 	const struct les_observed *observed;
 	/*
 	 * While the mounts change: the selection the probes already follow,
-	 * looked in after observed during the drain at the change (main.c's
+	 * looked in after observed during the drain at the change (run.c's
 	 * refresh_mounts sets it around that drain only).
 	 */
 	const struct les_observed *observed_next;
@@ -110,6 +110,9 @@ void les_consumer_init(struct les_consumer *c, const struct les_consumer_config 
 /* The output the records are accounted against (one; a second replaces it). */
 void les_consumer_set_output(struct les_consumer *c, les_output_fn fn,
 			     les_output_counts_fn counts, void *ctx);
+
+/* The enricher the records' who comes from (NULL: none); it outlives the consumer. */
+void les_consumer_set_enricher(struct les_consumer *c, struct les_enricher *e);
 
 int les_consumer_add_event_sink(struct les_consumer *c, les_event_fn fn, void *ctx);
 int les_consumer_add_line_sink(struct les_consumer *c, les_event_fn fn, void *ctx);
