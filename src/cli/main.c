@@ -346,6 +346,7 @@ static int check_kafka(const struct les_options *o)
  */
 static int open_kafka(struct app *a)
 {
+	struct les_stats_hook stats = { .members = les_sink_kafka_stats };
 	struct les_kafka_config cfg;
 	char err[512];
 	int ret;
@@ -357,7 +358,8 @@ static int open_kafka(struct app *a)
 		return fail(ret == -EINVAL ? LES_EXIT_USAGE : LES_EXIT_RUNTIME, "%s", err);
 	if (a->run.kafka) {
 		les_consumer_add_line_sink(&a->run.consumer, les_sink_kafka_line, a->run.kafka);
-		les_consumer_add_stats_hook(&a->run.consumer, les_sink_kafka_stats, a->run.kafka);
+		stats.ctx = a->run.kafka;
+		les_consumer_add_stats_hook(&a->run.consumer, &stats);
 	}
 	return 0;
 }
