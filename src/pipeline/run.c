@@ -41,8 +41,8 @@ static void on_hangup(int sig)
 
 void les_run_install_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
-	struct sigaction hup = { .sa_handler = on_hangup };
+	struct sigaction sa = {.sa_handler = on_signal};
+	struct sigaction hup = {.sa_handler = on_hangup};
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -379,7 +379,7 @@ int les_run(struct les_run *r)
 /* With the final stats record's numbers. */
 void les_run_summary(struct les_run *r)
 {
-	struct les_summary_totals tot = { 0 };
+	struct les_summary_totals tot = {0};
 	struct les_consumer *c = &r->consumer;
 	struct les_kernel_stats ks;
 
