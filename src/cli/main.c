@@ -6,7 +6,6 @@
  * the result into an exit status.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <stdio.h>
