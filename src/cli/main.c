@@ -1,27 +1,23 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * lustre-ebpf-stream: probe -> ring -> decode -> enrich -> sinks.
- * main only wires the stages together; each lives in src/.
+ * main parses the options, builds and attaches the stages (each lives in
+ * src/), hands them to the run loop (pipeline/run.c), cleans up and turns
+ * the result into an exit status.
  */
 #include <errno.h>
-#include <inttypes.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
-#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
 #include <sys/syscall.h>
 #include <bpf/libbpf.h>
-#include "util/clock.h"
 #include "sink/aggregate.h"
 #include "pipeline/wiring.h"
 #include "pipeline/consumer.h"
+#include "pipeline/run.h"
 #include "enrich/enrich.h"
 #include "model/mounts.h"
 #include "decode/mountwatch.h"
@@ -49,80 +45,17 @@
 	" (loading needs root, or CAP_BPF, CAP_PERFMON and, where kernel modules carry BTF, " \
 	"CAP_SYS_ADMIN)"
 
-/*
- * The signal handlers' flags and libbpf's print level are file scope: a
- * handler and libbpf's print callback take no context. Everything else a
- * run owns is in struct app, made by main and passed down.
- */
-static volatile sig_atomic_t exiting;
-static volatile sig_atomic_t reopen_output; /* SIGHUP: logrotate moved the file */
-
-/* --top: the view, its screen (or plain frames on stdout), frames shown. */
-struct app_top {
-	struct les_top *view; /* NULL without --top */
-	struct les_top_view keys;
-	bool screen;
-	uint32_t frames;
-	uint64_t last_ns; /* the current interval's start */
-	char frame[64 * 1024];
-};
-
-/* One run: the options, the stages, and when each periodic task is due. */
+/* One run: the options, the stages (in the run loop's struct), the enricher. */
 struct app {
 	const struct les_options *o;
 	char host[256];
-	struct les_observed observed; /* changed by refresh_mounts */
-	struct les_mountwatch mountwatch;
-	struct les_sink_file out;
-	struct les_tracer tracer;
 	struct les_consumer_config consumer_cfg; /* the consumer reads it on every record */
-	struct les_consumer consumer;
+	struct les_run_config run_cfg;
+	struct les_run run;
 	struct les_enricher *enricher; /* NULL with --no-enrich */
-	struct les_sink_kafka *kafka; /* NULL without --kafka-brokers */
-	struct les_aggregate *aggregator; /* NULL without --aggregate */
-	struct les_prom *prom; /* NULL without --prometheus */
-	struct les_summary *summary; /* NULL: no summary at exit */
-	struct les_status status; /* .out NULL: no status line */
-	struct app_top top;
-	uint64_t start_ns;
-	uint64_t next_stats_ns, next_status_ns, next_prom_ns, next_drop_warn_ns, next_trim_ns;
-	uint64_t drops_warned; /* output lines lost, as last warned about */
 };
 
-/*
- * The first signal asks for a clean stop; the second kills: the default
- * action back, and the signal sent again (it is delivered when this
- * handler returns, as the handler blocks it meanwhile).
- */
-static void on_signal(int sig)
-{
-	if (exiting) {
-		signal(sig, SIG_DFL);
-		raise(sig);
-	}
-	exiting = 1;
-}
-
-static void on_hangup(int sig)
-{
-	(void)sig;
-	reopen_output = 1;
-}
-
-static void install_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-	struct sigaction hup = { .sa_handler = on_hangup };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigemptyset(&hup.sa_mask);
-	sigaction(SIGHUP, &hup, NULL);
-	/* A closed pipe shows up as EPIPE from write: the sink ends quietly. */
-	signal(SIGPIPE, SIG_IGN);
-}
-
+/* libbpf's print level: its print callback takes no context. */
 static int verbosity;
 
 /*
@@ -167,14 +100,11 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 /* One line on stderr; mount paths and names in it escaped for the terminal. */
 static int fail(int status, const char *fmt, ...)
 {
-	char msg[2048], safe[LES_TERM_SAFE_LEN(sizeof(msg))];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	les_vsay(fmt, ap);
 	va_end(ap);
-	les_term_safe(msg, safe, sizeof(safe));
-	fprintf(stderr, "lustre-ebpf-stream: %s\n", safe);
 	return status;
 }
 
@@ -339,185 +269,6 @@ static int start_tracer(struct les_tracer *t, const struct les_options *o,
 	return 0;
 }
 
-static void emit_stats(struct app *a, bool final)
-{
-	struct les_consumer *c = &a->consumer;
-	struct les_kernel_stats ks;
-
-	les_tracer_read_stats(&a->tracer, &ks);
-	/* Lines still buffered are written (or dropped) before they are counted. */
-	les_sink_file_flush(&a->out);
-	les_consumer_emit_stats(c, &ks, final);
-	les_sink_file_flush(&a->out);
-	/* -v: the final numbers also when the records go to /dev/null (benchmarks). */
-	if (final && a->o->verbose && !c->jw.overflow)
-		fprintf(stderr, "lustre-ebpf-stream: final stats: %.*s", (int)c->jw.len, c->line);
-}
-
-/* A full disk loses lines: say so on stderr, at most once per interval. */
-static void warn_output_drops(struct app *a, uint64_t now)
-{
-	const struct les_sink_file *f = &a->out;
-
-	if (!f->last_errno || f->dropped == a->drops_warned || now < a->next_drop_warn_ns)
-		return;
-	fprintf(stderr,
-		"lustre-ebpf-stream: warning: writing %s: %s: %" PRIu64 " lines (%" PRIu64
-		" records) dropped so far\n",
-		f->path ? f->path : "stdout", strerror(f->last_errno), f->dropped,
-		f->records_dropped);
-	a->drops_warned = f->dropped;
-	a->next_drop_warn_ns =
-		now + (a->o->stats_interval_ns ? a->o->stats_interval_ns : 10 * LES_NS_PER_SEC);
-}
-
-/*
- * The mount table changed: observe what is there now (the same --mount
- * paths, or every supported mount), tell BPF, and put out a notice per
- * mount gone or added. Records already in the ring are taken first, while
- * their mounts are still known.
- */
-static void refresh_mounts(struct app *a)
-{
-	const struct les_options *o = a->o;
-	struct les_observed *obs = &a->observed;
-	struct les_consumer *c = &a->consumer;
-	struct les_tracer *t = &a->tracer;
-	struct les_mount_table table;
-	struct les_observed *next = calloc(1, sizeof(*next));
-	unsigned int changes = 0;
-	int err;
-
-	if (!next || les_mount_table_load(&table, o->mountinfo_path)) {
-		free(next);
-		return;
-	}
-	err = les_observed_reselect(next, &table, o->mounts, o->n_mounts);
-	les_mount_table_free(&table);
-	if (!err)
-		err = les_tracer_set_mounts(t, next);
-	if (err) {
-		fprintf(stderr, "lustre-ebpf-stream: warning: mounts changed, not followed: %s\n",
-			strerror(-err));
-		les_observed_free(next);
-		free(next);
-		return;
-	}
-	/*
-	 * Records in the ring were made under either selection: those of a
-	 * mount gone are described by the old one, those of a mount the
-	 * probes follow from now on by the new one (the soak test saw reads
-	 * of a mount that had just found a place under the limit come out
-	 * without a mount, test/soak/README.md).
-	 */
-	c->observed_next = next;
-	les_tracer_poll(t, 0);
-	c->observed_next = NULL;
-	les_observed_warn_skipped(next, obs, stderr);
-	for (size_t i = 0; i < obs->n; i++)
-		if (!les_observed_has(next, &obs->m[i]) && ++changes)
-			les_consumer_emit_notice(c, "mount_gone", &obs->m[i]);
-	for (size_t i = 0; i < next->n; i++)
-		if (!les_observed_has(obs, &next->m[i]) && ++changes)
-			les_consumer_emit_notice(c, "mount_added", &next->m[i]);
-	if (o->verbose && changes)
-		fprintf(stderr, "lustre-ebpf-stream: mounts changed: observing %zu mount(s)\n",
-			next->n);
-	les_observed_free(obs);
-	*obs = *next;
-	free(next);
-}
-
-/* Once a second: the endpoint's self-metrics, in-flight gauge and series TTL. */
-static void tick_prometheus(struct app *a, uint64_t now)
-{
-	struct les_kernel_stats ks;
-
-	if (!a->prom || now < a->next_prom_ns)
-		return;
-	les_tracer_read_stats(&a->tracer, &ks);
-	les_pipeline_update_prom(a->prom, &a->consumer, &ks);
-	if (a->kafka) {
-		struct les_kafka_counters kc;
-
-		les_sink_kafka_counters(a->kafka, &kc);
-		les_prom_update_kafka(a->prom, &kc);
-	}
-	les_prom_tick(a->prom, now);
-	a->next_prom_ns = now + LES_NS_PER_SEC;
-}
-
-/*
- * Every 10 s: free heap pages go back to the system. A broker outage
- * queues lines (up to --kafka-queue-size), /metrics renders into a large
- * buffer; once freed, the allocator keeps those pages, and the objects
- * made meanwhile (series, attributions) are scattered among them, so a
- * daemon would hold its highest need for the rest of its run. Those
- * objects die in their turn, and each trim gives back more. The soak test
- * (test/soak/README.md) measured 218 MiB after an outage without this,
- * against 103 MiB before it; with it, RSS is back within a few MiB. A trim
- * of a 100 MiB heap takes 7-20 ms; every 30 s left the pages freed between
- * two trims to be touched again, 5 MiB a time.
- */
-static void tick_trim(struct app *a, uint64_t now)
-{
-	if (now < a->next_trim_ns)
-		return;
-#ifdef __GLIBC__
-	malloc_trim(0);
-#endif
-	a->next_trim_ns = now + 10 * LES_NS_PER_SEC;
-}
-
-/* SIGHUP: close and reopen the output file (the old one was rotated away). */
-static void reopen_if_asked(struct app *a)
-{
-	const struct les_options *o = a->o;
-	int err;
-
-	if (!reopen_output)
-		return;
-	reopen_output = 0;
-	err = les_sink_file_reopen(&a->out);
-	if (err)
-		fail(0, "cannot reopen %s: %s; lines are counted as dropped until the next SIGHUP",
-		     o->output, a->out.why);
-	else if (o->verbose && a->out.path)
-		fprintf(stderr, "lustre-ebpf-stream: reopened %s\n", a->out.path);
-}
-
-/* Once a second on a terminal: the status line. */
-static void tick_status(struct app *a, uint64_t now)
-{
-	struct les_kernel_stats ks;
-
-	if (!a->status.out || now < a->next_status_ns)
-		return;
-	les_tracer_read_stats(&a->tracer, &ks);
-	les_status_update(&a->status, now, now - a->start_ns, a->o->duration_ns,
-			  les_consumer_emitted(&a->consumer),
-			  ks.counters[LES_CNT_RB_DROPPED] + les_consumer_dropped(&a->consumer));
-	a->next_status_ns = now + LES_NS_PER_SEC;
-}
-
-/* Summary on stderr when the run ends, with the final stats record's numbers. */
-static void print_summary(struct app *a)
-{
-	struct les_summary_totals tot = { 0 };
-	struct les_consumer *c = &a->consumer;
-	struct les_kernel_stats ks;
-
-	les_status_clear(&a->status);
-	if (!a->summary)
-		return;
-	les_tracer_read_stats(&a->tracer, &ks);
-	tot.elapsed_ns = les_mono_ns() - c->start_mono_ns;
-	tot.emitted = les_consumer_emitted(c);
-	tot.dropped = ks.counters[LES_CNT_RB_DROPPED] + les_consumer_dropped(c);
-	tot.filtered = ks.counters[LES_CNT_FILTERED] + c->filtered_userspace;
-	les_summary_print(a->summary, &tot, stderr);
-}
-
 /*
  * --summary, or by default when stderr is a terminal; the status line only
  * on a terminal and when the records do not go to that same terminal.
@@ -529,188 +280,31 @@ static int open_summary(struct app *a)
 	bool records_on_tty = (!o->output || strcmp(o->output, "-") == 0) && isatty(STDOUT_FILENO);
 
 	if (o->summary == 1 || (o->summary == -1 && tty)) {
-		a->summary = les_summary_new();
-		if (!a->summary ||
-		    les_consumer_add_event_sink(&a->consumer, les_summary_event, a->summary))
+		a->run.summary = les_summary_new();
+		if (!a->run.summary || les_consumer_add_event_sink(
+					       &a->run.consumer, les_summary_event, a->run.summary))
 			return fail(LES_EXIT_RUNTIME, "cannot set up the summary");
 	}
 	if (tty && !records_on_tty && !o->top)
-		a->status.out = stderr;
+		a->run.status.out = stderr;
 	return 0;
 }
 
 static int open_top(struct app *a)
 {
 	const struct les_options *o = a->o;
-	struct app_top *top = &a->top;
+	struct les_run_top *top = &a->run.top;
 
 	if (!o->top)
 		return 0;
 	top->view = les_top_new();
-	if (!top->view || les_consumer_add_event_sink(&a->consumer, les_top_event, top->view))
+	if (!top->view || les_consumer_add_event_sink(&a->run.consumer, les_top_event, top->view))
 		return fail(LES_EXIT_RUNTIME, "cannot set up --top: out of memory");
 	top->screen = !o->top_batch && isatty(STDOUT_FILENO);
 	if (top->screen && les_top_screen_open())
 		return fail(LES_EXIT_RUNTIME, "cannot set up the --top screen (TERM=%s)",
 			    getenv("TERM") ? getenv("TERM") : "");
 	return 0;
-}
-
-static void top_header(struct app *a, struct les_top_header *h)
-{
-	const struct les_observed *observed_mounts = &a->observed;
-	struct les_kernel_stats ks;
-
-	memset(h, 0, sizeof(*h));
-	les_tracer_read_stats(&a->tracer, &ks);
-	h->dropped = ks.counters[LES_CNT_RB_DROPPED] + les_consumer_dropped(&a->consumer);
-	for (size_t i = 0; i < observed_mounts->n && h->n_mounts < LES_TOP_MOUNTS; i++) {
-		uint64_t n = 0;
-
-		for (size_t k = 0; k < ks.n_inflight; k++)
-			if (ks.inflight[k].dev == observed_mounts->m[i].dev)
-				n += ks.inflight[k].requests;
-		snprintf(h->mounts[h->n_mounts].mount, sizeof(h->mounts[0].mount), "%s",
-			 observed_mounts->m[i].mount_point);
-		h->mounts[h->n_mounts++].inflight = n;
-	}
-}
-
-/* Keys first (every pass: the screen answers at once), then a frame per interval. */
-static void tick_top(struct app *a, uint64_t now)
-{
-	const struct les_options *o = a->o;
-	struct les_consumer *c = &a->consumer;
-	struct app_top *top = &a->top;
-	struct les_top_header h;
-	int key, width = 80, height = 0;
-	bool redraw = false;
-
-	if (!top->view)
-		return;
-	while (top->screen && (key = les_top_screen_key()) >= 0)
-		redraw |= les_top_key(&top->keys, key);
-	les_top_screen_ask_filter(&top->keys, top->view);
-	if (top->keys.quit) {
-		c->stop = true;
-		return;
-	}
-	if (!top->last_ns)
-		top->last_ns = now;
-	if (now >= top->last_ns + o->top_interval_ns) {
-		top_header(a, &h);
-		les_top_close_interval(top->view, (double)(now - top->last_ns) / 1e9,
-				       les_fmt_epoch_ns(&c->fmt, now), &h);
-		top->last_ns = now;
-		redraw = true;
-		top->frames++;
-	}
-	if (!redraw || !top->frames)
-		return;
-	if (top->screen)
-		les_top_screen_size(&width, &height);
-	les_top_render(top->view, top->keys.group, top->keys.sort, width, height, top->frame,
-		       sizeof(top->frame));
-	if (top->screen) {
-		les_top_screen_draw(top->frame);
-	} else {
-		/* Plain frames, as top -b prints them: a blank line between. */
-		fputs(top->frame, stdout);
-		fputc('\n', stdout);
-		fflush(stdout);
-	}
-	if (o->top_batch && top->frames >= o->top_batch)
-		c->stop = true;
-}
-
-/*
- * The final drain, after the detach: a program that counted its record
- * before it may still be running (tracing programs can be preempted on a
- * loaded machine, for longer than the detach's pause), so the ring is read
- * until every record counted as produced was read or dropped, for at most
- * a second. Then the final counters and the records agree.
- */
-static void drain_final(struct app *a)
-{
-	struct les_kernel_stats ks;
-
-	for (int i = 0; i < 100; i++) {
-		les_tracer_poll(&a->tracer, 0);
-		les_tracer_read_stats(&a->tracer, &ks);
-		if (ks.counters[LES_CNT_PRODUCED] <=
-		    ks.counters[LES_CNT_RB_DROPPED] + les_consumer_records_read(&a->consumer))
-			return;
-		usleep(10000);
-	}
-}
-
-static int run(struct app *a)
-{
-	const struct les_options *o = a->o;
-	struct les_consumer *c = &a->consumer;
-	struct les_tracer *t = &a->tracer;
-	int err = 0;
-
-	a->start_ns = les_mono_ns();
-	a->next_stats_ns = a->start_ns + o->stats_interval_ns;
-	while (!exiting && !c->stop) {
-		uint64_t now;
-
-		err = les_tracer_poll(t, (int)o->poll_ms);
-		/* SIGHUP interrupts the poll too: it asks for a reopen, not a stop. */
-		if (err == -EINTR && !exiting)
-			err = 0;
-		if (err == -EINTR || c->stop) {
-			/* A signal, --count reached, or the reader went away. */
-			err = 0;
-			break;
-		}
-		if (err < 0 && err != -ECANCELED)
-			break;
-		err = 0;
-		les_sink_file_flush(&a->out);
-		reopen_if_asked(a);
-		les_sink_kafka_poll(a->kafka);
-		now = les_mono_ns();
-		tick_status(a, now);
-		warn_output_drops(a, now);
-		if (les_mountwatch_changed(&a->mountwatch))
-			refresh_mounts(a);
-		les_aggregate_tick(a->aggregator, les_fmt_epoch_ns(&c->fmt, now));
-		tick_prometheus(a, now);
-		tick_top(a, now);
-		tick_trim(a, now);
-		if (o->duration_ns && now - a->start_ns >= o->duration_ns)
-			break;
-		if (o->stats_interval_ns && now >= a->next_stats_ns) {
-			les_tracer_sweep(t, o->stale_timeout_ns);
-			emit_stats(a, false);
-			a->next_stats_ns = now + o->stats_interval_ns;
-		}
-	}
-	/*
-	 * Detached, the probes produce nothing more: the counters read for
-	 * the final stats are final and this drain takes every record the run
-	 * made (after a stop they are counted, not written), so the identity
-	 * of the final stats record holds exactly.
-	 */
-	les_tracer_detach(t);
-	c->draining = true;
-	drain_final(a);
-	/* The last window is cut short: it goes out marked partial. */
-	les_aggregate_flush(a->aggregator, les_fmt_epoch_ns(&c->fmt, les_mono_ns()));
-	/* The final stats record tells what Kafka could not take: flush first. */
-	les_sink_kafka_flush(a->kafka, o->kafka_flush_timeout_ns);
-	emit_stats(a, true);
-	if (err)
-		return fail(LES_EXIT_RUNTIME, "reading the ring buffer: %s", strerror(-err));
-	/* Lines lost to write errors (not a closed pipe): the run failed, say how much. */
-	if (a->out.write_errors && a->out.dropped)
-		return fail(LES_EXIT_RUNTIME,
-			    "writing %s: %" PRIu64 " lines (%" PRIu64 " records) dropped: %s",
-			    a->out.path ? a->out.path : "stdout", a->out.dropped,
-			    a->out.records_dropped, strerror(a->out.last_errno));
-	return LES_EXIT_OK;
 }
 
 /*
@@ -751,18 +345,20 @@ static int check_kafka(const struct les_options *o)
  */
 static int open_kafka(struct app *a)
 {
+	struct les_stats_hook stats = { .members = les_sink_kafka_stats };
 	struct les_kafka_config cfg;
 	char err[512];
 	int ret;
 
 	les_kafka_config_of(a->o, &cfg);
-	ret = les_sink_kafka_open(&a->kafka, &cfg, err, sizeof(err));
+	ret = les_sink_kafka_open(&a->run.kafka, &cfg, err, sizeof(err));
 
 	if (ret)
 		return fail(ret == -EINVAL ? LES_EXIT_USAGE : LES_EXIT_RUNTIME, "%s", err);
-	if (a->kafka) {
-		les_consumer_add_line_sink(&a->consumer, les_sink_kafka_line, a->kafka);
-		les_consumer_add_stats_hook(&a->consumer, les_sink_kafka_stats, a->kafka);
+	if (a->run.kafka) {
+		les_consumer_add_line_sink(&a->run.consumer, les_sink_kafka_line, a->run.kafka);
+		stats.ctx = a->run.kafka;
+		les_consumer_add_stats_hook(&a->run.consumer, &stats);
 	}
 	return 0;
 }
@@ -777,17 +373,19 @@ static int open_aggregation(struct app *a)
 
 	if (o->aggregate_ns) {
 		les_aggregate_config_of(o, &aggregate);
-		a->aggregator = les_pipeline_attach_aggregate(&a->consumer, &aggregate, o->records);
-		if (!a->aggregator)
+		a->run.aggregator =
+			les_pipeline_attach_aggregate(&a->run.consumer, &aggregate, o->records);
+		if (!a->run.aggregator)
 			return fail(LES_EXIT_RUNTIME, "cannot set up --aggregate: out of memory");
 	}
 	if (o->prom_listen) {
 		les_prom_config_of(o, &prom);
-		if (les_pipeline_attach_prom(&a->prom, &a->consumer, &prom, err, sizeof(err)))
+		if (les_pipeline_attach_prom(&a->run.prom, &a->run.consumer, &prom, err,
+					     sizeof(err)))
 			return fail(LES_EXIT_RUNTIME, "%s", err);
 		if (o->verbose)
 			fprintf(stderr, "lustre-ebpf-stream: metrics on port %u at %s\n",
-				(unsigned int)les_prom_port(a->prom), o->prom_path);
+				(unsigned int)les_prom_port(a->run.prom), o->prom_path);
 	}
 	return 0;
 }
@@ -901,31 +499,31 @@ static int start_and_run(struct app *a)
 
 	/*
 	 * Before anything is attached: a SIGTERM during start-up stops the
-	 * run through the one cleanup path (run() sees it before its first
+	 * run through the one cleanup path (les_run() sees it before its first
 	 * poll; the tracefs events go), not by the default action, which
 	 * leaves them behind.
 	 */
-	install_signals();
+	les_run_install_signals();
 	ret = check_enrichment(o, a->host);
-	ret = ret ?: select_mounts(o, &a->observed);
+	ret = ret ?: select_mounts(o, &a->run.observed);
 	if (ret)
 		return ret;
-	les_mountwatch_open(&a->mountwatch, o->mountinfo_path);
-	ret = open_output(&a->out, o);
-	ret = ret ?: start_tracer(&a->tracer, o, &a->observed);
+	les_mountwatch_open(&a->run.mountwatch, o->mountinfo_path);
+	ret = open_output(&a->run.out, o);
+	ret = ret ?: start_tracer(&a->run.tracer, o, &a->run.observed);
 	if (ret)
 		return ret;
 	les_consumer_config_of(o, &a->consumer_cfg);
-	les_consumer_init(&a->consumer, &a->consumer_cfg, &a->observed, a->host);
-	les_pipeline_attach_file(&a->consumer, &a->out);
-	if (les_tracer_ring(&a->tracer, les_consumer_on_record, &a->consumer))
+	les_consumer_init(&a->run.consumer, &a->consumer_cfg, &a->run.observed, a->host);
+	les_pipeline_attach_file(&a->run.consumer, &a->run.out);
+	if (les_tracer_ring(&a->run.tracer, les_consumer_on_record, &a->run.consumer))
 		return fail(LES_EXIT_RUNTIME, "cannot set up the ring buffer: %s", strerror(errno));
 	/* Every thread (user names, librdkafka, microhttpd) starts after this. */
-	ret = drop_privileges(o, &a->tracer);
+	ret = drop_privileges(o, &a->run.tracer);
 	ret = ret ?: make_enricher(o, a->host, false, &a->enricher);
 	if (ret)
 		return ret;
-	a->consumer.enricher = a->enricher;
+	les_consumer_set_enricher(&a->run.consumer, a->enricher);
 	ret = open_kafka(a);
 	ret = ret ?: open_aggregation(a);
 	ret = ret ?: open_summary(a);
@@ -937,34 +535,35 @@ static int start_and_run(struct app *a)
 		les_enrich_scan(a->enricher, NULL);
 	if (o->verbose)
 		fprintf(stderr, "lustre-ebpf-stream: observing %zu mount(s), %zu probes attached\n",
-			a->observed.n, a->tracer.n_links);
+			a->run.observed.n, a->run.tracer.n_links);
 	/* systemd Type=notify: started means attached. */
 	les_sd_notify("READY=1");
-	ret = run(a);
+	ret = les_run(&a->run) ? LES_EXIT_RUNTIME : LES_EXIT_OK;
 	les_sd_notify("STOPPING=1");
-	print_summary(a);
+	les_run_summary(&a->run);
 	return ret;
 }
 
 static int app_free(struct app *a, int ret)
 {
-	if (a->top.screen)
+	if (a->run.top.screen)
 		les_top_screen_close();
-	les_top_free(a->top.view);
+	les_top_free(a->run.top.view);
 	/* Exit status 1 when a line did not reach Kafka. */
-	if (les_sink_kafka_close(a->kafka) && ret == LES_EXIT_OK)
+	if (les_sink_kafka_close(a->run.kafka) && ret == LES_EXIT_OK)
 		ret = LES_EXIT_RUNTIME;
-	les_prom_free(a->prom);
-	les_aggregate_free(a->aggregator);
-	les_tracer_destroy(&a->tracer);
+	les_prom_free(a->run.prom);
+	les_aggregate_free(a->run.aggregator);
+	les_tracer_destroy(&a->run.tracer);
 	les_enrich_free(a->enricher);
 	/* The file's last bytes (a gzip end, NFS's delayed errors) go out at close. */
-	if (les_sink_file_close(&a->out) && ret == LES_EXIT_OK)
-		ret = fail(LES_EXIT_RUNTIME, "closing %s: %s", a->out.path ? a->out.path : "stdout",
-			   strerror(a->out.last_errno));
-	les_observed_free(&a->observed);
-	les_mountwatch_close(&a->mountwatch);
-	les_summary_free(a->summary);
+	if (les_sink_file_close(&a->run.out) && ret == LES_EXIT_OK)
+		ret = fail(LES_EXIT_RUNTIME, "closing %s: %s",
+			   a->run.out.path ? a->run.out.path : "stdout",
+			   strerror(a->run.out.last_errno));
+	les_observed_free(&a->run.observed);
+	les_mountwatch_close(&a->run.mountwatch);
+	les_summary_free(a->run.summary);
 	free(a);
 	return ret;
 }
@@ -1012,7 +611,9 @@ int main(int argc, char **argv)
 	if (!a)
 		return fail(LES_EXIT_RUNTIME, "out of memory");
 	a->o = &opts;
-	a->mountwatch.fd = -1;
+	les_run_config_of(&opts, &a->run_cfg);
+	a->run.cfg = &a->run_cfg;
+	a->run.mountwatch.fd = -1;
 	/* In a pod gethostname() is the pod's name: --hostname gives the node's. */
 	snprintf(a->host, sizeof(a->host), "%s", opts.hostname ? opts.hostname : "unknown");
 	if (!opts.hostname)

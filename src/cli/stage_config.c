@@ -69,3 +69,21 @@ void les_prom_config_of(const struct les_options *o, struct les_prom_config *cfg
 	cfg->slurm_label = o->prom_slurm_label;
 	cfg->series_ttl_ns = o->series_ttl_ns;
 }
+
+void les_run_config_of(const struct les_options *o, struct les_run_config *cfg)
+{
+	*cfg = (struct les_run_config){
+		.mountinfo_path = o->mountinfo_path,
+		.mounts = o->mounts,
+		.n_mounts = o->n_mounts,
+		.output = o->output,
+		.poll_ms = o->poll_ms,
+		.duration_ns = o->duration_ns,
+		.stats_interval_ns = o->stats_interval_ns,
+		.stale_timeout_ns = o->stale_timeout_ns,
+		.kafka_flush_timeout_ns = o->kafka_flush_timeout_ns,
+		.top_interval_ns = o->top_interval_ns,
+		.top_batch = o->top_batch,
+		.verbose = o->verbose != 0,
+	};
+}

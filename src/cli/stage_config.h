@@ -9,6 +9,7 @@
 
 #include "cli/options.h"
 #include "pipeline/consumer.h"
+#include "pipeline/run.h"
 #include "probe/tracer.h"
 #include "sink/aggregate.h"
 #include "sink/prom.h"
@@ -23,6 +24,9 @@ void les_replay_config_of(const struct les_options *o, struct les_replay_config 
 
 /* The BPF object's maps, filters and --file-id. */
 void les_tracer_config_of(const struct les_options *o, struct les_tracer_config *cfg);
+
+/* The run loop's timings, --duration, the mounts it follows, the output's name, -v. */
+void les_run_config_of(const struct les_options *o, struct les_run_config *cfg);
 
 /* --job, --count, --file-id. */
 void les_consumer_config_of(const struct les_options *o, struct les_consumer_config *cfg);

@@ -23,20 +23,38 @@ void les_consumer_init(struct les_consumer *c, const struct les_consumer_config 
 	snprintf(c->host, sizeof(c->host), "%s", host);
 }
 
-void les_consumer_set_output(struct les_consumer *c, les_output_fn fn,
-			     les_output_counts_fn counts, void *ctx)
+void les_consumer_set_output(struct les_consumer *c, les_output_fn fn, void *ctx)
 {
 	c->out.fn = fn;
-	c->out.counts = counts;
 	c->out.ctx = ctx;
 }
 
-/* The output's counts; all 0 without one. */
-static void output_counts(const struct les_consumer *c, struct les_output_counts *oc)
+/* The output's counts; false, and all 0, when no stats hook gives them. */
+static bool output_counts(const struct les_consumer *c, struct les_output_counts *oc)
 {
+	bool any = false;
+
 	memset(oc, 0, sizeof(*oc));
-	if (c->out.fn)
-		c->out.counts(c->out.ctx, oc);
+	for (size_t i = 0; i < c->n_stats_hooks; i++) {
+		const struct les_stats_hook *h = &c->stats_hooks[i];
+		struct les_output_counts one;
+
+		if (!h->counts)
+			continue;
+		h->counts(h->ctx, &one);
+		oc->records_written += one.records_written;
+		oc->records_buffered += one.records_buffered;
+		oc->records_dropped += one.records_dropped;
+		oc->lines_dropped += one.lines_dropped;
+		oc->write_errors += one.write_errors;
+		any = true;
+	}
+	return any;
+}
+
+void les_consumer_output_counts(const struct les_consumer *c, struct les_output_counts *oc)
+{
+	output_counts(c, oc);
 }
 
 /* Per-op records the output lost (a full disk, a closed pipe). */
@@ -62,12 +80,10 @@ uint64_t les_consumer_records_read(const struct les_consumer *c)
 uint64_t les_consumer_emitted(const struct les_consumer *c)
 {
 	/* Written, or still buffered (none once flushed, as before a stats record). */
-	if (c->out.fn && c->records_to_lines) {
-		struct les_output_counts oc;
+	struct les_output_counts oc;
 
-		output_counts(c, &oc);
+	if (output_counts(c, &oc) && c->records_to_lines)
 		return oc.records_written + oc.records_buffered;
-	}
 	return c->emitted;
 }
 
@@ -81,6 +97,11 @@ static int add_sink(struct les_event_sink *v, size_t *n, size_t max, les_event_f
 	return 0;
 }
 
+void les_consumer_set_enricher(struct les_consumer *c, struct les_enricher *e)
+{
+	c->enricher = e;
+}
+
 int les_consumer_add_event_sink(struct les_consumer *c, les_event_fn fn, void *ctx)
 {
 	return add_sink(c->event_sinks, &c->n_event_sinks, LES_MAX_EVENT_SINKS, fn, ctx);
@@ -91,13 +112,11 @@ int les_consumer_add_line_sink(struct les_consumer *c, les_event_fn fn, void *ct
 	return add_sink(c->line_sinks, &c->n_line_sinks, LES_MAX_LINE_SINKS, fn, ctx);
 }
 
-int les_consumer_add_stats_hook(struct les_consumer *c, les_stats_fn fn, void *ctx)
+int les_consumer_add_stats_hook(struct les_consumer *c, const struct les_stats_hook *h)
 {
 	if (c->n_stats_hooks >= LES_MAX_STATS_HOOKS)
 		return -E2BIG;
-	c->stats_hooks[c->n_stats_hooks].fn = fn;
-	c->stats_hooks[c->n_stats_hooks].ctx = ctx;
-	c->n_stats_hooks++;
+	c->stats_hooks[c->n_stats_hooks++] = *h;
 	return 0;
 }
 
@@ -544,7 +563,8 @@ int les_consumer_emit_stats(struct les_consumer *c, const struct les_kernel_stat
 	les_refusals_json(w, ks->refused);
 	put_tables(w, c);
 	for (size_t i = 0; i < c->n_stats_hooks; i++)
-		c->stats_hooks[i].fn(c->stats_hooks[i].ctx, w);
+		if (c->stats_hooks[i].members)
+			c->stats_hooks[i].members(c->stats_hooks[i].ctx, w);
 	jw_obj_end(w);
 	jw_newline(w);
 	if (w->overflow) {

@@ -17,7 +17,7 @@
 #define LES_LINE_MAX	     16384
 #define LES_MAX_EVENT_SINKS 4
 #define LES_MAX_LINE_SINKS  4
-#define LES_MAX_STATS_HOOKS 4
+#define LES_MAX_STATS_HOOKS 5
 
 /*
  * Two kinds of downstream stages. Event sinks (aggregation, Prometheus)
@@ -36,24 +36,30 @@ struct les_event_sink {
 /*
  * The output (the file sink, sink.h) is a line sink the per-op records are
  * accounted against: it gets every line first, told whether it is a
- * record's, and its counts make the stats record's emitted and
- * dropped_output members. -EPIPE from it stops the run.
+ * record's. -EPIPE from it stops the run. Its counts come through its
+ * stats hook.
  */
-struct les_output_counts; /* sink/sink.h */
 typedef int (*les_output_fn)(void *ctx, const struct les_event *ev, bool record);
-typedef void (*les_output_counts_fn)(void *ctx, struct les_output_counts *oc);
 
 struct les_output {
 	les_output_fn fn; /* NULL: no output */
-	les_output_counts_fn counts;
 	void *ctx;
 };
 
-/* A stage's own members for each stats record, e.g. "kafka":{...}. */
+/*
+ * A stage's part of each stats record. members: its own members, after
+ * the consumer's, e.g. "kafka":{...}. counts: the output's counts, which
+ * the record puts at their fixed place (emitted, dropped_output,
+ * dropped_output_lines, output_errors), and which the totals
+ * (les_consumer_emitted, les_consumer_dropped) take. Either may be NULL.
+ */
+struct les_output_counts; /* sink/sink.h */
 typedef void (*les_stats_fn)(void *ctx, struct jw *w);
+typedef void (*les_output_counts_fn)(void *ctx, struct les_output_counts *oc);
 
 struct les_stats_hook {
-	les_stats_fn fn;
+	les_stats_fn members;
+	les_output_counts_fn counts;
 	void *ctx;
 };
 
@@ -69,7 +75,7 @@ struct les_consumer {
 	const struct les_observed *observed;
 	/*
 	 * While the mounts change: the selection the probes already follow,
-	 * looked in after observed during the drain at the change (main.c's
+	 * looked in after observed during the drain at the change (run.c's
 	 * refresh_mounts sets it around that drain only).
 	 */
 	const struct les_observed *observed_next;
@@ -108,12 +114,17 @@ void les_consumer_init(struct les_consumer *c, const struct les_consumer_config 
 		       const struct les_observed *observed, const char *host);
 
 /* The output the records are accounted against (one; a second replaces it). */
-void les_consumer_set_output(struct les_consumer *c, les_output_fn fn,
-			     les_output_counts_fn counts, void *ctx);
+void les_consumer_set_output(struct les_consumer *c, les_output_fn fn, void *ctx);
+
+/* The enricher the records' who comes from (NULL: none); it outlives the consumer. */
+void les_consumer_set_enricher(struct les_consumer *c, struct les_enricher *e);
 
 int les_consumer_add_event_sink(struct les_consumer *c, les_event_fn fn, void *ctx);
 int les_consumer_add_line_sink(struct les_consumer *c, les_event_fn fn, void *ctx);
-int les_consumer_add_stats_hook(struct les_consumer *c, les_stats_fn fn, void *ctx);
+int les_consumer_add_stats_hook(struct les_consumer *c, const struct les_stats_hook *h);
+
+/* The output's counts, from the stats hooks that give them; all 0 without. */
+void les_consumer_output_counts(const struct les_consumer *c, struct les_output_counts *oc);
 
 /*
  * Deliver one finished line (ev->line, ev->line_len) to the output and

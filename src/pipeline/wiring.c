@@ -7,7 +7,10 @@
 
 void les_pipeline_attach_file(struct les_consumer *c, struct les_sink_file *f)
 {
-	les_consumer_set_output(c, les_sink_file_line, les_sink_file_counts, f);
+	const struct les_stats_hook counts = { .counts = les_sink_file_counts, .ctx = f };
+
+	les_consumer_set_output(c, les_sink_file_line, f);
+	les_consumer_add_stats_hook(c, &counts);
 }
 
 static int window_to_consumer(void *ctx, const struct les_event *ev)
@@ -32,7 +35,8 @@ struct les_aggregate *les_pipeline_attach_aggregate(struct les_consumer *c,
 		return NULL;
 	}
 	les_consumer_add_event_sink(c, les_aggregate_add, a);
-	les_consumer_add_stats_hook(c, les_aggregate_stats_json, a);
+	les_consumer_add_stats_hook(c, &(const struct les_stats_hook){
+					       .members = les_aggregate_stats_json, .ctx = a });
 	c->records_to_lines = records;
 	return a;
 }
@@ -51,7 +55,8 @@ int les_pipeline_attach_prom(struct les_prom **out, struct les_consumer *c,
 	if (ret)
 		return ret;
 	les_consumer_add_event_sink(c, les_prom_add, *out);
-	les_consumer_add_stats_hook(c, les_prom_stats_json, *out);
+	les_consumer_add_stats_hook(c, &(const struct les_stats_hook){
+					       .members = les_prom_stats_json, .ctx = *out });
 	return 0;
 }
 
@@ -65,6 +70,7 @@ void les_pipeline_update_prom(struct les_prom *p, struct les_consumer *c,
 			      const struct les_kernel_stats *ks)
 {
 	struct les_prom_consumer_stats cs = {0};
+	struct les_output_counts oc;
 
 	if (!p)
 		return;
@@ -72,12 +78,8 @@ void les_pipeline_update_prom(struct les_prom *p, struct les_consumer *c,
 	cs.emitted = les_consumer_emitted(c);
 	cs.dropped_decode = c->decode_errors;
 	cs.dropped_format = c->format_errors;
-	if (c->out.fn) {
-		struct les_output_counts oc;
-
-		c->out.counts(c->out.ctx, &oc);
-		cs.dropped_output = oc.lines_dropped;
-	}
+	les_consumer_output_counts(c, &oc);
+	cs.dropped_output = oc.lines_dropped;
 	cs.have_enrich = c->enricher != NULL;
 	if (c->enricher)
 		les_enrich_get_stats(c->enricher, &cs.enrich);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* UTF-8 checks and terminal-safe names: see utf8.h. */
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include "util/utf8.h"
 
@@ -83,4 +85,22 @@ size_t les_term_safe(const char *s, char *out, size_t cap)
 	}
 	out[o] = '\0';
 	return o;
+}
+
+void les_vsay(const char *fmt, va_list ap)
+{
+	char msg[2048], safe[LES_TERM_SAFE_LEN(sizeof(msg))];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	les_term_safe(msg, safe, sizeof(safe));
+	fprintf(stderr, "lustre-ebpf-stream: %s\n", safe);
+}
+
+void les_say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	les_vsay(fmt, ap);
+	va_end(ap);
 }

@@ -8,6 +8,7 @@
 #ifndef LES_UTF8_H
 #define LES_UTF8_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* Length of the well-formed UTF-8 sequence at p (RFC 3629), 0 if none. */
@@ -23,5 +24,12 @@ size_t les_utf8_seq_len(const unsigned char *p);
  */
 size_t les_term_safe(const char *s, char *out, size_t cap);
 #define LES_TERM_SAFE_LEN(n) (4 * (n) + 1)
+
+/*
+ * One line on stderr, "lustre-ebpf-stream: " and the message, made safe
+ * for the terminal (mount paths and names in it are users').
+ */
+void les_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void les_vsay(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 #endif /* LES_UTF8_H */
