@@ -99,9 +99,10 @@ enum fn_walk {
 };
 
 /* The argument p as a pointer to type, cast by the kfunc under FN_WALK_CAST. */
-#define FN_ARG(walk, type, p)                                                                       \
-	((type *)((walk) == FN_WALK_CAST ? bpf_rdonly_cast((void *)(p), bpf_core_type_id_kernel(type)) \
-					 : (void *)(p)))
+#define FN_ARG(walk, type, p)                                                           \
+	((type *)((walk) == FN_WALK_CAST                                                \
+			  ? bpf_rdonly_cast((void *)(p), bpf_core_type_id_kernel(type)) \
+			  : (void *)(p)))
 
 /* Field of a pointer the walk reached. */
 #define FN_FIELD(walk, p, field) ((walk) == FN_WALK_READ ? BPF_CORE_READ((p), field) : (p)->field)
@@ -513,11 +514,11 @@ static __always_inline __u64 fn_ret(__u64 *ctx, __u32 nargs)
  * One load at an offset written in the instruction, which clang cannot
  * merge into a load at a computed offset (les_ctx_reg says why).
  */
-#define fn_ctx_btf_load(ctx, i)                                                      \
-	({                                                                           \
-		void *v_;                                                            \
-		asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(v_) : "r"(ctx), "i"((i) * 8)); \
-		v_;                                                                  \
+#define fn_ctx_btf_load(ctx, i)                                                           \
+	({                                                                                \
+		void *v_;                                                                 \
+		asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(v_) : "r"(ctx), "i"((i)*8)); \
+		v_;                                                                       \
 	})
 
 static __always_inline void *fn_ctx_btf_arg(__u64 *ctx, __u32 i)
@@ -696,35 +697,37 @@ _Static_assert(LES_FN_SLOTS == 96 && LES_FN_SLOTS <= FN_DESC_LEN,
 
 /* --- kprobe_multi: every slot through one link, the slot as cookie -------- */
 
-SEC("kprobe.multi")
-int fn_kprobe_multi(struct pt_regs *ctx)
+/* The slot a kprobe_multi link's cookie names, or -1. */
+static __always_inline int fn_multi_slot(struct pt_regs *ctx)
 {
 	__u64 slot = bpf_get_attach_cookie(ctx);
 
-	if (slot >= LES_FN_SLOTS)
-		return 0;
-	return fn_kprobe(ctx, (__u32)slot);
+	return slot < LES_FN_SLOTS ? (int)slot : -1;
+}
+
+SEC("kprobe.multi")
+int fn_kprobe_multi(struct pt_regs *ctx)
+{
+	int slot = fn_multi_slot(ctx);
+
+	return slot < 0 ? 0 : fn_kprobe(ctx, slot);
 }
 
 /* The same where the kernel has bpf_rdonly_cast (fn_kprobe_cast). */
 SEC("kprobe.multi")
 int fn_kprobe_multi_cast(struct pt_regs *ctx)
 {
-	__u64 slot = bpf_get_attach_cookie(ctx);
+	int slot = fn_multi_slot(ctx);
 
-	if (slot >= LES_FN_SLOTS)
-		return 0;
-	return fn_kprobe_cast(ctx, (__u32)slot);
+	return slot < 0 ? 0 : fn_kprobe_cast(ctx, slot);
 }
 
 SEC("kretprobe.multi")
 int fn_kretprobe_multi(struct pt_regs *ctx)
 {
-	__u64 slot = bpf_get_attach_cookie(ctx);
+	int slot = fn_multi_slot(ctx);
 
-	if (slot >= LES_FN_SLOTS)
-		return 0;
-	return fn_kretprobe(ctx, (__u32)slot);
+	return slot < 0 ? 0 : fn_kretprobe(ctx, slot);
 }
 
 #endif /* LES_ACCESS_FN_BPF_H */
