@@ -53,6 +53,7 @@ struct app {
 	struct les_run_config run_cfg;
 	struct les_run run;
 	struct les_enricher *enricher; /* NULL with --no-enrich */
+	char **real_mounts;	       /* --mount's paths resolved at start, followed as text */
 };
 
 /* libbpf's print level: its print callback takes no context. */
@@ -131,8 +132,10 @@ static int preflight(void)
 	return 0;
 }
 
-static int select_mounts(const struct les_options *o, struct les_observed *obs)
+static int select_mounts(struct app *a)
 {
+	const struct les_options *o = a->o;
+	struct les_observed *obs = &a->run.observed;
 	struct les_mount_table table;
 	char err[512];
 	int ret;
@@ -157,6 +160,16 @@ static int select_mounts(const struct les_options *o, struct les_observed *obs)
 	if (ret)
 		return fail(LES_EXIT_RUNTIME, "%s", err);
 	les_observed_warn_skipped(obs, NULL, stderr);
+	/*
+	 * Resolved once, before the probes: when the mounts change, the run
+	 * chooses again from these by text, never by a walk of the mounts.
+	 */
+	if (o->n_mounts) {
+		a->real_mounts = les_observed_real_paths(o->mounts, o->n_mounts);
+		if (!a->real_mounts)
+			return fail(LES_EXIT_RUNTIME, "--mount: %s", strerror(errno));
+		a->run_cfg.mounts = (const char *const *)a->real_mounts;
+	}
 	return 0;
 }
 
@@ -505,7 +518,7 @@ static int start_and_run(struct app *a)
 	 */
 	les_run_install_signals();
 	ret = check_enrichment(o, a->host);
-	ret = ret ?: select_mounts(o, &a->run.observed);
+	ret = ret ?: select_mounts(a);
 	if (ret)
 		return ret;
 	les_mountwatch_open(&a->run.mountwatch, o->mountinfo_path);
@@ -562,6 +575,7 @@ static int app_free(struct app *a, int ret)
 			   a->run.out.path ? a->run.out.path : "stdout",
 			   strerror(a->run.out.last_errno));
 	les_observed_free(&a->run.observed);
+	les_observed_free_paths(a->real_mounts);
 	les_mountwatch_close(&a->run.mountwatch);
 	les_summary_free(a->run.summary);
 	free(a);

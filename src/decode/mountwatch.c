@@ -124,7 +124,7 @@ int les_observed_reselect(struct les_observed *obs, const struct les_mount_table
 		return -ENOMEM;
 	for (size_t i = 0; i < n_paths; i++) {
 		/* A path no longer on a supported mount is skipped, not fatal. */
-		ret = les_observed_select(one, t, &paths[i], 1, err, sizeof(err));
+		ret = les_observed_select_real(one, t, &paths[i], 1, err, sizeof(err));
 		if (ret == -ENOMEM) {
 			les_observed_free(one);
 			free(one);

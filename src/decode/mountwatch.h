@@ -36,7 +36,8 @@ bool les_mountwatch_changed(struct les_mountwatch *w);
 void les_mountwatch_close(struct les_mountwatch *w);
 
 /*
- * Choose the observed mounts again: the mounts holding paths (skipping
+ * Choose the observed mounts again: the mounts holding paths, in their
+ * real form (les_observed_real_paths), matched as text (skipping
  * those no longer on Lustre, NFS or FUSE), or with n_paths == 0 every such
  * mount. An empty result is not an error; mounts left out are counted in
  * obs->skipped_* as by les_observed_select. 0 or -ENOMEM.

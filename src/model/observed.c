@@ -68,11 +68,24 @@ static int add_mount(struct les_observed *obs, const struct les_mount *m)
 	return 0;
 }
 
+/*
+ * Observe the mount holding path. A user's path is canonicalized first
+ * (realpath: a walk of the filesystem); a real one, from les_observed_real_paths,
+ * is matched against the table as text, touching no filesystem.
+ */
 static int add_path(struct les_observed *obs, const struct les_mount_table *t, const char *path,
-		    char *err, size_t errlen)
+		    bool is_real, char *err, size_t errlen)
 {
-	const struct les_mount *m = les_mount_table_resolve(t, path, NULL);
+	const struct les_mount *m;
 	int ret;
+
+	if (is_real) {
+		m = les_mount_table_find_path(t, path, NULL);
+		if (!m)
+			errno = ENOENT;
+	} else {
+		m = les_mount_table_resolve(t, path, NULL);
+	}
 
 	if (!m) {
 		snprintf(err, errlen, "--mount %s: %s", path, strerror(errno ? errno : ENOENT));
@@ -118,14 +131,15 @@ static int add_all(struct les_observed *obs, const struct les_mount_table *t, ch
 	return ret;
 }
 
-int les_observed_select(struct les_observed *obs, const struct les_mount_table *t,
-			const char *const *paths, size_t n_paths, char *err, size_t errlen)
+static int select_paths(struct les_observed *obs, const struct les_mount_table *t,
+			const char *const *paths, size_t n_paths, bool are_real, char *err,
+			size_t errlen)
 {
 	int ret;
 
 	memset(obs, 0, sizeof(*obs));
 	for (size_t i = 0; i < n_paths; i++) {
-		ret = add_path(obs, t, paths[i], err, errlen);
+		ret = add_path(obs, t, paths[i], are_real, err, errlen);
 		if (ret)
 			return ret;
 	}
@@ -143,6 +157,40 @@ int les_observed_select(struct les_observed *obs, const struct les_mount_table *
 		return -ENOENT;
 	}
 	return 0;
+}
+
+int les_observed_select(struct les_observed *obs, const struct les_mount_table *t,
+			const char *const *paths, size_t n_paths, char *err, size_t errlen)
+{
+	return select_paths(obs, t, paths, n_paths, false, err, errlen);
+}
+
+int les_observed_select_real(struct les_observed *obs, const struct les_mount_table *t,
+			     const char *const *real_paths, size_t n_paths, char *err,
+			     size_t errlen)
+{
+	return select_paths(obs, t, real_paths, n_paths, true, err, errlen);
+}
+
+char **les_observed_real_paths(const char *const *paths, size_t n_paths)
+{
+	char **real = calloc(n_paths + 1, sizeof(*real));
+
+	for (size_t i = 0; real && i < n_paths; i++) {
+		real[i] = realpath(paths[i], NULL);
+		if (!real[i]) {
+			les_observed_free_paths(real);
+			return NULL;
+		}
+	}
+	return real;
+}
+
+void les_observed_free_paths(char **paths)
+{
+	for (size_t i = 0; paths && paths[i]; i++)
+		free(paths[i]);
+	free(paths);
 }
 
 void les_observed_warn_skipped(const struct les_observed *obs, const struct les_observed *prev,

@@ -55,6 +55,19 @@ struct les_observed {
  */
 int les_observed_select(struct les_observed *obs, const struct les_mount_table *t,
 			const char *const *paths, size_t n_paths, char *err, size_t errlen);
+/*
+ * As les_observed_select for paths already in their real form (from
+ * les_observed_real_paths): matched against the table as text, so that
+ * choosing again while the probes run makes the tool itself walk no
+ * observed filesystem (a hung one would hang it; its own lookups would
+ * be counted as filtered records).
+ */
+int les_observed_select_real(struct les_observed *obs, const struct les_mount_table *t,
+			     const char *const *real_paths, size_t n_paths, char *err,
+			     size_t errlen);
+/* realpath(3) of each path, in a NULL-terminated array; NULL if one fails (errno). */
+char **les_observed_real_paths(const char *const *paths, size_t n_paths);
+void les_observed_free_paths(char **paths);
 void les_observed_free(struct les_observed *obs);
 
 const struct les_observed_mount *les_observed_find(const struct les_observed *obs, uint32_t dev);
