@@ -37,16 +37,23 @@ guest_require_tool
 exec 9>&1
 lr_req=0
 
-# server_request WHAT: the servers' answer on stdout (jobstats, clear-jobstats).
+# server_request WHAT: the servers' answer on stdout (jobstats, clear-jobstats);
+# fails unless the servers' command exited 0 (the answer's last line).
 server_request()
 {
-	local f
+	local f st
 
 	lr_req=$((lr_req + 1))
 	echo "LR-REQUEST $lr_req $1" >&9
 	f=$lr_sync_dir/reply.$lr_req
 	for _ in $(seq 600); do
-		[ -e "$f" ] && { cat "$f"; return 0; }
+		if [ -e "$f" ]; then
+			sed '$d' "$f"
+			st=$(tail -n 1 "$f")
+			[ "$st" = "LR-STATUS 0" ] && return 0
+			echo "request $lr_req ($1): the servers' command failed: ${st:-no status}" >&2
+			return 1
+		fi
 		sleep 0.5
 	done
 	echo "no answer from the servers to request $lr_req ($1)"

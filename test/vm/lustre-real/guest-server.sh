@@ -27,7 +27,7 @@
 # host passes on as req.N files in LES_LR_SYNC: "jobstats" prints the
 # servers' job_stats, "clear-jobstats" clears them, each answer between
 # LR-REPLY-BEGIN N and LR-REPLY-END N on the console for the host to hand
-# back (two-guests.sh).
+# back (two-guests.sh), its last line "LR-STATUS <the command's exit status>".
 set -u
 
 lr_dir=$(dirname "${BASH_SOURCE[0]}")
@@ -115,8 +115,14 @@ answer_requests()
 			clear-jobstats)
 				lctl set_param -n 'mdt.*.job_stats=clear' 'obdfilter.*.job_stats=clear'
 				;;
-			*) echo "unknown request $what" ;;
+			*)
+				echo "unknown request $what"
+				false
+				;;
 			esac
+			# The command's exit status, the answer's last line: an
+			# answer alone says nothing of whether lctl did its work.
+			echo "LR-STATUS $?"
 			echo "LR-REPLY-END $n"
 		} >&9 2>&1
 		served=$n
