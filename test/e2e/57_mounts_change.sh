@@ -113,6 +113,7 @@ les_pass "--mountinfo /proc/$$/mountinfo: a mount_added notice for $B3, made aft
 "$WORK/cat-b3" "$B3/f" >/dev/null
 sleep 0.3
 les_stop
+les_eq "--mountinfo /proc/PID/mountinfo: tool exit status" 0 "$LES_STATUS"
 les_eq "--mountinfo /proc/PID/mountinfo: records of the new mount" true \
 	"$(les_jq "$WORK/proc.jsonl" "[.[] | select(.type==\"access\" and .comm==\"cat-b3\" and .op==\"read\")] | length > 0 and all(.mount==\"$B3\")")"
 cp "/proc/$$/mountinfo" "$WORK/mountinfo"
@@ -125,6 +126,7 @@ les_pass "--mountinfo FILE: a mount_added notice for $B4 once the file is replac
 "$WORK/cat-b4" "$B4/f" >/dev/null
 sleep 0.3
 les_stop
+les_eq "--mountinfo FILE: tool exit status" 0 "$LES_STATUS"
 les_eq "--mountinfo FILE: records of the new mount" true \
 	"$(les_jq "$WORK/file.jsonl" "[.[] | select(.type==\"access\" and .comm==\"cat-b4\" and .op==\"read\")] | length > 0 and all(.mount==\"$B4\")")"
 
