@@ -212,7 +212,7 @@ rpc_links_right()
 		([.[] | select(.type == "access")] | INDEX(.op_id | tostring)) as $acc
 		| [.[] | select(.type == "access" and .op == "write")] as $w
 		| [.[] | select(.type == "rpc" and .op == "write")] as $rw
-		| ($rw | length) == ($w | length)
+		| ($w | length) > 0 and ($rw | length) == ($w | length)
 		and ([$rw[].bytes] | add) == ([$w[].bytes] | add)
 		and ($rw | all($acc[.parent_op_id | tostring].op == "write"))
 		and ([.[] | select(.type == "rpc" and (.op == "mkdir" or .op == "rmdir" or .op == "unlink"))]

@@ -205,8 +205,8 @@ fs_types_right()
 {
 	jq -e -s --arg v3 "$work/v3" --arg v4 "$work/v4" '
 		[.[] | select(.type == "access")] as $a
-		| ($a | map(select(.mount == $v3)) | all(.fs_type == "nfs"))
-		and ($a | map(select(.mount == $v4)) | all(.fs_type == "nfs4"))
+		| ($a | map(select(.mount == $v3)) | length > 0 and all(.fs_type == "nfs"))
+		and ($a | map(select(.mount == $v4)) | length > 0 and all(.fs_type == "nfs4"))
 		and ($a | map(select(.mount != $v3 and .mount != $v4)) | length == 0)' "$1"
 }
 
