@@ -126,6 +126,7 @@ les_pass "--duration 1s ended in ${elapsed_ms} ms"
 # -vv: libbpf's messages too (a verifier log is many lines in one message)
 # carry the prefix on every line.
 "$LES_BIN" --mount "$M" --duration 1s -vv -o /dev/null 2>"$WORK/vv.err"
+les_eq "-vv: exit 0" 0 $?
 les_ge "-vv: libbpf's messages shown" 10 "$(grep -c '^lustre-ebpf-stream: libbpf: ' "$WORK/vv.err")"
 les_eq "-vv: every stderr line has the prefix" 0 "$(grep -vc '^lustre-ebpf-stream: ' "$WORK/vv.err")"
 

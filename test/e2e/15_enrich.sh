@@ -49,9 +49,9 @@ q() { les_jq "$OUT" "$1"; }
 les_eq "dd records: job 4242 from env" true \
 	"$(q '[.[] | select(.type=="access" and .comm=="dd" and .op=="write")] | length == 8 and all(.job_id=="4242" and .job_source=="env")')"
 les_eq "dd records: username nobody" true \
-	"$(q '[.[] | select(.type=="access" and .comm=="dd")] | all(.username=="nobody")')"
+	"$(q '[.[] | select(.type=="access" and .comm=="dd")] | length > 0 and all(.username=="nobody")')"
 les_eq "dd records: actor batch_job" true \
-	"$(q '[.[] | select(.type=="access" and .comm=="dd")] | all(.actor_type=="batch_job")')"
+	"$(q '[.[] | select(.type=="access" and .comm=="dd")] | length > 0 and all(.actor_type=="batch_job")')"
 les_eq "dd records: tags hold PROJECT only" '{"PROJECT":"climate"}' \
 	"$(q '[.[] | select(.type=="access" and .comm=="dd")][0].tags | tojson')"
 les_eq "dd's FUSE requests carry the job too" true \
@@ -61,11 +61,11 @@ les_eq "300 one-shot cats: 300 read records with job 77" 300 \
 les_eq "no read record of cat without a job" 0 \
 	"$(q '[.[] | select(.type=="access" and .comm=="cat" and .job_id==null)] | length')"
 les_eq "records of cat as root: username root, actor batch_job" true \
-	"$(q '[.[] | select(.type=="access" and .comm=="cat" and .job_id=="77")] | all(.username=="root" and .actor_type=="batch_job")')"
+	"$(q '[.[] | select(.type=="access" and .comm=="cat" and .job_id=="77")] | length > 0 and all(.username=="root" and .actor_type=="batch_job")')"
 les_eq "worker-3: process normalized to worker" true \
 	"$(q '[.[] | select(.type=="access" and .comm=="worker-3")] | length > 0 and all(.process=="worker")')"
 les_eq "--actor-rule client_worker=worker-* applies" true \
-	"$(q '[.[] | select(.type=="access" and .comm=="worker-3")] | all(.actor_type=="client_worker")')"
+	"$(q '[.[] | select(.type=="access" and .comm=="worker-3")] | length > 0 and all(.actor_type=="client_worker")')"
 if [ "$reuse_ok" = 1 ]; then
 	PID=$(cat "$WORK/pid-a")
 	les_eq "pid reuse: the first process keeps its job" true \
@@ -85,6 +85,7 @@ les_start "$WORK/jobname.jsonl" --mount "$M" --jobid-name '%j.%e.%u'
 env SLURM_JOB_ID=9 cat "$M/f" >/dev/null
 sleep 0.3
 les_stop
+les_eq "--jobid-name: tool exit status" 0 "$LES_STATUS"
 les_eq "--jobid-name %j.%e.%u" "9.cat.0" \
 	"$(les_jq "$WORK/jobname.jsonl" '[.[] | select(.type=="access" and .comm=="cat")][0].job_id')"
 les_eq "bad --jobid-name is a usage error" 2 "$("$LES_BIN" --jobid-name '%' >/dev/null 2>&1; echo $?)"

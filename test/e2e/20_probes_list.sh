@@ -119,7 +119,7 @@ check "the rule for the syscall fallback is stated" \
 
 methods_explained()
 {
-	jq -e '.methods | to_entries | all(.value.available or (.value.reason // "") != "")' "$1"
+	jq -e '.methods | to_entries | length > 0 and all(.value.available or (.value.reason // "") != "")' "$1"
 }
 check "every method available or explained" methods_explained "$work/auto.json"
 
@@ -133,17 +133,17 @@ fi
 "$tool" --attach syscall --list-probes=json >"$work/syscall.json" || die "listing failed"
 check "--attach syscall: every function off with the reason" jq -e '[.probes[]
 	| select(.plane == "access" and .fs != "any")]
-	| all(.method == "none" and (.reason | startswith("--attach syscall")))' "$work/syscall.json"
+	| length > 0 and all(.method == "none" and (.reason | startswith("--attach syscall")))' "$work/syscall.json"
 
 "$tool" --attach fentry --list-probes=json >"$work/fentry.json" || die "listing failed"
 check "--attach fentry: syscall fallback off, no kprobe chosen" jq -e '
-	([.probes[] | select(.fs == "any")] | all(.method == "none"))
-	and ([.probes[] | select(.plane == "access")] | all(.method != "kprobe"))' \
+	([.probes[] | select(.fs == "any")] | length > 0 and all(.method == "none"))
+	and ([.probes[] | select(.plane == "access")] | length > 0 and all(.method != "kprobe"))' \
 	"$work/fentry.json"
 
 "$tool" --attach kprobe --list-probes=json >"$work/kprobe.json" || die "listing failed"
 check "--attach kprobe: no fentry chosen" jq -e '[.probes[] | select(.plane == "access")]
-	| all(.method != "fentry")' "$work/kprobe.json"
+	| length > 0 and all(.method != "fentry")' "$work/kprobe.json"
 
 # --- starting with a forced method ----------------------------------------
 
@@ -172,7 +172,7 @@ check "--attach kprobe: starts, or exit 2 in one line where it attaches nothing"
 
 one_record_per_write()
 {
-	local out=$work/auto.jsonl err=$work/auto.err i n
+	local out=$work/auto.jsonl err=$work/auto.err i n status
 
 	"$tool" -v --mount "$mnt" >"$out" 2>"$err" &
 	tracer_pid=$!
@@ -185,7 +185,9 @@ one_record_per_write()
 	sleep 0.5
 	kill -INT "$tracer_pid"
 	wait "$tracer_pid"
+	status=$?
 	tracer_pid=
+	[ "$status" = 0 ] || { echo "exit $status: $(tail -n 5 "$err")"; return 1; }
 	n=$(jq -r 'select(.type == "access" and .op == "write" and .comm == "dd")
 		| .method' "$out" | sort | uniq -c)
 	echo "$n"

@@ -54,6 +54,8 @@ les_eq "no records while unmounted" 0 "$(q '[.[] | select(.comm=="cat-between")]
 les_eq "records after mounting again, with the mount's fields" true \
 	"$(q "[.[] | select(.type==\"access\" and .comm==\"cat-after\" and .op==\"read\")] | length > 0 and all(.mount==\"$A\")")"
 final=$(jq -c 'select(.type=="stats" and .final)' "$OUT")
+# Without it both sides of the identity are empty, and equal.
+[ -n "$final" ] || les_fail "no final stats record"
 les_eq "identity holds" "$(jq .produced_kernel <<<"$final")" \
 	"$(jq '.emitted + .dropped_kernel + .dropped_userspace + .filtered_kernel' <<<"$final")"
 
@@ -113,6 +115,7 @@ les_pass "--mountinfo /proc/$$/mountinfo: a mount_added notice for $B3, made aft
 "$WORK/cat-b3" "$B3/f" >/dev/null
 sleep 0.3
 les_stop
+les_eq "--mountinfo /proc/PID/mountinfo: tool exit status" 0 "$LES_STATUS"
 les_eq "--mountinfo /proc/PID/mountinfo: records of the new mount" true \
 	"$(les_jq "$WORK/proc.jsonl" "[.[] | select(.type==\"access\" and .comm==\"cat-b3\" and .op==\"read\")] | length > 0 and all(.mount==\"$B3\")")"
 cp "/proc/$$/mountinfo" "$WORK/mountinfo"
@@ -125,6 +128,7 @@ les_pass "--mountinfo FILE: a mount_added notice for $B4 once the file is replac
 "$WORK/cat-b4" "$B4/f" >/dev/null
 sleep 0.3
 les_stop
+les_eq "--mountinfo FILE: tool exit status" 0 "$LES_STATUS"
 les_eq "--mountinfo FILE: records of the new mount" true \
 	"$(les_jq "$WORK/file.jsonl" "[.[] | select(.type==\"access\" and .comm==\"cat-b4\" and .op==\"read\")] | length > 0 and all(.mount==\"$B4\")")"
 

@@ -54,6 +54,7 @@ q() { les_jq "$OUT" "$1"; }
 les_eq "the aborted read: an rpc record with ECONNABORTED" true \
 	"$(q '[.[] | select(.type=="rpc" and .op=="read" and .comm=="cat-aborted")] | length > 0 and all(.errno==103 and .errno_class=="notconn")')"
 final=$(jq -c 'select(.type=="stats" and .final)' "$OUT")
+[ -n "$final" ] || les_fail "no final stats record"
 f() { jq -r "$1" <<<"$final"; }
 les_ge "the stopped daemon's request was swept" 1 "$(f .stale_swept)"
 les_ge "its late end found no entry" 1 "$(f .kernel.end_without_send)"

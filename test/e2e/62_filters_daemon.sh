@@ -31,6 +31,7 @@ les_eq "--print-config: file settings, then the command line's" \
 	"mount = $M|op = write,mkdir|summary|stats-interval = 0|comm = dd" \
 	"$(grep -v '^#' "$WORK/printed.conf" | paste -sd '|')"
 "$LES_BIN" --config "$WORK/printed.conf" --print-config >"$WORK/printed2.conf"
+les_eq "--print-config of its own output: exit 0" 0 $?
 les_eq "--print-config output reads back as a config file" "" \
 	"$(diff <(grep -v '^#' "$WORK/printed.conf") <(grep -v '^#' "$WORK/printed2.conf"))"
 printf 'mount = %s\n\nopp = write\n' "$M" >"$WORK/bad.conf"

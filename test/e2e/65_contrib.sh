@@ -62,6 +62,7 @@ cat "$M/f" >/dev/null
 sleep 1.5
 curl -sf "http://127.0.0.1:$PORT/metrics" >"$WORK/metrics" || les_fail "scrape failed"
 les_stop
+les_eq "tool exit status" 0 "$LES_STATUS"
 grep -o '^# TYPE [a-z_]*' "$WORK/metrics" | awk '{ print $3 }' | sort -u >"$WORK/served"
 grep -o 'lustre_[a-z_]*' "$WORK/exprs" | sed -E 's/_(bucket|sum|count)$//' | sort -u >"$WORK/used"
 les_eq "every metric family of the dashboard is served" "" \

@@ -50,8 +50,11 @@ les_true "-p, -u and -V are offered" \
 les_eq "--op completes list items after a comma" "read,read
 read,readdir
 read,readlink" "$(complete_line "lustre-ebpf-stream --op read,rea")"
-# Every option the completion offers is one the program knows.
-for opt in $(complete_line "lustre-ebpf-stream --"); do
+# Every option the completion offers is one the program knows; an empty
+# offer would pass that loop, so it must offer some first.
+offered=$(complete_line "lustre-ebpf-stream --")
+les_ge "options offered after --" 10 "$(grep -c -- '^--' <<<"$offered")"
+for opt in $offered; do
 	name=${opt%=}
 	"$LES_BIN" --help | grep -q -- "$name\b" || les_fail "completion offers $opt, --help has no $name"
 done

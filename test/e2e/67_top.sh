@@ -154,6 +154,7 @@ les_true "filter 601: no other job" bash -c "! grep -q '^602 ' '$WORK/filtered.t
 les_eq "--input: exit 0" 0 "$?"
 gzip -c "$CAP" >"$CAP.gz"
 "$LES_BIN" --top --input "$CAP.gz" --interval 1s --batch 100000 >"$WORK/replay-gz.txt" 2>"$WORK/replay-gz.err"
+les_eq "--input FILE.gz: exit 0" 0 "$?"
 les_true "--input FILE.gz: the same frames" cmp -s "$WORK/replay.txt" "$WORK/replay-gz.txt"
 cat >"$WORK/sum.py" <<'PY'
 import json, re, sys
@@ -204,6 +205,7 @@ les_eq "--input: one line on stderr, nothing skipped" \
 { cat "$CAP"; echo 'not json'; jq -c 'select(.type == "access")' "$CAP" | tail -n 1 |
 	sed 's/"ts":"20\([0-9][0-9]\)/"ts":"25\1/'; } >"$WORK/gap.jsonl"
 "$LES_BIN" --top --input "$WORK/gap.jsonl" --interval 1s --batch 100000 >"$WORK/gap.txt" 2>"$WORK/gap.err"
+les_eq "--input over a 500-year gap: exit 0" 0 "$?"
 les_eq "--input over a 500-year gap: two frames more" \
 	"$(($(grep -c '^lustre-ebpf-stream --top ' "$WORK/replay.txt") + 2))" \
 	"$(grep -c '^lustre-ebpf-stream --top ' "$WORK/gap.txt")"

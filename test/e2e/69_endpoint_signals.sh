@@ -139,6 +139,7 @@ if [ -n "$KE" ]; then
 			grep -q "removed $left return probe" "$WORK/k2.jsonl.err"
 		les_eq "no les${K1}_ event left after the next start" 0 "$(grep -c "les${K1}_" "$KE")"
 		les_stop
+		les_eq "the next start: exit status" 0 "$LES_STATUS"
 	else
 		echo "# this run made no tracefs return probes: the reaping check is skipped"
 	fi
@@ -163,6 +164,7 @@ _les_pids+=("$TP")
 sleep 1
 workload
 wait "$TP"
+les_eq "--top --batch: exit 0" 0 "$?"
 les_true "--top --batch: the job ID escaped" grep -qF '9\x1b]0;t\x07' "$WORK/top.out"
 les_eq "--top --batch: no escape byte" 0 "$(grep -c "$ESC" "$WORK/top.out")"
 
@@ -172,6 +174,7 @@ _les_pids+=("$SMP")
 sleep 1
 workload
 wait "$SMP"
+les_eq "summary: exit 0" 0 "$?"
 les_true "summary: the job ID escaped" grep -qF '  9\x1b]0;t\x07' "$WORK/sum.err"
 les_true "summary: comm escaped" grep -qF '  e\x1b[2Jx' "$WORK/sum.err"
 les_eq "summary: no escape byte" 0 "$(grep -c "$ESC" "$WORK/sum.err")"
@@ -187,6 +190,7 @@ for t in 0.1 2.1; do
 	printf '{"type":"access","ts":"2026-01-01T00:00:0%sZ","op":"write","latency_ns":1000,"bytes":1,"job_id":"9\\u001b]0;t\\u0007"}\n' "$t"
 done >"$WORK/cap.jsonl"
 "$LES_BIN" --top --input "$WORK/cap.jsonl" --interval 1s --batch 10 --speed 100 >"$WORK/replay.out"
+les_eq "--top --input: exit 0" 0 "$?"
 les_true "--top --input: the job ID escaped" grep -qF '9\x1b]0;t\x07' "$WORK/replay.out"
 les_eq "--top --input: no escape byte" 0 "$(grep -c "$ESC" "$WORK/replay.out")"
 

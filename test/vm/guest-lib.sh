@@ -184,6 +184,18 @@ tracer_stop()
 	return $st
 }
 
+# tracer_exited_ok STATUS ERR: the tool's exit status (tracer_stop's) was 0,
+# as it must be after SIGINT when nothing was lost (man page, EXIT STATUS:
+# 1 for lines lost to write errors or never delivered); else the status and
+# the end of its stderr ERR.
+tracer_exited_ok()
+{
+	[ "$1" = 0 ] && return 0
+	echo "exit status $1; the end of its stderr:"
+	tail -n 15 "$2"
+	return 1
+}
+
 # tracer_kill: for cleanup, stop the tool if one is still running.
 tracer_kill()
 {

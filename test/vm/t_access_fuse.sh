@@ -19,6 +19,7 @@ set -u
 guest_init t_access_fuse
 mnt=$work/mnt
 declare -A cell rpc_cell
+tool_status=
 
 cleanup()
 {
@@ -51,7 +52,8 @@ trace_workload()
 	sleep 1
 	daemon_counts >"$work/$method.ops1" || return 1
 	tracer_stop
-	return 0 # the exit status is not what this check is about
+	tool_status=$? # a check of its own (verify_method)
+	return 0
 }
 
 workload()
@@ -210,7 +212,7 @@ rpc_links_right()
 		([.[] | select(.type == "access")] | INDEX(.op_id | tostring)) as $acc
 		| [.[] | select(.type == "access" and .op == "write")] as $w
 		| [.[] | select(.type == "rpc" and .op == "write")] as $rw
-		| ($rw | length) == ($w | length)
+		| ($w | length) > 0 and ($rw | length) == ($w | length)
 		and ([$rw[].bytes] | add) == ([$w[].bytes] | add)
 		and ($rw | all($acc[.parent_op_id | tostring].op == "write"))
 		and ([.[] | select(.type == "rpc" and (.op == "mkdir" or .op == "rmdir" or .op == "unlink"))]
@@ -306,6 +308,7 @@ verify_method()
 		ok=0
 	check "$method: access_intent of every record" intents_right "$out" || ok=0
 	check "$method: entry/exit pairing counters are 0" pairing_clean "$out" || ok=0
+	check "$method: the tool exits 0" tracer_exited_ok "$tool_status" "$work/$method.err" || ok=0
 	check "$method: request linkage as the kernel allows" rpc_links_right "$out" || ok=0
 	verify_rpc "$method" "$out" || ok=0
 	cell[$method]=$([ $ok = 1 ] && echo verified || echo FAIL)

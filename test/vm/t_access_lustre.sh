@@ -124,7 +124,7 @@ check_eq "the fs is lustre, fsname standin" "lustre standin" \
 check_eq "queue_wait records link to access ops" true \
 	"$(q '([.[] | select(.type=="access") | .op_id]) as $ids | [.[] | select(.type=="rpc" and .op=="queue_wait")] | (length > 100) and all(.parent_op_id as $p | $p != null and ($ids | index($p)) != null)')"
 check_eq "writes waited on requests (rpc_count >= 1)" true \
-	"$(q '[.[] | select(.type=="access" and .op=="write" and .comm=="dd")] | all(.rpc_count >= 1)')"
+	"$(q '[.[] | select(.type=="access" and .op=="write" and .comm=="dd")] | length > 0 and all(.rpc_count >= 1)')"
 check_eq "pairing: no exit without entry, no replaced entry" "0 0" \
 	"$(q '[.[] | select(.type=="stats" and .final)][0].kernel | "\(.exit_without_entry) \(.entry_replaced)"')"
 check_eq "zero drops" "0 0" \

@@ -20,6 +20,7 @@ set -u
 guest_init t_access_nfs
 export_dir=$work/export
 declare -A cell
+tool_status=
 
 cleanup()
 {
@@ -53,7 +54,8 @@ trace_workload()
 	done
 	sleep 1
 	tracer_stop
-	return 0 # the exit status is not what this check is about
+	tool_status=$? # a check of its own (verify_method)
+	return 0
 }
 
 workload()
@@ -203,8 +205,8 @@ fs_types_right()
 {
 	jq -e -s --arg v3 "$work/v3" --arg v4 "$work/v4" '
 		[.[] | select(.type == "access")] as $a
-		| ($a | map(select(.mount == $v3)) | all(.fs_type == "nfs"))
-		and ($a | map(select(.mount == $v4)) | all(.fs_type == "nfs4"))
+		| ($a | map(select(.mount == $v3)) | length > 0 and all(.fs_type == "nfs"))
+		and ($a | map(select(.mount == $v4)) | length > 0 and all(.fs_type == "nfs4"))
 		and ($a | map(select(.mount != $v3 and .mount != $v4)) | length == 0)' "$1"
 }
 
@@ -247,6 +249,7 @@ verify_method()
 	check "$method: records carry their mount's fs_type, none from elsewhere" \
 		fs_types_right "$out" || ok=0
 	check "$method: entry/exit pairing counters are 0" pairing_clean "$out" || ok=0
+	check "$method: the tool exits 0" tracer_exited_ok "$tool_status" "$work/$method.err" || ok=0
 	[ $ok = 1 ] || { ok3=0; ok4=0; }
 	cell[$method.v3]=$([ $ok3 = 1 ] && echo verified || echo FAIL)
 	cell[$method.v4]=$([ $ok4 = 1 ] && echo verified || echo FAIL)

@@ -58,6 +58,7 @@ trace()
 	"$wl"
 	sleep 1
 	tracer_stop
+	tool_status=$? # a check of its own, after the trace
 	return 0
 }
 
@@ -146,6 +147,7 @@ if check "sshfs mounted over ssh to 127.0.0.1" sshfs_up &&
 	check "sshfs: requests linked to their ops (mkdir, unlink by name)" links_right "$work/ssh.jsonl"
 	check "sshfs: queued_ns + daemon_ns = latency_ns" split_right "$work/ssh.jsonl"
 	check "sshfs: nothing dropped, unverified or refused" nothing_lost "$work/ssh.jsonl"
+	check "sshfs: the tool exits 0" tracer_exited_ok "$tool_status" "$work/ssh.err"
 fi
 cell_by_checks sshfs rpc "$cell_method"
 failed_before=$failed
@@ -199,6 +201,7 @@ if check "GlusterFS: one-brick volume started and mounted" gluster_up &&
 	check "GlusterFS: requests linked to their ops (mkdir, unlink by name)" links_right "$work/gl.jsonl"
 	check "GlusterFS: queued_ns + daemon_ns = latency_ns" split_right "$work/gl.jsonl"
 	check "GlusterFS: nothing dropped, unverified or refused" nothing_lost "$work/gl.jsonl"
+	check "GlusterFS: the tool exits 0" tracer_exited_ok "$tool_status" "$work/gl.err"
 fi
 cell glusterfs rpc "$cell_method" "$([ "$failed" -eq "$failed_before" ] && echo verified || echo FAIL)"
 say "daemon's share of the request time: $(jq -s -r '[.[] | select(.type == "rpc" and

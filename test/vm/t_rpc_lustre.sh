@@ -165,10 +165,12 @@ freed1=$(param requests_freed)
 replied1=$(param requests_replied)
 resends1=$(param resends)
 retrans1=$(param retransmissions)
-tracer_stop || say "tool exit status $?"
+tracer_stop
+run1_status=$?
 say "module: $((freed1 - freed0)) requests freed, $((replied1 - replied0)) replied, $((resends1 - resends0)) resends, $((retrans1 - retrans0)) transmissions after a first while traced"
 
 check "tool ran without errors" grep -q "probes attached" "$work/run1.err"
+check "run 1: the tool exits 0" tracer_exited_ok "$run1_status" "$work/run1.err"
 check "return probes made in tracefs with 1024 instances ($kretprobe_events)" \
 	test "$kretprobe_events" -ge 3
 check "and removed when the tool stopped" \
@@ -201,7 +203,7 @@ queue_wait_parents()
 	q run1 --argjson p "$stat_pid" -e '
 		[.[] | select(.type == "access")] as $acc
 		| [.[] | select(.type == "rpc" and .op == "queue_wait" and .pid == $p)] as $qw
-		| all($qw[]; .parent_op_id as $id
+		| ($qw | length) > 0 and all($qw[]; .parent_op_id as $id
 			| any($acc[]; .op_id == $id and .pid == $p and .op == "getattr"
 				and .rpc_wait_ns >= 50000000 and .rpc_count >= 1))'
 }
@@ -346,7 +348,8 @@ stat "$mnt/d/f" >/dev/null &
 stat_off_pid=$!
 wait $stat_off_pid
 sleep 1
-tracer_stop || say "tool exit status $?"
+tracer_stop
+check "run 2: the tool exits 0" tracer_exited_ok "$?" "$work/run2.err"
 
 offset_opcode()
 {
@@ -361,7 +364,8 @@ stat "$mnt/d/f" >/dev/null &
 stat2_pid=$!
 wait $stat2_pid
 sleep 1
-tracer_stop || say "tool exit status $?"
+tracer_stop
+check "run 3: the tool exits 0" tracer_exited_ok "$?" "$work/run3.err"
 
 no_opcode()
 {

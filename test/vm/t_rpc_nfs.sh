@@ -70,7 +70,9 @@ wait $rm_pid
 rmdir "$mnt/d"
 sleep 1.5
 tracer_stop
+tool_status=$?
 
+check "the tool exits 0" tracer_exited_ok "$tool_status" "$work/err"
 check "every line is valid JSON" jq -e . "$work/out.jsonl"
 check "every line is valid against docs/record.schema.json" schema_valid "$work/out.jsonl"
 
