@@ -60,13 +60,6 @@ server_request()
 	return 1
 }
 
-# The servers' fail_loc and fail_val, set in the server guest (tool-lib.sh's
-# faults call it).
-lr_server_fail()
-{
-	server_request "fail $1 $2" >/dev/null
-}
-
 server_jobstats()
 {
 	server_request jobstats >"$work/jobs.txt"
@@ -136,9 +129,6 @@ check "queue_waits link to their access records" lr_queue_waits_linked
 check "access records carry no FID without module BTF (--file-id)" lr_fids_ok none
 check "in flight: 0 on the mount at the end" lr_inflight_zero
 check "in flight: ost_write concurrency within rpc_stats" lr_inflight_bounded
-check "a ping the servers drop: an expire event per import timeout, a request released without a reply (ETIMEDOUT), the import reconnected, records = osc/mdc stats" \
-	lr_fault_test kprobe none
-grep -E 'timeouts of|released without' "$work/check.out" | while read -r l; do say "$l"; done
 check "unmount" lustre_client_stop
 cell_by_checks "lustre-${version:-unknown}" access kprobe
 cell_by_checks "lustre-${version:-unknown}" rpc kprobe

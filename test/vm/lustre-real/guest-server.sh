@@ -25,8 +25,7 @@
 #
 # While serving it answers the client's requests (client-tool.sh), which the
 # host passes on as req.N files in LES_LR_SYNC: "jobstats" prints the
-# servers' job_stats, "clear-jobstats" clears them, "fail LOC VAL" sets the
-# servers' fail_loc and fail_val (fail 0 0 clears them), each answer between
+# servers' job_stats, "clear-jobstats" clears them, each answer between
 # LR-REPLY-BEGIN N and LR-REPLY-END N on the console for the host to hand
 # back (two-guests.sh), its last line "LR-STATUS <the command's exit status>".
 set -u
@@ -115,12 +114,6 @@ answer_requests()
 			jobstats) lctl get_param 'mdt.*.job_stats' 'obdfilter.*.job_stats' ;;
 			clear-jobstats)
 				lctl set_param -n 'mdt.*.job_stats=clear' 'obdfilter.*.job_stats=clear'
-				;;
-			# A fault injected on the servers: fail LOC VAL (hex, decimal).
-			fail\ 0x[0-9a-f]*\ [0-9]* | fail\ 0\ 0)
-				# shellcheck disable=SC2086 # two words
-				set -- $what
-				lctl set_param -n fail_val="$3" fail_loc="$2"
 				;;
 			*)
 				echo "unknown request $what"

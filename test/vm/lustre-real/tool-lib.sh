@@ -230,10 +230,9 @@ lr_fault_ping()
 
 	t0=$(lr_client_timeouts)
 	at_max=$(lctl get_param -n at_max) timeout=$(lctl get_param -n timeout)
-	lctl set_param -n at_max=0 timeout=5 && lr_server_fail 0x513 400 || return 1
+	lctl set_param -n at_max=0 timeout=5 fail_val=400 fail_loc=0x513 || return 1
 	! lctl set_param -n "$osc.ping=1" 2>"$work/ping.err" || { say "the dropped ping was answered"; return 1; }
-	lr_server_fail 0 0 || return 1
-	lctl set_param -n at_max="$at_max" timeout="$timeout"
+	lctl set_param -n fail_loc=0 fail_val=0 at_max="$at_max" timeout="$timeout"
 	# What Lustre said the ping ended with: the errno lctl reports.
 	ping_errno=$(python3 -c 'import os, sys
 text = open(sys.argv[1]).read()
@@ -259,14 +258,6 @@ print(next((n for n in range(1, 134) if text.rstrip().endswith(os.strerror(n))),
 		--ids "$ids" --unreplied "obd_ping:$([ "$ids" = btf ] && echo "$ping_errno" || echo 110):lctl"
 }
 
-# lr_server_fail LOC VAL: the servers' fail_loc and fail_val (0 0 clears
-# them); here the servers are on this node (client-tool.sh asks the server
-# guest instead).
-lr_server_fail()
-{
-	lctl set_param -n fail_val="$2" fail_loc="$1"
-}
-
 lr_fault_test()
 {
 	local attach=$1 ids=$2 osc
@@ -280,7 +271,7 @@ lr_fault_test()
 	lustre_real_clear_stats
 	lr_fault_ping "$osc" "$ids"
 	local st=$?
-	lr_server_fail 0 0 >/dev/null
+	lctl set_param -n fail_loc=0 fail_val=0 >/dev/null
 	[ -z "$tracer_pid" ] || tracer_stop
 	return $st
 }

@@ -189,7 +189,7 @@ main()
 		while kill -0 "$spid" 2>/dev/null; do
 			if [ ! -e "$sync/req.$n" ]; then
 				what=$(tr -d '\r' <"$logs/client.log" 2>/dev/null |
-					sed -n "s/^LR-REQUEST $n \([a-z0-9 -]*\)\$/\1/p" | head -n 1)
+					sed -n "s/^LR-REQUEST $n \([a-z-]*\)\$/\1/p" | head -n 1)
 				[ -z "$what" ] || echo "$what" >"$sync/req.$n"
 			elif tr -d '\r' <"$logs/server.log" | grep -q -a "^LR-REPLY-END $n\$"; then
 				tr -d '\r' <"$logs/server.log" |
