@@ -265,17 +265,6 @@ int les_rpc_event_index(const char *name)
 	return -1;
 }
 
-const char *les_rec_kind_name(unsigned int kind)
-{
-	static const char *const names[LES_REC_KIND_MAX] = {
-		[LES_REC_ACCESS] = "access",	   [LES_REC_RPC] = "rpc",
-		[LES_REC_RPC_EVENT] = "rpc_event", [LES_REC_PROC_EXEC] = "proc_exec",
-		[LES_REC_PROC_EXIT] = "proc_exit", [LES_REC_PROC_FORK] = "proc_fork",
-	};
-
-	return kind < LES_REC_KIND_MAX ? names[kind] : NULL;
-}
-
 /* --- names in records ------------------------------------------------------ */
 
 /* lustre/include/uapi/linux/lustre/lustre_idl.h, lower case. */

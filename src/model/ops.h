@@ -44,8 +44,6 @@ int les_rpc_event_index(const char *name);
 const char *les_rpc_proto_fs_type(unsigned int proto);
 /* The enum les_rpc_proto of a name les_rpc_proto_name gives, -1 if none. */
 int les_rpc_proto_index(const char *name);
-/* "access", "rpc", ..., "proc_fork"; NULL for an unknown kind. */
-const char *les_rec_kind_name(unsigned int kind);
 const char *les_counter_name(unsigned int counter);
 const char *les_probe_name(unsigned int probe);
 /* Lustre opcode names (lustre_idl.h, lower case), NULL when unknown. */

@@ -7,6 +7,7 @@
 #include "util/clock.h"
 #include "pipeline/consumer.h"
 #include "decode/filter.h"
+#include "model/kinds.h"
 #include "model/ops.h"
 #include "sink/sink.h"
 
@@ -73,8 +74,12 @@ uint64_t les_consumer_dropped(const struct les_consumer *c)
 
 uint64_t les_consumer_records_read(const struct les_consumer *c)
 {
-	return c->by_kind[LES_REC_ACCESS] + c->by_kind[LES_REC_RPC] + c->by_kind[LES_REC_RPC_EVENT] +
-	       c->dropped_stopped + c->decode_errors;
+	uint64_t read = c->dropped_stopped + c->decode_errors;
+
+	for (unsigned int kind = 0; kind < LES_REC_KIND_MAX; kind++)
+		if (les_rec_kind_is_op(kind))
+			read += c->by_kind[kind];
+	return read;
 }
 
 uint64_t les_consumer_emitted(const struct les_consumer *c)
@@ -192,31 +197,13 @@ static int emit_record(struct les_consumer *c)
 	return 0;
 }
 
-/* The record's size must be at least its kind's: anything else is corrupt. */
-static bool size_ok(uint32_t kind, size_t size)
-{
-	switch (kind) {
-	case LES_REC_ACCESS:
-		return size >= sizeof(struct les_rec_access);
-	case LES_REC_RPC:
-		return size >= sizeof(struct les_rec_rpc);
-	case LES_REC_RPC_EVENT:
-		return size >= sizeof(struct les_rec_rpc_event);
-	case LES_REC_PROC_EXEC:
-		return size >= sizeof(struct les_rec_proc);
-	case LES_REC_PROC_FORK:
-		return size >= sizeof(struct les_rec_fork);
-	}
-	return false;
-}
-
 /* A per-op record (not a process notice): part of the stats identity. */
 static bool is_op_record(const void *data)
 {
 	uint32_t kind;
 
 	memcpy(&kind, data, sizeof(kind));
-	return kind == LES_REC_ACCESS || kind == LES_REC_RPC || kind == LES_REC_RPC_EVENT;
+	return les_rec_kind_is_op(kind);
 }
 
 static const struct les_observed_mount *mount_of(struct les_consumer *c, uint32_t dev)
@@ -269,7 +256,7 @@ static void fill_where_who(struct les_consumer *c, struct les_event *ev,
  * mount, looked up once for the event and the line.
  */
 static const struct les_observed_mount *event_common(struct les_consumer *c, uint32_t kind,
-						     const char *type, uint64_t ts, uint32_t dev,
+						     uint64_t ts, uint32_t dev,
 						     const struct les_task *t, unsigned int flags)
 {
 	struct les_event *ev = &c->ev;
@@ -277,7 +264,7 @@ static const struct les_observed_mount *event_common(struct les_consumer *c, uin
 
 	memset(ev, 0, sizeof(*ev));
 	ev->kind = kind;
-	ev->type = type;
+	ev->type = les_rec_kind_name(kind);
 	ev->ts_epoch_ns = les_fmt_epoch_ns(&c->fmt, ts);
 	ev->host = c->host;
 	fill_where_who(c, ev, m, ts, t, flags, c->comm);
@@ -308,11 +295,12 @@ static const struct les_enriched *enriched(struct les_consumer *c)
 	return c->enricher ? c->enriched : NULL;
 }
 
-static int on_access(struct les_consumer *c, const struct les_rec_access *r)
+static int on_access(struct les_consumer *c, const void *rec)
 {
+	const struct les_rec_access *r = rec;
 	struct les_event *ev = &c->ev;
 	const struct les_observed_mount *m =
-		event_common(c, LES_REC_ACCESS, "access", r->ts_ns, r->dev, &r->task, 0);
+		event_common(c, LES_REC_ACCESS, r->ts_ns, r->dev, &r->task, 0);
 
 	ev->op = les_op_name(r->op);
 	ev->access_op = r->op;
@@ -345,11 +333,12 @@ static const char *charge_wire_job(struct les_consumer *c, const struct les_rec_
 	return job;
 }
 
-static int on_rpc(struct les_consumer *c, const struct les_rec_rpc *r)
+static int on_rpc(struct les_consumer *c, const void *rec)
 {
+	const struct les_rec_rpc *r = rec;
 	struct les_event *ev = &c->ev;
 	const struct les_observed_mount *m =
-		event_common(c, LES_REC_RPC, "rpc", r->ts_ns, r->dev, &r->task,
+		event_common(c, LES_REC_RPC, r->ts_ns, r->dev, &r->task,
 			     r->flags & LES_RPC_F_ASYNC ? LES_ACTOR_F_FS_WORK : 0);
 	const char *job;
 
@@ -374,11 +363,12 @@ static int on_rpc(struct les_consumer *c, const struct les_rec_rpc *r)
 	return emit_record(c);
 }
 
-static int on_rpc_event(struct les_consumer *c, const struct les_rec_rpc_event *r)
+static int on_rpc_event(struct les_consumer *c, const void *rec)
 {
+	const struct les_rec_rpc_event *r = rec;
 	struct les_event *ev = &c->ev;
 	const struct les_observed_mount *m =
-		event_common(c, LES_REC_RPC_EVENT, "rpc_event", r->ts_ns, r->dev, &r->task,
+		event_common(c, LES_REC_RPC_EVENT, r->ts_ns, r->dev, &r->task,
 			     r->flags & LES_RPC_F_ASYNC ? LES_ACTOR_F_FS_WORK : 0);
 
 	ev->event = les_rpc_event_name(r->event);
@@ -392,6 +382,31 @@ static int on_rpc_event(struct les_consumer *c, const struct les_rec_rpc_event *
 		les_format_rpc_event(&c->jw, &c->fmt, m, r, enriched(c));
 	return emit_record(c);
 }
+
+static int on_exec(struct les_consumer *c, const void *rec)
+{
+	if (c->enricher)
+		les_enrich_exec(c->enricher, rec);
+	return 0;
+}
+
+static int on_fork(struct les_consumer *c, const void *rec)
+{
+	if (c->enricher)
+		les_enrich_fork(c->enricher, rec);
+	return 0;
+}
+
+/*
+ * What the consumer does with each kind model/kinds.c says the ring
+ * carries (checked there for its size first).
+ */
+typedef int (*record_fn)(struct les_consumer *c, const void *rec);
+static const record_fn handlers[LES_REC_KIND_MAX] = {
+	[LES_REC_ACCESS] = on_access,	    [LES_REC_RPC] = on_rpc,
+	[LES_REC_RPC_EVENT] = on_rpc_event, [LES_REC_PROC_EXEC] = on_exec,
+	[LES_REC_PROC_FORK] = on_fork,
+};
 
 static int on_record(struct les_consumer *c, void *data, size_t size)
 {
@@ -408,30 +423,13 @@ static int on_record(struct les_consumer *c, void *data, size_t size)
 		return 0;
 	}
 	memcpy(&kind, data, sizeof(kind));
-	if (!size_ok(kind, size)) {
+	if (!les_rec_kind_size_ok(kind, size)) {
 		c->decode_errors++;
 		return 0;
 	}
 	c->by_kind[kind]++;
 	jw_reset(&c->jw);
-	switch (kind) {
-	case LES_REC_ACCESS:
-		return on_access(c, data);
-	case LES_REC_RPC:
-		return on_rpc(c, data);
-	case LES_REC_RPC_EVENT:
-		return on_rpc_event(c, data);
-	case LES_REC_PROC_EXEC:
-		if (c->enricher)
-			les_enrich_exec(c->enricher, data);
-		return 0;
-	case LES_REC_PROC_FORK:
-		if (c->enricher)
-			les_enrich_fork(c->enricher, data);
-		return 0;
-	default:
-		return 0;
-	}
+	return handlers[kind] ? handlers[kind](c, data) : 0;
 }
 
 /*

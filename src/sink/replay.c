@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "les_record.h"
+#include "model/kinds.h"
 #include "model/ops.h"
 #include "sink/replay.h"
 #include "sink/top.h"
@@ -67,13 +68,9 @@ int les_replay_parse(const char *line, struct les_event *ev)
 	type = str_of(doc, "type");
 	if (!type)
 		return 0;
-	if (!strcmp(type, "access"))
-		ev->kind = LES_REC_ACCESS;
-	else if (!strcmp(type, "rpc"))
-		ev->kind = LES_REC_RPC;
-	else if (!strcmp(type, "rpc_event"))
-		ev->kind = LES_REC_RPC_EVENT;
-	else
+	/* Stats, window and notice lines are not records: skipped. */
+	ev->kind = les_rec_op_kind_by_name(type);
+	if (ev->kind == LES_REC_NONE)
 		return 0;
 	ev->type = type;
 	ev->ts_epoch_ns = parse_ts(str_of(doc, "ts"));
