@@ -2,6 +2,7 @@
 /* Decode -> enrich -> format -> sinks, one record at a time. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "util/clock.h"
@@ -30,14 +31,60 @@ void les_consumer_set_output(struct les_consumer *c, les_output_fn fn, void *ctx
 	c->out.ctx = ctx;
 }
 
+static struct les_consumer_tap *taps_of(struct les_consumer_taps *t)
+{
+	return t->heap ? t->heap : t->in_place;
+}
+
+static const struct les_consumer_tap *taps_of_const(const struct les_consumer_taps *t)
+{
+	return t->heap ? t->heap : t->in_place;
+}
+
+/* Room for one more: the heap takes over from in_place when it is full. */
+static int taps_grow(struct les_consumer_taps *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 2 * LES_CONSUMER_TAPS_IN_PLACE;
+	struct les_consumer_tap *v;
+
+	if (t->n < LES_CONSUMER_TAPS_IN_PLACE || t->n < t->cap)
+		return 0;
+	v = realloc(t->heap, cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (!t->heap)
+		memcpy(v, t->in_place, sizeof(t->in_place));
+	t->heap = v;
+	t->cap = cap;
+	return 0;
+}
+
+static int add_tap(struct les_consumer *c, const struct les_consumer_tap *tap)
+{
+	struct les_consumer_taps *t = &c->taps;
+	int err = taps_grow(t);
+
+	if (err)
+		return err;
+	taps_of(t)[t->n++] = *tap;
+	return 0;
+}
+
+void les_consumer_release(struct les_consumer *c)
+{
+	free(c->taps.heap);
+	memset(&c->taps, 0, sizeof(c->taps));
+}
+
 /* The output's counts; false, and all 0, when no stats hook gives them. */
 static bool output_counts(const struct les_consumer *c, struct les_output_counts *oc)
 {
+	const struct les_consumer_tap *taps = taps_of_const(&c->taps);
 	bool any = false;
 
 	memset(oc, 0, sizeof(*oc));
-	for (size_t i = 0; i < c->n_stats_hooks; i++) {
-		const struct les_stats_hook *h = &c->stats_hooks[i];
+	for (size_t i = 0; i < c->taps.n; i++) {
+		const struct les_stats_hook *h = &taps[i].stats;
 		struct les_output_counts one;
 
 		if (!h->counts)
@@ -56,6 +103,15 @@ static bool output_counts(const struct les_consumer *c, struct les_output_counts
 void les_consumer_output_counts(const struct les_consumer *c, struct les_output_counts *oc)
 {
 	output_counts(c, oc);
+}
+
+void les_consumer_sink_counters(const struct les_consumer *c, struct les_sink_counters *sc)
+{
+	const struct les_consumer_tap *taps = taps_of_const(&c->taps);
+
+	for (size_t i = 0; i < c->taps.n; i++)
+		if (taps[i].stats.counters)
+			taps[i].stats.counters(taps[i].stats.ctx, sc);
 }
 
 /* Per-op records the output lost (a full disk, a closed pipe). */
@@ -92,16 +148,6 @@ uint64_t les_consumer_emitted(const struct les_consumer *c)
 	return c->emitted;
 }
 
-static int add_sink(struct les_event_sink *v, size_t *n, size_t max, les_event_fn fn, void *ctx)
-{
-	if (*n >= max)
-		return -E2BIG;
-	v[*n].fn = fn;
-	v[*n].ctx = ctx;
-	(*n)++;
-	return 0;
-}
-
 void les_consumer_set_enricher(struct les_consumer *c, struct les_enricher *e)
 {
 	c->enricher = e;
@@ -109,20 +155,17 @@ void les_consumer_set_enricher(struct les_consumer *c, struct les_enricher *e)
 
 int les_consumer_add_event_sink(struct les_consumer *c, les_event_fn fn, void *ctx)
 {
-	return add_sink(c->event_sinks, &c->n_event_sinks, LES_MAX_EVENT_SINKS, fn, ctx);
+	return add_tap(c, &(const struct les_consumer_tap){ .event = fn, .ctx = ctx });
 }
 
 int les_consumer_add_line_sink(struct les_consumer *c, les_event_fn fn, void *ctx)
 {
-	return add_sink(c->line_sinks, &c->n_line_sinks, LES_MAX_LINE_SINKS, fn, ctx);
+	return add_tap(c, &(const struct les_consumer_tap){ .line = fn, .ctx = ctx });
 }
 
 int les_consumer_add_stats_hook(struct les_consumer *c, const struct les_stats_hook *h)
 {
-	if (c->n_stats_hooks >= LES_MAX_STATS_HOOKS)
-		return -E2BIG;
-	c->stats_hooks[c->n_stats_hooks++] = *h;
-	return 0;
+	return add_tap(c, &(const struct les_consumer_tap){ .stats = *h });
 }
 
 static int output_line(struct les_consumer *c, const struct les_event *ev, bool record)
@@ -135,8 +178,10 @@ static int output_line(struct les_consumer *c, const struct les_event *ev, bool 
 		c->stop = true;
 		return err;
 	}
-	for (size_t i = 0; i < c->n_line_sinks; i++) {
-		err = c->line_sinks[i].fn(c->line_sinks[i].ctx, ev);
+	for (size_t i = 0; i < c->taps.n; i++) {
+		const struct les_consumer_tap *tap = &taps_of(&c->taps)[i];
+
+		err = tap->line ? tap->line(tap->ctx, ev) : 0;
 		if (err)
 			return err;
 	}
@@ -173,8 +218,9 @@ static int emit_record(struct les_consumer *c)
 	 * sink's error is about its own output, e.g. a window line to a closed
 	 * pipe): the output then accounts for it, written or dropped.
 	 */
-	for (size_t i = 0; i < c->n_event_sinks; i++) {
-		int e = c->event_sinks[i].fn(c->event_sinks[i].ctx, ev);
+	for (size_t i = 0; i < c->taps.n; i++) {
+		const struct les_consumer_tap *tap = &taps_of(&c->taps)[i];
+		int e = tap->event ? tap->event(tap->ctx, ev) : 0;
 
 		err = err ?: e;
 	}
@@ -560,9 +606,12 @@ int les_consumer_emit_stats(struct les_consumer *c, const struct les_kernel_stat
 	put_kernel_counters(w, ks);
 	les_refusals_json(w, ks->refused);
 	put_tables(w, c);
-	for (size_t i = 0; i < c->n_stats_hooks; i++)
-		if (c->stats_hooks[i].members)
-			c->stats_hooks[i].members(c->stats_hooks[i].ctx, w);
+	for (size_t i = 0; i < c->taps.n; i++) {
+		const struct les_stats_hook *h = &taps_of(&c->taps)[i].stats;
+
+		if (h->members)
+			h->members(h->ctx, w);
+	}
 	jw_obj_end(w);
 	jw_newline(w);
 	if (w->overflow) {
