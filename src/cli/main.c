@@ -498,7 +498,12 @@ static int app_free(struct app *a, int ret)
 	return ret;
 }
 
-int main(int argc, char **argv)
+/*
+ * The tool without a subcommand: tracing (the service), and the modes its
+ * options select (--list-probes, --top --input, ...). Its options come
+ * from the command line and the service's config file, read here only.
+ */
+static int trace_main(int argc, char **argv)
 {
 	struct les_options opts;
 	struct app *a;
@@ -552,4 +557,36 @@ int main(int argc, char **argv)
 	ret = app_free(a, start_and_run(a));
 	les_options_release();
 	return ret;
+}
+
+/*
+ * The subcommands, by the first word of the command line. The tracing
+ * command is the first row, taken when that word names no other (or is an
+ * option): a word that is no subcommand stays its usage error. Each
+ * command parses its own arguments, after its name.
+ */
+struct command {
+	const char *name; /* NULL: the tool without a subcommand */
+	int (*run)(int argc, char **argv);
+};
+
+static const struct command commands[] = {
+	{ .name = NULL, .run = trace_main },
+};
+
+static const struct command *command_of(int argc, char **argv)
+{
+	if (argc < 2 || argv[1][0] == '-')
+		return &commands[0];
+	for (size_t i = 1; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].name, argv[1]) == 0)
+			return &commands[i];
+	return &commands[0];
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *cmd = command_of(argc, argv);
+
+	return cmd->name ? cmd->run(argc - 1, argv + 1) : cmd->run(argc, argv);
 }
