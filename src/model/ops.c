@@ -379,6 +379,19 @@ const char *les_rpc_op_function(unsigned int rpc_op)
 	return NULL;
 }
 
+unsigned int les_rpc_op_of(const char *op, const char *function)
+{
+	for (unsigned int rpc_op = LES_RPC_OP_NONE + 1; op && rpc_op < LES_RPC_OP_MAX; rpc_op++) {
+		const char *name = les_rpc_op_name(rpc_op);
+		const char *fn = les_rpc_op_function(rpc_op);
+
+		/* Both lock waits are "lock_wait": their function tells them apart. */
+		if (name && strcmp(op, name) == 0 && (!fn || (function && strcmp(function, fn) == 0)))
+			return rpc_op;
+	}
+	return LES_RPC_OP_NONE;
+}
+
 /* Registered ONC RPC program numbers a Linux client speaks. */
 const char *les_sunrpc_prog_name(unsigned int prog)
 {

@@ -50,6 +50,11 @@ const char *les_probe_name(unsigned int probe);
 const char *les_ptlrpc_opcode_name(unsigned int opcode);
 /* "queue_wait", "request", "lock_wait"; NULL for LES_RPC_OP_NONE. */
 const char *les_rpc_op_name(unsigned int rpc_op);
+/*
+ * The enum les_rpc_op of a line's "op" and "function" (NULL when the line
+ * has none); LES_RPC_OP_NONE for a protocol's own request.
+ */
+unsigned int les_rpc_op_of(const char *op, const char *function);
 /* The function a lock_wait record timed, NULL for other ops. */
 const char *les_rpc_op_function(unsigned int rpc_op);
 /* sunrpc program names ("nfs", "mount", "nlockmgr", ...), NULL when unknown. */

@@ -379,6 +379,49 @@ static const char *charge_wire_job(struct les_consumer *c, const struct les_rec_
 	return job;
 }
 
+/* The opcode, where the line has one (put_opcode, format.c). */
+static void event_opcode(struct les_event *ev, unsigned int proto, unsigned int opcode,
+			 uint32_t flags)
+{
+	ev->has_opcode = proto == LES_PROTO_FUSE || (flags & LES_RPC_F_OPCODE);
+	ev->opcode = ev->has_opcode ? opcode : 0;
+}
+
+static void event_target(struct les_event *ev, const char *name, uint32_t flags)
+{
+	if (!(flags & LES_RPC_F_TARGET))
+		return;
+	ev->target = name;
+	ev->target_len = les_ptlrpc_target_len(name, LES_RPC_NAME_LEN);
+}
+
+/* A PtlRPC request's xid, target and peer, each where its flag is (put_ptlrpc_ids). */
+static void event_ptlrpc_ids(struct les_consumer *c, const struct les_rec_rpc *r)
+{
+	struct les_event *ev = &c->ev;
+
+	ev->has_xid = r->flags & LES_RPC_F_XID;
+	ev->xid = ev->has_xid ? r->xid : 0;
+	event_target(ev, r->name, r->flags);
+	if ((r->flags & LES_RPC_F_NID) && les_lnet_nid_str(&r->nid, c->nid, sizeof(c->nid)))
+		ev->nid = c->nid;
+}
+
+/* What links an rpc record to others: its request, its wait and the wait around it. */
+static void event_rpc_ids(struct les_consumer *c, const struct les_rec_rpc *r)
+{
+	struct les_event *ev = &c->ev;
+
+	ev->req_id = r->req_id;
+	event_opcode(ev, r->proto, r->opcode, r->flags);
+	if (les_rpc_op_is_wait(r->rpc_op)) {
+		ev->wait_id = r->wait_id;
+		ev->parent_wait_id = r->parent_wait_id;
+	}
+	if (r->proto == LES_PROTO_PTLRPC && r->rpc_op == LES_RPC_OP_REQUEST)
+		event_ptlrpc_ids(c, r);
+}
+
 static int on_rpc(struct les_consumer *c, const void *rec)
 {
 	const struct les_rec_rpc *r = rec;
@@ -402,6 +445,7 @@ static int on_rpc(struct les_consumer *c, const void *rec)
 		ev->backlog_ns = r->backlog_ns;
 		ev->rtt_ns = r->rtt_ns;
 	}
+	event_rpc_ids(c, r);
 	event_worker(c, r->flags, r->worker_comm);
 	job = charge_wire_job(c, r);
 	if (c->records_to_lines)
@@ -423,6 +467,10 @@ static int on_rpc_event(struct les_consumer *c, const void *rec)
 	ev->proto = les_rpc_proto_name(r->proto);
 	ev->proto_id = r->proto;
 	ev->parent_op_id = r->parent_op_id;
+	ev->req_id = r->req_id;
+	event_opcode(ev, r->proto, r->opcode, r->flags);
+	if (r->proto == LES_PROTO_PTLRPC)
+		event_target(ev, r->name, r->flags);
 	event_worker(c, r->flags, r->worker_comm);
 	if (c->records_to_lines)
 		les_format_rpc_event(&c->jw, &c->fmt, m, r, enriched(c));
