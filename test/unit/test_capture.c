@@ -9,13 +9,9 @@
 #include <check.h>
 #include <string.h>
 #include "decode/capture.h"
-#include "pipeline/consumer.h"
-#include "pipeline/wiring.h"
-#include "model/mounts.h"
-#include "model/observed.h"
-#include "sink/sink.h"
+#include "lustre_bench.h"
 
-#define KDEV ((1u << 20) | 77)
+#define KDEV LES_TEST_LUSTRE_DEV
 
 struct bench {
 	struct les_consumer_config opts;
@@ -40,21 +36,8 @@ static int keep(void *ctx, const struct les_event *ev)
 
 static void bench_open(struct bench *b)
 {
-	struct les_mount lustre;
-	struct les_mount_table table = {.v = &lustre, .n = 1, .cap = 1};
-	char err[256];
-
 	memset(b, 0, sizeof(*b));
-	ck_assert_int_eq(les_mount_parse_line("40 25 1:77 / /mnt/lustre rw - lustre "
-					      "10.0.0.1@tcp:/fs rw",
-					      &lustre),
-			 0);
-	ck_assert_int_eq(les_observed_select(&b->observed, &table, NULL, 0, err, sizeof(err)), 0);
-	les_mount_free(&lustre);
-	ck_assert_int_eq(les_sink_file_open(&b->out, "/dev/null"), 0);
-	les_consumer_init(&b->consumer, &b->opts, &b->observed, "n1");
-	les_pipeline_attach_file(&b->consumer, &b->out);
-	ck_assert_int_eq(les_consumer_add_event_sink(&b->consumer, keep, b), 0);
+	les_test_lustre_consumer(&b->consumer, &b->opts, &b->observed, &b->out, keep, b);
 }
 
 static void bench_close(struct bench *b)
