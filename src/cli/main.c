@@ -14,10 +14,10 @@
 #include <linux/capability.h>
 #include <sys/syscall.h>
 #include <bpf/libbpf.h>
-#include "sink/aggregate.h"
 #include "pipeline/wiring.h"
 #include "pipeline/consumer.h"
 #include "pipeline/run.h"
+#include "pipeline/sinks.h"
 #include "enrich/enrich.h"
 #include "model/mounts.h"
 #include "decode/mountwatch.h"
@@ -25,13 +25,9 @@
 #include "cli/options.h"
 #include "cli/privs.h"
 #include "probe/probes.h"
-#include "sink/prom.h"
 #include "cli/sdnotify.h"
 #include "sink/replay.h"
-#include "sink/top.h"
-#include "sink/summary.h"
 #include "sink/sink.h"
-#include "sink/sink_kafka.h"
 #include "cli/stage_config.h"
 #include "probe/tracer.h"
 #include "util/utf8.h"
@@ -51,6 +47,7 @@ struct app {
 	char host[256];
 	struct les_consumer_config consumer_cfg; /* the consumer reads it on every record */
 	struct les_run_config run_cfg;
+	struct les_sinks_config sinks_cfg; /* the sinks keep it for the run */
 	struct les_run run;
 	struct les_enricher *enricher; /* NULL with --no-enrich */
 	char **real_mounts;	       /* --mount's paths resolved at start, followed as text */
@@ -282,42 +279,15 @@ static int start_tracer(struct les_tracer *t, const struct les_options *o,
 	return 0;
 }
 
-/*
- * --summary, or by default when stderr is a terminal; the status line only
- * on a terminal and when the records do not go to that same terminal.
- */
-static int open_summary(struct app *a)
+/* The status line: on a terminal, when the records do not go to that same terminal. */
+static void open_status(struct app *a)
 {
 	const struct les_options *o = a->o;
 	bool tty = isatty(STDERR_FILENO);
 	bool records_on_tty = (!o->output || strcmp(o->output, "-") == 0) && isatty(STDOUT_FILENO);
 
-	if (o->summary == 1 || (o->summary == -1 && tty)) {
-		a->run.summary = les_summary_new();
-		if (!a->run.summary || les_consumer_add_event_sink(
-					       &a->run.consumer, les_summary_event, a->run.summary))
-			return fail(LES_EXIT_RUNTIME, "cannot set up the summary");
-	}
 	if (tty && !records_on_tty && !o->top)
 		a->run.status.out = stderr;
-	return 0;
-}
-
-static int open_top(struct app *a)
-{
-	const struct les_options *o = a->o;
-	struct les_run_top *top = &a->run.top;
-
-	if (!o->top)
-		return 0;
-	top->view = les_top_new();
-	if (!top->view || les_consumer_add_event_sink(&a->run.consumer, les_top_event, top->view))
-		return fail(LES_EXIT_RUNTIME, "cannot set up --top: out of memory");
-	top->screen = !o->top_batch && isatty(STDOUT_FILENO);
-	if (top->screen && les_top_screen_open())
-		return fail(LES_EXIT_RUNTIME, "cannot set up the --top screen (TERM=%s)",
-			    getenv("TERM") ? getenv("TERM") : "");
-	return 0;
 }
 
 /*
@@ -337,69 +307,33 @@ static int check_not_journal(const struct les_options *o)
 		    o->config_path ? o->config_path : "/etc/lustre-ebpf-stream.conf");
 }
 
-/* Every Kafka property, before anything loads or the output file is touched. */
-static int check_kafka(const struct les_options *o)
+/* Every sink's options (Kafka's properties), before anything loads or the output file is touched. */
+static int check_sinks(const struct les_options *o)
 {
-	struct les_kafka_config cfg;
+	struct les_sinks_config cfg;
 	char err[512];
 	int ret;
 
-	les_kafka_config_of(o, &cfg);
-	ret = les_sink_kafka_check(&cfg, err, sizeof(err));
-
+	les_sinks_config_of(o, &cfg);
+	ret = les_sinks_check(&cfg, err, sizeof(err));
 	if (ret)
 		return fail(ret == -EINVAL ? LES_EXIT_USAGE : LES_EXIT_RUNTIME, "%s", err);
 	return 0;
 }
 
 /*
- * After the capability drop: librdkafka's threads block every signal and
- * would keep whatever the process held when they started.
+ * After the capability drop (librdkafka's and microhttpd's threads keep
+ * what the process held when they started): the sinks of sinks.c.
  */
-static int open_kafka(struct app *a)
+static int open_sinks(struct app *a)
 {
-	struct les_stats_hook stats = { .members = les_sink_kafka_stats };
-	struct les_kafka_config cfg;
 	char err[512];
 	int ret;
 
-	les_kafka_config_of(a->o, &cfg);
-	ret = les_sink_kafka_open(&a->run.kafka, &cfg, err, sizeof(err));
-
+	ret = les_sinks_open(&a->run, &a->sinks_cfg, err, sizeof(err));
 	if (ret)
 		return fail(ret == -EINVAL ? LES_EXIT_USAGE : LES_EXIT_RUNTIME, "%s", err);
-	if (a->run.kafka) {
-		les_consumer_add_line_sink(&a->run.consumer, les_sink_kafka_line, a->run.kafka);
-		stats.ctx = a->run.kafka;
-		les_consumer_add_stats_hook(&a->run.consumer, &stats);
-	}
-	return 0;
-}
-
-/* --aggregate and --prometheus: event sinks of the consumer. */
-static int open_aggregation(struct app *a)
-{
-	const struct les_options *o = a->o;
-	struct les_aggregate_config aggregate;
-	struct les_prom_config prom;
-	char err[512];
-
-	if (o->aggregate_ns) {
-		les_aggregate_config_of(o, &aggregate);
-		a->run.aggregator =
-			les_pipeline_attach_aggregate(&a->run.consumer, &aggregate, o->records);
-		if (!a->run.aggregator)
-			return fail(LES_EXIT_RUNTIME, "cannot set up --aggregate: out of memory");
-	}
-	if (o->prom_listen) {
-		les_prom_config_of(o, &prom);
-		if (les_pipeline_attach_prom(&a->run.prom, &a->run.consumer, &prom, err,
-					     sizeof(err)))
-			return fail(LES_EXIT_RUNTIME, "%s", err);
-		if (o->verbose)
-			fprintf(stderr, "lustre-ebpf-stream: metrics on port %u at %s\n",
-				(unsigned int)les_prom_port(a->run.prom), o->prom_path);
-	}
+	open_status(a);
 	return 0;
 }
 
@@ -436,22 +370,12 @@ static int check_enrichment(const struct les_options *o, const char *host)
 	return ret;
 }
 
-/* A port below 1024 for --prometheus, bound after the drop, needs its capability. */
-static bool prom_needs_bind_cap(const struct les_options *o)
-{
-	char host[256];
-	uint16_t port;
-
-	return o->prom_listen &&
-	       les_prom_parse_listen(o->prom_listen, host, sizeof(host), &port) == 0 &&
-	       port < 1024;
-}
-
 /*
  * After attaching, before any thread starts (capabilities are per
  * thread): keep only what enrichment reads /proc and cgroups with.
  */
-static int drop_privileges(const struct les_options *o, struct les_tracer *t)
+static int drop_privileges(const struct les_options *o, const struct les_sinks_config *sinks,
+			   struct les_tracer *t)
 {
 	uint64_t keep = 0;
 	struct les_privs_result res;
@@ -461,7 +385,7 @@ static int drop_privileges(const struct les_options *o, struct les_tracer *t)
 		return 0;
 	if (!o->no_enrich)
 		keep |= LES_CAP_BIT(CAP_SYS_PTRACE) | LES_CAP_BIT(CAP_DAC_READ_SEARCH);
-	if (prom_needs_bind_cap(o))
+	if (les_sinks_bind_privileged_port(sinks))
 		keep |= LES_CAP_BIT(CAP_NET_BIND_SERVICE);
 	if (les_privs_drop(keep, les_tracer_map_access, t, &res, err, sizeof(err)))
 		return fail(LES_EXIT_RUNTIME, "cannot drop capabilities: %s (--keep-caps to skip)",
@@ -532,15 +456,12 @@ static int start_and_run(struct app *a)
 	if (les_tracer_ring(&a->run.tracer, les_consumer_on_record, &a->run.consumer))
 		return fail(LES_EXIT_RUNTIME, "cannot set up the ring buffer: %s", strerror(errno));
 	/* Every thread (user names, librdkafka, microhttpd) starts after this. */
-	ret = drop_privileges(o, &a->run.tracer);
+	ret = drop_privileges(o, &a->sinks_cfg, &a->run.tracer);
 	ret = ret ?: make_enricher(o, a->host, false, &a->enricher);
 	if (ret)
 		return ret;
 	les_consumer_set_enricher(&a->run.consumer, a->enricher);
-	ret = open_kafka(a);
-	ret = ret ?: open_aggregation(a);
-	ret = ret ?: open_summary(a);
-	ret = ret ?: open_top(a);
+	ret = open_sinks(a);
 	if (ret)
 		return ret;
 	/* After attach: a process that starts meanwhile sends an exec notice. */
@@ -553,20 +474,16 @@ static int start_and_run(struct app *a)
 	les_sd_notify("READY=1");
 	ret = les_run(&a->run) ? LES_EXIT_RUNTIME : LES_EXIT_OK;
 	les_sd_notify("STOPPING=1");
-	les_run_summary(&a->run);
+	les_run_clear_status(&a->run);
 	return ret;
 }
 
 static int app_free(struct app *a, int ret)
 {
-	if (a->run.top.screen)
-		les_top_screen_close();
-	les_top_free(a->run.top.view);
-	/* Exit status 1 when a line did not reach Kafka. */
-	if (les_sink_kafka_close(a->run.kafka) && ret == LES_EXIT_OK)
+	/* Exit status 1 when a sink lost what it took (a line that did not reach Kafka). */
+	if (les_sinks_close(&a->run) && ret == LES_EXIT_OK)
 		ret = LES_EXIT_RUNTIME;
-	les_prom_free(a->run.prom);
-	les_aggregate_free(a->run.aggregator);
+	les_consumer_release(&a->run.consumer);
 	les_tracer_destroy(&a->run.tracer);
 	les_enrich_free(a->enricher);
 	/* The file's last bytes (a gzip end, NFS's delayed errors) go out at close. */
@@ -577,12 +494,16 @@ static int app_free(struct app *a, int ret)
 	les_observed_free(&a->run.observed);
 	les_observed_free_paths(a->real_mounts);
 	les_mountwatch_close(&a->run.mountwatch);
-	les_summary_free(a->run.summary);
 	free(a);
 	return ret;
 }
 
-int main(int argc, char **argv)
+/*
+ * The tool without a subcommand: tracing (the service), and the modes its
+ * options select (--list-probes, --top --input, ...). Its options come
+ * from the command line and the service's config file, read here only.
+ */
+static int trace_main(int argc, char **argv)
 {
 	struct les_options opts;
 	struct app *a;
@@ -617,7 +538,7 @@ int main(int argc, char **argv)
 		return list_probes(&opts);
 	ret = check_config_path(&opts);
 	ret = ret ?: check_not_journal(&opts);
-	ret = ret ?: check_kafka(&opts);
+	ret = ret ?: check_sinks(&opts);
 	ret = ret ?: preflight();
 	if (ret)
 		return ret;
@@ -626,6 +547,7 @@ int main(int argc, char **argv)
 		return fail(LES_EXIT_RUNTIME, "out of memory");
 	a->o = &opts;
 	les_run_config_of(&opts, &a->run_cfg);
+	les_sinks_config_of(&opts, &a->sinks_cfg);
 	a->run.cfg = &a->run_cfg;
 	a->run.mountwatch.fd = -1;
 	/* In a pod gethostname() is the pod's name: --hostname gives the node's. */
@@ -635,4 +557,36 @@ int main(int argc, char **argv)
 	ret = app_free(a, start_and_run(a));
 	les_options_release();
 	return ret;
+}
+
+/*
+ * The subcommands, by the first word of the command line. The tracing
+ * command is the first row, taken when that word names no other (or is an
+ * option): a word that is no subcommand stays its usage error. Each
+ * command parses its own arguments, after its name.
+ */
+struct command {
+	const char *name; /* NULL: the tool without a subcommand */
+	int (*run)(int argc, char **argv);
+};
+
+static const struct command commands[] = {
+	{ .name = NULL, .run = trace_main },
+};
+
+static const struct command *command_of(int argc, char **argv)
+{
+	if (argc < 2 || argv[1][0] == '-')
+		return &commands[0];
+	for (size_t i = 1; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].name, argv[1]) == 0)
+			return &commands[i];
+	return &commands[0];
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *cmd = command_of(argc, argv);
+
+	return cmd->name ? cmd->run(argc - 1, argv + 1) : cmd->run(argc, argv);
 }

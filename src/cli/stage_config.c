@@ -81,9 +81,20 @@ void les_run_config_of(const struct les_options *o, struct les_run_config *cfg)
 		.duration_ns = o->duration_ns,
 		.stats_interval_ns = o->stats_interval_ns,
 		.stale_timeout_ns = o->stale_timeout_ns,
-		.kafka_flush_timeout_ns = o->kafka_flush_timeout_ns,
-		.top_interval_ns = o->top_interval_ns,
-		.top_batch = o->top_batch,
 		.verbose = o->verbose != 0,
 	};
+}
+
+void les_sinks_config_of(const struct les_options *o, struct les_sinks_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	les_kafka_config_of(o, &cfg->kafka);
+	les_aggregate_config_of(o, &cfg->aggregate);
+	cfg->records = o->records;
+	les_prom_config_of(o, &cfg->prom);
+	cfg->summary = o->summary;
+	cfg->top = o->top;
+	cfg->top_interval_ns = o->top_interval_ns;
+	cfg->top_batch = o->top_batch;
+	cfg->verbose = o->verbose != 0;
 }

@@ -37,4 +37,7 @@ void les_aggregate_config_of(const struct les_options *o, struct les_aggregate_c
 /* --prometheus, --web.telemetry-path, the label flags, --series-ttl. */
 void les_prom_config_of(const struct les_options *o, struct les_prom_config *cfg);
 
+/* Every sink's (pipeline/sinks.h), from its own config_of above. */
+void les_sinks_config_of(const struct les_options *o, struct les_sinks_config *cfg);
+
 #endif /* LES_STAGE_CONFIG_H */

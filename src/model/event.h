@@ -45,6 +45,21 @@ struct les_event {
 	uint64_t rpc_wait_ns;
 	uint64_t backlog_ns, rtt_ns; /* sunrpc rpc records: queued, and on the wire */
 
+	/*
+	 * The request's identity, for the stages that link records (a tree of
+	 * spans): each valid only where the line carries it, else 0 or NULL.
+	 */
+	uint64_t req_id; /* rpc and rpc_event records: FUSE unique, sunrpc xid, PtlRPC id */
+	uint64_t wait_id; /* rpc records of a wait (queue_wait, lock_*) */
+	uint64_t parent_wait_id; /* the wait it runs inside, 0 if none */
+	uint64_t xid; /* PtlRPC request records, with has_xid */
+	bool has_xid;
+	unsigned int opcode; /* the protocol's opcode or procedure, with has_opcode */
+	bool has_opcode;
+	const char *target; /* PtlRPC: the import's obd_name, target_len bytes; NULL if unknown */
+	size_t target_len;
+	const char *nid; /* PtlRPC request records: the import's peer NID as text; NULL if unknown */
+
 	/* who */
 	uint32_t pid, tid, uid, gid;
 	const char *comm;

@@ -265,17 +265,6 @@ int les_rpc_event_index(const char *name)
 	return -1;
 }
 
-const char *les_rec_kind_name(unsigned int kind)
-{
-	static const char *const names[LES_REC_KIND_MAX] = {
-		[LES_REC_ACCESS] = "access",	   [LES_REC_RPC] = "rpc",
-		[LES_REC_RPC_EVENT] = "rpc_event", [LES_REC_PROC_EXEC] = "proc_exec",
-		[LES_REC_PROC_EXIT] = "proc_exit", [LES_REC_PROC_FORK] = "proc_fork",
-	};
-
-	return kind < LES_REC_KIND_MAX ? names[kind] : NULL;
-}
-
 /* --- names in records ------------------------------------------------------ */
 
 /* lustre/include/uapi/linux/lustre/lustre_idl.h, lower case. */
@@ -388,6 +377,19 @@ const char *les_rpc_op_function(unsigned int rpc_op)
 		return "ldlm_completion_ast";
 	}
 	return NULL;
+}
+
+unsigned int les_rpc_op_of(const char *op, const char *function)
+{
+	for (unsigned int rpc_op = LES_RPC_OP_NONE + 1; op && rpc_op < LES_RPC_OP_MAX; rpc_op++) {
+		const char *name = les_rpc_op_name(rpc_op);
+		const char *fn = les_rpc_op_function(rpc_op);
+
+		/* Both lock waits are "lock_wait": their function tells them apart. */
+		if (name && strcmp(op, name) == 0 && (!fn || (function && strcmp(function, fn) == 0)))
+			return rpc_op;
+	}
+	return LES_RPC_OP_NONE;
 }
 
 /* Registered ONC RPC program numbers a Linux client speaks. */

@@ -44,14 +44,17 @@ int les_rpc_event_index(const char *name);
 const char *les_rpc_proto_fs_type(unsigned int proto);
 /* The enum les_rpc_proto of a name les_rpc_proto_name gives, -1 if none. */
 int les_rpc_proto_index(const char *name);
-/* "access", "rpc", ..., "proc_fork"; NULL for an unknown kind. */
-const char *les_rec_kind_name(unsigned int kind);
 const char *les_counter_name(unsigned int counter);
 const char *les_probe_name(unsigned int probe);
 /* Lustre opcode names (lustre_idl.h, lower case), NULL when unknown. */
 const char *les_ptlrpc_opcode_name(unsigned int opcode);
 /* "queue_wait", "request", "lock_wait"; NULL for LES_RPC_OP_NONE. */
 const char *les_rpc_op_name(unsigned int rpc_op);
+/*
+ * The enum les_rpc_op of a line's "op" and "function" (NULL when the line
+ * has none); LES_RPC_OP_NONE for a protocol's own request.
+ */
+unsigned int les_rpc_op_of(const char *op, const char *function);
 /* The function a lock_wait record timed, NULL for other ops. */
 const char *les_rpc_op_function(unsigned int rpc_op);
 /* sunrpc program names ("nfs", "mount", "nlockmgr", ...), NULL when unknown. */

@@ -2,11 +2,13 @@
 /* Decode -> enrich -> format -> sinks, one record at a time. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "util/clock.h"
 #include "pipeline/consumer.h"
 #include "decode/filter.h"
+#include "model/kinds.h"
 #include "model/ops.h"
 #include "sink/sink.h"
 
@@ -29,14 +31,60 @@ void les_consumer_set_output(struct les_consumer *c, les_output_fn fn, void *ctx
 	c->out.ctx = ctx;
 }
 
+static struct les_consumer_tap *taps_of(struct les_consumer_taps *t)
+{
+	return t->heap ? t->heap : t->in_place;
+}
+
+static const struct les_consumer_tap *taps_of_const(const struct les_consumer_taps *t)
+{
+	return t->heap ? t->heap : t->in_place;
+}
+
+/* Room for one more: the heap takes over from in_place when it is full. */
+static int taps_grow(struct les_consumer_taps *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 2 * LES_CONSUMER_TAPS_IN_PLACE;
+	struct les_consumer_tap *v;
+
+	if (t->n < LES_CONSUMER_TAPS_IN_PLACE || t->n < t->cap)
+		return 0;
+	v = realloc(t->heap, cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (!t->heap)
+		memcpy(v, t->in_place, sizeof(t->in_place));
+	t->heap = v;
+	t->cap = cap;
+	return 0;
+}
+
+static int add_tap(struct les_consumer *c, const struct les_consumer_tap *tap)
+{
+	struct les_consumer_taps *t = &c->taps;
+	int err = taps_grow(t);
+
+	if (err)
+		return err;
+	taps_of(t)[t->n++] = *tap;
+	return 0;
+}
+
+void les_consumer_release(struct les_consumer *c)
+{
+	free(c->taps.heap);
+	memset(&c->taps, 0, sizeof(c->taps));
+}
+
 /* The output's counts; false, and all 0, when no stats hook gives them. */
 static bool output_counts(const struct les_consumer *c, struct les_output_counts *oc)
 {
+	const struct les_consumer_tap *taps = taps_of_const(&c->taps);
 	bool any = false;
 
 	memset(oc, 0, sizeof(*oc));
-	for (size_t i = 0; i < c->n_stats_hooks; i++) {
-		const struct les_stats_hook *h = &c->stats_hooks[i];
+	for (size_t i = 0; i < c->taps.n; i++) {
+		const struct les_stats_hook *h = &taps[i].stats;
 		struct les_output_counts one;
 
 		if (!h->counts)
@@ -57,6 +105,15 @@ void les_consumer_output_counts(const struct les_consumer *c, struct les_output_
 	output_counts(c, oc);
 }
 
+void les_consumer_sink_counters(const struct les_consumer *c, struct les_sink_counters *sc)
+{
+	const struct les_consumer_tap *taps = taps_of_const(&c->taps);
+
+	for (size_t i = 0; i < c->taps.n; i++)
+		if (taps[i].stats.counters)
+			taps[i].stats.counters(taps[i].stats.ctx, sc);
+}
+
 /* Per-op records the output lost (a full disk, a closed pipe). */
 static uint64_t output_dropped(const struct les_consumer *c)
 {
@@ -73,8 +130,12 @@ uint64_t les_consumer_dropped(const struct les_consumer *c)
 
 uint64_t les_consumer_records_read(const struct les_consumer *c)
 {
-	return c->by_kind[LES_REC_ACCESS] + c->by_kind[LES_REC_RPC] + c->by_kind[LES_REC_RPC_EVENT] +
-	       c->dropped_stopped + c->decode_errors;
+	uint64_t read = c->dropped_stopped + c->decode_errors;
+
+	for (unsigned int kind = 0; kind < LES_REC_KIND_MAX; kind++)
+		if (les_rec_kind_is_op(kind))
+			read += c->by_kind[kind];
+	return read;
 }
 
 uint64_t les_consumer_emitted(const struct les_consumer *c)
@@ -87,16 +148,6 @@ uint64_t les_consumer_emitted(const struct les_consumer *c)
 	return c->emitted;
 }
 
-static int add_sink(struct les_event_sink *v, size_t *n, size_t max, les_event_fn fn, void *ctx)
-{
-	if (*n >= max)
-		return -E2BIG;
-	v[*n].fn = fn;
-	v[*n].ctx = ctx;
-	(*n)++;
-	return 0;
-}
-
 void les_consumer_set_enricher(struct les_consumer *c, struct les_enricher *e)
 {
 	c->enricher = e;
@@ -104,20 +155,17 @@ void les_consumer_set_enricher(struct les_consumer *c, struct les_enricher *e)
 
 int les_consumer_add_event_sink(struct les_consumer *c, les_event_fn fn, void *ctx)
 {
-	return add_sink(c->event_sinks, &c->n_event_sinks, LES_MAX_EVENT_SINKS, fn, ctx);
+	return add_tap(c, &(const struct les_consumer_tap){ .event = fn, .ctx = ctx });
 }
 
 int les_consumer_add_line_sink(struct les_consumer *c, les_event_fn fn, void *ctx)
 {
-	return add_sink(c->line_sinks, &c->n_line_sinks, LES_MAX_LINE_SINKS, fn, ctx);
+	return add_tap(c, &(const struct les_consumer_tap){ .line = fn, .ctx = ctx });
 }
 
 int les_consumer_add_stats_hook(struct les_consumer *c, const struct les_stats_hook *h)
 {
-	if (c->n_stats_hooks >= LES_MAX_STATS_HOOKS)
-		return -E2BIG;
-	c->stats_hooks[c->n_stats_hooks++] = *h;
-	return 0;
+	return add_tap(c, &(const struct les_consumer_tap){ .stats = *h });
 }
 
 static int output_line(struct les_consumer *c, const struct les_event *ev, bool record)
@@ -130,8 +178,10 @@ static int output_line(struct les_consumer *c, const struct les_event *ev, bool 
 		c->stop = true;
 		return err;
 	}
-	for (size_t i = 0; i < c->n_line_sinks; i++) {
-		err = c->line_sinks[i].fn(c->line_sinks[i].ctx, ev);
+	for (size_t i = 0; i < c->taps.n; i++) {
+		const struct les_consumer_tap *tap = &taps_of(&c->taps)[i];
+
+		err = tap->line ? tap->line(tap->ctx, ev) : 0;
 		if (err)
 			return err;
 	}
@@ -168,8 +218,9 @@ static int emit_record(struct les_consumer *c)
 	 * sink's error is about its own output, e.g. a window line to a closed
 	 * pipe): the output then accounts for it, written or dropped.
 	 */
-	for (size_t i = 0; i < c->n_event_sinks; i++) {
-		int e = c->event_sinks[i].fn(c->event_sinks[i].ctx, ev);
+	for (size_t i = 0; i < c->taps.n; i++) {
+		const struct les_consumer_tap *tap = &taps_of(&c->taps)[i];
+		int e = tap->event ? tap->event(tap->ctx, ev) : 0;
 
 		err = err ?: e;
 	}
@@ -192,31 +243,13 @@ static int emit_record(struct les_consumer *c)
 	return 0;
 }
 
-/* The record's size must be at least its kind's: anything else is corrupt. */
-static bool size_ok(uint32_t kind, size_t size)
-{
-	switch (kind) {
-	case LES_REC_ACCESS:
-		return size >= sizeof(struct les_rec_access);
-	case LES_REC_RPC:
-		return size >= sizeof(struct les_rec_rpc);
-	case LES_REC_RPC_EVENT:
-		return size >= sizeof(struct les_rec_rpc_event);
-	case LES_REC_PROC_EXEC:
-		return size >= sizeof(struct les_rec_proc);
-	case LES_REC_PROC_FORK:
-		return size >= sizeof(struct les_rec_fork);
-	}
-	return false;
-}
-
 /* A per-op record (not a process notice): part of the stats identity. */
 static bool is_op_record(const void *data)
 {
 	uint32_t kind;
 
 	memcpy(&kind, data, sizeof(kind));
-	return kind == LES_REC_ACCESS || kind == LES_REC_RPC || kind == LES_REC_RPC_EVENT;
+	return les_rec_kind_is_op(kind);
 }
 
 static const struct les_observed_mount *mount_of(struct les_consumer *c, uint32_t dev)
@@ -269,7 +302,7 @@ static void fill_where_who(struct les_consumer *c, struct les_event *ev,
  * mount, looked up once for the event and the line.
  */
 static const struct les_observed_mount *event_common(struct les_consumer *c, uint32_t kind,
-						     const char *type, uint64_t ts, uint32_t dev,
+						     uint64_t ts, uint32_t dev,
 						     const struct les_task *t, unsigned int flags)
 {
 	struct les_event *ev = &c->ev;
@@ -277,7 +310,7 @@ static const struct les_observed_mount *event_common(struct les_consumer *c, uin
 
 	memset(ev, 0, sizeof(*ev));
 	ev->kind = kind;
-	ev->type = type;
+	ev->type = les_rec_kind_name(kind);
 	ev->ts_epoch_ns = les_fmt_epoch_ns(&c->fmt, ts);
 	ev->host = c->host;
 	fill_where_who(c, ev, m, ts, t, flags, c->comm);
@@ -308,11 +341,12 @@ static const struct les_enriched *enriched(struct les_consumer *c)
 	return c->enricher ? c->enriched : NULL;
 }
 
-static int on_access(struct les_consumer *c, const struct les_rec_access *r)
+static int on_access(struct les_consumer *c, const void *rec)
 {
+	const struct les_rec_access *r = rec;
 	struct les_event *ev = &c->ev;
 	const struct les_observed_mount *m =
-		event_common(c, LES_REC_ACCESS, "access", r->ts_ns, r->dev, &r->task, 0);
+		event_common(c, LES_REC_ACCESS, r->ts_ns, r->dev, &r->task, 0);
 
 	ev->op = les_op_name(r->op);
 	ev->access_op = r->op;
@@ -345,11 +379,55 @@ static const char *charge_wire_job(struct les_consumer *c, const struct les_rec_
 	return job;
 }
 
-static int on_rpc(struct les_consumer *c, const struct les_rec_rpc *r)
+/* The opcode, where the line has one (put_opcode, format.c). */
+static void event_opcode(struct les_event *ev, unsigned int proto, unsigned int opcode,
+			 uint32_t flags)
+{
+	ev->has_opcode = proto == LES_PROTO_FUSE || (flags & LES_RPC_F_OPCODE);
+	ev->opcode = ev->has_opcode ? opcode : 0;
+}
+
+static void event_target(struct les_event *ev, const char *name, uint32_t flags)
+{
+	if (!(flags & LES_RPC_F_TARGET))
+		return;
+	ev->target = name;
+	ev->target_len = les_ptlrpc_target_len(name, LES_RPC_NAME_LEN);
+}
+
+/* A PtlRPC request's xid, target and peer, each where its flag is (put_ptlrpc_ids). */
+static void event_ptlrpc_ids(struct les_consumer *c, const struct les_rec_rpc *r)
 {
 	struct les_event *ev = &c->ev;
+
+	ev->has_xid = r->flags & LES_RPC_F_XID;
+	ev->xid = ev->has_xid ? r->xid : 0;
+	event_target(ev, r->name, r->flags);
+	if ((r->flags & LES_RPC_F_NID) && les_lnet_nid_str(&r->nid, c->nid, sizeof(c->nid)))
+		ev->nid = c->nid;
+}
+
+/* What links an rpc record to others: its request, its wait and the wait around it. */
+static void event_rpc_ids(struct les_consumer *c, const struct les_rec_rpc *r)
+{
+	struct les_event *ev = &c->ev;
+
+	ev->req_id = r->req_id;
+	event_opcode(ev, r->proto, r->opcode, r->flags);
+	if (les_rpc_op_is_wait(r->rpc_op)) {
+		ev->wait_id = r->wait_id;
+		ev->parent_wait_id = r->parent_wait_id;
+	}
+	if (r->proto == LES_PROTO_PTLRPC && r->rpc_op == LES_RPC_OP_REQUEST)
+		event_ptlrpc_ids(c, r);
+}
+
+static int on_rpc(struct les_consumer *c, const void *rec)
+{
+	const struct les_rec_rpc *r = rec;
+	struct les_event *ev = &c->ev;
 	const struct les_observed_mount *m =
-		event_common(c, LES_REC_RPC, "rpc", r->ts_ns, r->dev, &r->task,
+		event_common(c, LES_REC_RPC, r->ts_ns, r->dev, &r->task,
 			     r->flags & LES_RPC_F_ASYNC ? LES_ACTOR_F_FS_WORK : 0);
 	const char *job;
 
@@ -367,6 +445,7 @@ static int on_rpc(struct les_consumer *c, const struct les_rec_rpc *r)
 		ev->backlog_ns = r->backlog_ns;
 		ev->rtt_ns = r->rtt_ns;
 	}
+	event_rpc_ids(c, r);
 	event_worker(c, r->flags, r->worker_comm);
 	job = charge_wire_job(c, r);
 	if (c->records_to_lines)
@@ -374,11 +453,12 @@ static int on_rpc(struct les_consumer *c, const struct les_rec_rpc *r)
 	return emit_record(c);
 }
 
-static int on_rpc_event(struct les_consumer *c, const struct les_rec_rpc_event *r)
+static int on_rpc_event(struct les_consumer *c, const void *rec)
 {
+	const struct les_rec_rpc_event *r = rec;
 	struct les_event *ev = &c->ev;
 	const struct les_observed_mount *m =
-		event_common(c, LES_REC_RPC_EVENT, "rpc_event", r->ts_ns, r->dev, &r->task,
+		event_common(c, LES_REC_RPC_EVENT, r->ts_ns, r->dev, &r->task,
 			     r->flags & LES_RPC_F_ASYNC ? LES_ACTOR_F_FS_WORK : 0);
 
 	ev->event = les_rpc_event_name(r->event);
@@ -387,11 +467,40 @@ static int on_rpc_event(struct les_consumer *c, const struct les_rec_rpc_event *
 	ev->proto = les_rpc_proto_name(r->proto);
 	ev->proto_id = r->proto;
 	ev->parent_op_id = r->parent_op_id;
+	ev->req_id = r->req_id;
+	event_opcode(ev, r->proto, r->opcode, r->flags);
+	if (r->proto == LES_PROTO_PTLRPC)
+		event_target(ev, r->name, r->flags);
 	event_worker(c, r->flags, r->worker_comm);
 	if (c->records_to_lines)
 		les_format_rpc_event(&c->jw, &c->fmt, m, r, enriched(c));
 	return emit_record(c);
 }
+
+static int on_exec(struct les_consumer *c, const void *rec)
+{
+	if (c->enricher)
+		les_enrich_exec(c->enricher, rec);
+	return 0;
+}
+
+static int on_fork(struct les_consumer *c, const void *rec)
+{
+	if (c->enricher)
+		les_enrich_fork(c->enricher, rec);
+	return 0;
+}
+
+/*
+ * What the consumer does with each kind model/kinds.c says the ring
+ * carries (checked there for its size first).
+ */
+typedef int (*record_fn)(struct les_consumer *c, const void *rec);
+static const record_fn handlers[LES_REC_KIND_MAX] = {
+	[LES_REC_ACCESS] = on_access,	    [LES_REC_RPC] = on_rpc,
+	[LES_REC_RPC_EVENT] = on_rpc_event, [LES_REC_PROC_EXEC] = on_exec,
+	[LES_REC_PROC_FORK] = on_fork,
+};
 
 static int on_record(struct les_consumer *c, void *data, size_t size)
 {
@@ -408,30 +517,13 @@ static int on_record(struct les_consumer *c, void *data, size_t size)
 		return 0;
 	}
 	memcpy(&kind, data, sizeof(kind));
-	if (!size_ok(kind, size)) {
+	if (!les_rec_kind_size_ok(kind, size)) {
 		c->decode_errors++;
 		return 0;
 	}
 	c->by_kind[kind]++;
 	jw_reset(&c->jw);
-	switch (kind) {
-	case LES_REC_ACCESS:
-		return on_access(c, data);
-	case LES_REC_RPC:
-		return on_rpc(c, data);
-	case LES_REC_RPC_EVENT:
-		return on_rpc_event(c, data);
-	case LES_REC_PROC_EXEC:
-		if (c->enricher)
-			les_enrich_exec(c->enricher, data);
-		return 0;
-	case LES_REC_PROC_FORK:
-		if (c->enricher)
-			les_enrich_fork(c->enricher, data);
-		return 0;
-	default:
-		return 0;
-	}
+	return handlers[kind] ? handlers[kind](c, data) : 0;
 }
 
 /*
@@ -562,9 +654,12 @@ int les_consumer_emit_stats(struct les_consumer *c, const struct les_kernel_stat
 	put_kernel_counters(w, ks);
 	les_refusals_json(w, ks->refused);
 	put_tables(w, c);
-	for (size_t i = 0; i < c->n_stats_hooks; i++)
-		if (c->stats_hooks[i].members)
-			c->stats_hooks[i].members(c->stats_hooks[i].ctx, w);
+	for (size_t i = 0; i < c->taps.n; i++) {
+		const struct les_stats_hook *h = &taps_of(&c->taps)[i].stats;
+
+		if (h->members)
+			h->members(h->ctx, w);
+	}
 	jw_obj_end(w);
 	jw_newline(w);
 	if (w->overflow) {

@@ -14,10 +14,12 @@
 #include "model/observed.h"
 #include "model/kstats.h"
 
-#define LES_LINE_MAX	     16384
-#define LES_MAX_EVENT_SINKS 4
-#define LES_MAX_LINE_SINKS  4
-#define LES_MAX_STATS_HOOKS 5
+#define LES_LINE_MAX 16384
+/*
+ * Registrations kept in the consumer itself: a usual run allocates none.
+ * Not a limit: more go on the heap (les_consumer_release frees them).
+ */
+#define LES_CONSUMER_TAPS_IN_PLACE 8
 
 /*
  * Two kinds of downstream stages. Event sinks (aggregation, Prometheus)
@@ -27,11 +29,6 @@
  * negative errno to stop the run.
  */
 typedef int (*les_event_fn)(void *ctx, const struct les_event *ev);
-
-struct les_event_sink {
-	les_event_fn fn;
-	void *ctx;
-};
 
 /*
  * The output (the file sink, sink.h) is a line sink the per-op records are
@@ -54,13 +51,36 @@ struct les_output {
  * (les_consumer_emitted, les_consumer_dropped) take. Either may be NULL.
  */
 struct les_output_counts; /* sink/sink.h */
+struct les_sink_counters; /* pipeline/sinks.h */
 typedef void (*les_stats_fn)(void *ctx, struct jw *w);
 typedef void (*les_output_counts_fn)(void *ctx, struct les_output_counts *oc);
+typedef void (*les_sink_counters_fn)(void *ctx, struct les_sink_counters *sc);
 
+/*
+ * counters: the stage's counters other stages show (Prometheus's
+ * self-metrics), put into the run's struct les_sink_counters: one stage
+ * never reads another's.
+ */
 struct les_stats_hook {
 	les_stats_fn members;
 	les_output_counts_fn counts;
+	les_sink_counters_fn counters;
 	void *ctx;
+};
+
+/* One registration: an event sink, a line sink or a stats hook. */
+struct les_consumer_tap {
+	les_event_fn event;
+	les_event_fn line;
+	struct les_stats_hook stats; /* .ctx set for a stats hook */
+	void *ctx;
+};
+
+/* The registrations in their order, without a bound. */
+struct les_consumer_taps {
+	struct les_consumer_tap in_place[LES_CONSUMER_TAPS_IN_PLACE];
+	struct les_consumer_tap *heap; /* all of them once they outgrow in_place */
+	size_t n, cap;
 };
 
 /* The consumer's part of the command line. */
@@ -94,17 +114,13 @@ struct les_consumer {
 	bool stop; /* --count reached or the output closed */
 	bool draining; /* final drain: records after a stop are counted, not formatted */
 	bool records_to_lines; /* per-op records are output lines (else only events) */
-	struct les_event_sink event_sinks[LES_MAX_EVENT_SINKS];
-	size_t n_event_sinks;
-	struct les_event_sink line_sinks[LES_MAX_LINE_SINKS];
-	size_t n_line_sinks;
-	struct les_stats_hook stats_hooks[LES_MAX_STATS_HOOKS];
-	size_t n_stats_hooks;
+	struct les_consumer_taps taps; /* event sinks, line sinks, stats hooks */
 	char host[256];
 	struct les_event ev; /* the event being delivered */
 	char comm[LES_COMM_LEN + 1];
 	char worker_comm[LES_COMM_LEN + 1];
 	char wire_job[LES_JOBID_LEN + 1]; /* the job an rpc record is charged to by the wire */
+	char nid[LES_LNET_NID_STR_MAX]; /* the event's nid, as text */
 	struct les_enricher *enricher; /* NULL: records carry no enrichment */
 	const struct les_enriched *enriched; /* of the record being handled */
 	char describe_comm[LES_COMM_LEN + 1]; /* les_consumer_describe's */
@@ -119,9 +135,16 @@ void les_consumer_set_output(struct les_consumer *c, les_output_fn fn, void *ctx
 /* The enricher the records' who comes from (NULL: none); it outlives the consumer. */
 void les_consumer_set_enricher(struct les_consumer *c, struct les_enricher *e);
 
+/* Each is called in the order added; 0, or -ENOMEM. */
 int les_consumer_add_event_sink(struct les_consumer *c, les_event_fn fn, void *ctx);
 int les_consumer_add_line_sink(struct les_consumer *c, les_event_fn fn, void *ctx);
 int les_consumer_add_stats_hook(struct les_consumer *c, const struct les_stats_hook *h);
+
+/* What the registrations took beyond the consumer itself. */
+void les_consumer_release(struct les_consumer *c);
+
+/* Every stats hook's counters, into sc (zeroed first by the caller). */
+void les_consumer_sink_counters(const struct les_consumer *c, struct les_sink_counters *sc);
 
 /* The output's counts, from the stats hooks that give them; all 0 without. */
 void les_consumer_output_counts(const struct les_consumer *c, struct les_output_counts *oc);

@@ -142,25 +142,6 @@ static void refresh_mounts(struct les_run *r)
 	free(next);
 }
 
-/* Once a second: the endpoint's self-metrics, in-flight gauge and series TTL. */
-static void tick_prometheus(struct les_run *r, uint64_t now)
-{
-	struct les_kernel_stats ks;
-
-	if (!r->prom || now < r->next_prom_ns)
-		return;
-	les_tracer_read_stats(&r->tracer, &ks);
-	les_pipeline_update_prom(r->prom, &r->consumer, &ks);
-	if (r->kafka) {
-		struct les_kafka_counters kc;
-
-		les_sink_kafka_counters(r->kafka, &kc);
-		les_prom_update_kafka(r->prom, &kc);
-	}
-	les_prom_tick(r->prom, now);
-	r->next_prom_ns = now + LES_NS_PER_SEC;
-}
-
 /*
  * Every 10 s: free heap pages go back to the system. A broker outage
  * queues lines (up to --kafka-queue-size), /metrics renders into a large
@@ -214,75 +195,6 @@ static void tick_status(struct les_run *r, uint64_t now)
 	r->next_status_ns = now + LES_NS_PER_SEC;
 }
 
-/* Summary on stderr when the run ends, with the final stats record's numbers. */
-
-static void top_header(struct les_run *r, struct les_top_header *h)
-{
-	const struct les_observed *observed_mounts = &r->observed;
-	struct les_kernel_stats ks;
-
-	memset(h, 0, sizeof(*h));
-	les_tracer_read_stats(&r->tracer, &ks);
-	h->dropped = ks.counters[LES_CNT_RB_DROPPED] + les_consumer_dropped(&r->consumer);
-	for (size_t i = 0; i < observed_mounts->n && h->n_mounts < LES_TOP_MOUNTS; i++) {
-		uint64_t n = 0;
-
-		for (size_t k = 0; k < ks.n_inflight; k++)
-			if (ks.inflight[k].dev == observed_mounts->m[i].dev)
-				n += ks.inflight[k].requests;
-		snprintf(h->mounts[h->n_mounts].mount, sizeof(h->mounts[0].mount), "%s",
-			 observed_mounts->m[i].mount_point);
-		h->mounts[h->n_mounts++].inflight = n;
-	}
-}
-
-/* Keys first (every pass: the screen answers at once), then a frame per interval. */
-static void tick_top(struct les_run *r, uint64_t now)
-{
-	const struct les_run_config *cfg = r->cfg;
-	struct les_consumer *c = &r->consumer;
-	struct les_run_top *top = &r->top;
-	struct les_top_header h;
-	int key, width = 80, height = 0;
-	bool redraw = false;
-
-	if (!top->view)
-		return;
-	while (top->screen && (key = les_top_screen_key()) >= 0)
-		redraw |= les_top_key(&top->keys, key);
-	les_top_screen_ask_filter(&top->keys, top->view);
-	if (top->keys.quit) {
-		c->stop = true;
-		return;
-	}
-	if (!top->last_ns)
-		top->last_ns = now;
-	if (now >= top->last_ns + cfg->top_interval_ns) {
-		top_header(r, &h);
-		les_top_close_interval(top->view, (double)(now - top->last_ns) / 1e9,
-				       les_fmt_epoch_ns(&c->fmt, now), &h);
-		top->last_ns = now;
-		redraw = true;
-		top->frames++;
-	}
-	if (!redraw || !top->frames)
-		return;
-	if (top->screen)
-		les_top_screen_size(&width, &height);
-	les_top_render(top->view, top->keys.group, top->keys.sort, width, height, top->frame,
-		       sizeof(top->frame));
-	if (top->screen) {
-		les_top_screen_draw(top->frame);
-	} else {
-		/* Plain frames, as top -b prints them: a blank line between. */
-		fputs(top->frame, stdout);
-		fputc('\n', stdout);
-		fflush(stdout);
-	}
-	if (cfg->top_batch && top->frames >= cfg->top_batch)
-		c->stop = true;
-}
-
 /*
  * The final drain, after the detach: a program that counted its record
  * before it may still be running (tracing programs can be preempted on a
@@ -311,6 +223,7 @@ int les_run(struct les_run *r)
 	struct les_tracer *t = &r->tracer;
 	int err = 0;
 
+	r->ran = true;
 	r->start_ns = les_mono_ns();
 	r->next_stats_ns = r->start_ns + cfg->stats_interval_ns;
 	while (!exiting && !c->stop) {
@@ -330,15 +243,12 @@ int les_run(struct les_run *r)
 		err = 0;
 		les_sink_file_flush(&r->out);
 		reopen_if_asked(r);
-		les_sink_kafka_poll(r->kafka);
 		now = les_mono_ns();
 		tick_status(r, now);
 		warn_output_drops(r, now);
 		if (les_mountwatch_changed(&r->mountwatch))
 			refresh_mounts(r);
-		les_aggregate_tick(r->aggregator, les_fmt_epoch_ns(&c->fmt, now));
-		tick_prometheus(r, now);
-		tick_top(r, now);
+		les_sinks_tick(r, now);
 		tick_trim(r, now);
 		if (cfg->duration_ns && now - r->start_ns >= cfg->duration_ns)
 			break;
@@ -357,10 +267,8 @@ int les_run(struct les_run *r)
 	les_tracer_detach(t);
 	c->draining = true;
 	drain_final(r);
-	/* The last window is cut short: it goes out marked partial. */
-	les_aggregate_flush(r->aggregator, les_fmt_epoch_ns(&c->fmt, les_mono_ns()));
-	/* The final stats record tells what Kafka could not take: flush first. */
-	les_sink_kafka_flush(r->kafka, cfg->kafka_flush_timeout_ns);
+	/* What the sinks hold goes out (the last window, Kafka's queue) before it is counted. */
+	les_sinks_flush(r);
 	emit_stats(r, true);
 	if (err) {
 		les_say("reading the ring buffer: %s", strerror(-err));
@@ -376,20 +284,7 @@ int les_run(struct les_run *r)
 	return 0;
 }
 
-/* With the final stats record's numbers. */
-void les_run_summary(struct les_run *r)
+void les_run_clear_status(struct les_run *r)
 {
-	struct les_summary_totals tot = {0};
-	struct les_consumer *c = &r->consumer;
-	struct les_kernel_stats ks;
-
 	les_status_clear(&r->status);
-	if (!r->summary)
-		return;
-	les_tracer_read_stats(&r->tracer, &ks);
-	tot.elapsed_ns = les_mono_ns() - c->start_mono_ns;
-	tot.emitted = les_consumer_emitted(c);
-	tot.dropped = ks.counters[LES_CNT_RB_DROPPED] + les_consumer_dropped(c);
-	tot.filtered = ks.counters[LES_CNT_FILTERED] + c->filtered_userspace;
-	les_summary_print(r->summary, &tot, stderr);
 }

@@ -3,9 +3,9 @@
  * The run loop: once the stages are built and the probes attached, poll
  * the ring until a signal, --duration, --count or the reader's end; on
  * the way flush the output, reopen it on SIGHUP, tick the periodic tasks
- * (status line, Prometheus, --top frames, --aggregate windows, stats
- * records, heap trims) and follow the mount table. At the end: detach,
- * drain, the last window, the final stats record.
+ * (status line, the sinks' ticks, stats records, heap trims) and follow
+ * the mount table. At the end: detach, drain, the sinks' flush, the final
+ * stats record.
  */
 #ifndef LES_RUN_H
 #define LES_RUN_H
@@ -16,38 +16,22 @@
 #include "decode/mountwatch.h"
 #include "model/observed.h"
 #include "pipeline/consumer.h"
+#include "pipeline/sinks.h"
 #include "probe/tracer.h"
-#include "sink/aggregate.h"
-#include "sink/prom.h"
 #include "sink/sink.h"
-#include "sink/sink_kafka.h"
 #include "sink/summary.h"
-#include "sink/top.h"
 
 /* The run loop's part of the command line. */
 struct les_run_config {
 	const char *mountinfo_path; /* NULL: /proc/self/mountinfo */
 	const char *const *mounts;  /* --mount, followed when the mounts change */
 	size_t n_mounts;
-	const char *output;		 /* --output as given, for the reopen message */
-	uint32_t poll_ms;		 /* the ring's poll timeout */
-	uint64_t duration_ns;		 /* 0: until stopped */
-	uint64_t stats_interval_ns;	 /* 0: only the final stats record */
-	uint64_t stale_timeout_ns;	 /* in-flight entries older are swept */
-	uint64_t kafka_flush_timeout_ns; /* at the end */
-	uint64_t top_interval_ns;	 /* --interval: a --top frame every this long */
-	uint32_t top_batch;		 /* --batch N: stop after N frames; 0: never */
+	const char *output;	    /* --output as given, for the reopen message */
+	uint32_t poll_ms;	    /* the ring's poll timeout */
+	uint64_t duration_ns;	    /* 0: until stopped */
+	uint64_t stats_interval_ns; /* 0: only the final stats record */
+	uint64_t stale_timeout_ns;  /* in-flight entries older are swept */
 	bool verbose;
-};
-
-/* --top: the view, its screen (or plain frames on stdout), frames shown. */
-struct les_run_top {
-	struct les_top *view; /* NULL without --top */
-	struct les_top_view keys;
-	bool screen;
-	uint32_t frames;
-	uint64_t last_ns; /* the current interval's start */
-	char frame[64 * 1024];
 };
 
 /*
@@ -61,14 +45,11 @@ struct les_run {
 	struct les_sink_file out;
 	struct les_tracer tracer;
 	struct les_consumer consumer;
-	struct les_sink_kafka *kafka;	  /* NULL without --kafka-brokers */
-	struct les_aggregate *aggregator; /* NULL without --aggregate */
-	struct les_prom *prom;		  /* NULL without --prometheus */
-	struct les_summary *summary;	  /* NULL: no summary at exit */
-	struct les_status status;	  /* .out NULL: no status line */
-	struct les_run_top top;
+	struct les_sinks sinks;	  /* the sinks besides the output (sinks.h) */
+	struct les_status status; /* .out NULL: no status line */
+	bool ran;		  /* les_run was called: the sinks' end-of-run reports apply */
 	uint64_t start_ns;
-	uint64_t next_stats_ns, next_status_ns, next_prom_ns, next_drop_warn_ns, next_trim_ns;
+	uint64_t next_stats_ns, next_status_ns, next_drop_warn_ns, next_trim_ns;
 	uint64_t drops_warned; /* output lines lost, as last warned about */
 };
 
@@ -86,7 +67,7 @@ void les_run_install_signals(void);
  */
 int les_run(struct les_run *r);
 
-/* The status line erased, and the summary on stderr if there is one. */
-void les_run_summary(struct les_run *r);
+/* The status line erased (the summary follows as its sink closes). */
+void les_run_clear_status(struct les_run *r);
 
 #endif /* LES_RUN_H */

@@ -18,46 +18,34 @@ static int window_to_consumer(void *ctx, const struct les_event *ev)
 	return les_consumer_output(ctx, ev);
 }
 
-struct les_aggregate *les_pipeline_attach_aggregate(struct les_consumer *c,
-						    const struct les_aggregate_config *cfg,
-						    bool records)
+struct les_aggregate *les_pipeline_new_aggregate(struct les_consumer *c,
+						 const struct les_aggregate_config *cfg, bool records)
 {
 	struct les_aggregate_config with_host = *cfg;
 	struct les_aggregate *a;
 
 	with_host.host = c->host;
 	a = les_aggregate_new(&with_host, window_to_consumer, c);
-
-	if (!a)
-		return NULL;
-	if (c->n_event_sinks >= LES_MAX_EVENT_SINKS || c->n_stats_hooks >= LES_MAX_STATS_HOOKS) {
-		les_aggregate_free(a);
-		return NULL;
-	}
-	les_consumer_add_event_sink(c, les_aggregate_add, a);
-	les_consumer_add_stats_hook(c, &(const struct les_stats_hook){
-					       .members = les_aggregate_stats_json, .ctx = a });
-	c->records_to_lines = records;
+	if (a)
+		c->records_to_lines = records;
 	return a;
 }
 
-int les_pipeline_attach_prom(struct les_prom **out, struct les_consumer *c,
-			     const struct les_prom_config *cfg, char *err, size_t errlen)
+struct les_aggregate *les_pipeline_attach_aggregate(struct les_consumer *c,
+						    const struct les_aggregate_config *cfg,
+						    bool records)
 {
-	int ret;
+	struct les_aggregate *a = les_pipeline_new_aggregate(c, cfg, records);
 
-	*out = NULL;
-	if (c->n_event_sinks >= LES_MAX_EVENT_SINKS || c->n_stats_hooks >= LES_MAX_STATS_HOOKS) {
-		snprintf(err, errlen, "--prometheus: too many output stages");
-		return -E2BIG;
+	if (!a)
+		return NULL;
+	if (les_consumer_add_event_sink(c, les_aggregate_add, a) ||
+	    les_consumer_add_stats_hook(c, &(const struct les_stats_hook){
+						   .members = les_aggregate_stats_json, .ctx = a })) {
+		les_aggregate_free(a);
+		return NULL;
 	}
-	ret = les_prom_open(out, cfg, err, errlen);
-	if (ret)
-		return ret;
-	les_consumer_add_event_sink(c, les_prom_add, *out);
-	les_consumer_add_stats_hook(c, &(const struct les_stats_hook){
-					       .members = les_prom_stats_json, .ctx = *out });
-	return 0;
+	return a;
 }
 
 static void describe(void *ctx, struct les_event *ev, uint64_t now_ns, uint32_t dev,

@@ -11,23 +11,19 @@
 #include "sink/aggregate.h"
 #include "util/histogram.h"
 #include "util/json.h"
+#include "model/kinds.h"
 #include "model/ops.h"
 
 #define AGG_KEY_MAX	    4096  /* longest serialized group key */
 #define AGG_ARENA_PER_GROUP 256	  /* key bytes budgeted per group */
 #define AGG_LINE_MAX	    32768 /* a window line, histogram included */
 
-/* Record types aggregate apart even when every grouped field matches. */
-enum agg_rtype {
-	RT_ACCESS = 0,
-	RT_RPC,
-	RT_RPC_EVENT,
-	RT_MAX,
-};
+/*
+ * Record kinds aggregate apart even when every grouped field matches: a
+ * group's kind is a per-op kind of model/kinds.h.
+ */
 
-static const char *const rtype_names[RT_MAX] = {"access", "rpc", "rpc_event"};
-
-/* Serialized key: rtype byte, then per grouped field a tag and its value. */
+/* Serialized key: kind byte, then per grouped field a tag and its value. */
 enum key_tag {
 	KEY_NULL = 1,
 	KEY_STR, /* bytes, then NUL */
@@ -56,7 +52,7 @@ struct agg_group {
 	uint64_t hash;
 	uint32_t key_off, key_len; /* in the arena */
 	uint32_t slot;		   /* table slot, cleared when the window closes */
-	uint8_t rtype;
+	uint8_t kind;		   /* enum les_rec_kind */
 	uint64_t count;
 	uint64_t bytes;
 	uint64_t rpc_wait_ns;
@@ -79,7 +75,7 @@ struct les_aggregate {
 	uint32_t slot_mask;
 	char *arena;
 	size_t arena_len, arena_cap;
-	struct agg_group other[RT_MAX]; /* overflow groups, used when count > 0 */
+	struct agg_group other[LES_REC_KIND_MAX]; /* overflow groups by kind, used when count > 0 */
 
 	bool window_open;
 	uint64_t window_start;
@@ -191,18 +187,6 @@ void les_aggregate_free(struct les_aggregate *a)
 	free(a);
 }
 
-static enum agg_rtype rtype_of(const struct les_event *ev)
-{
-	switch (ev->kind) {
-	case LES_REC_RPC:
-		return RT_RPC;
-	case LES_REC_RPC_EVENT:
-		return RT_RPC_EVENT;
-	default:
-		return RT_ACCESS;
-	}
-}
-
 static const char *field_str(const struct les_event *ev, enum les_group_field f)
 {
 	switch (f) {
@@ -239,12 +223,12 @@ static const char *field_str(const struct les_event *ev, enum les_group_field f)
 }
 
 /* Serialize the grouped fields of ev into a->key; -1 when too long. */
-static int make_key(struct les_aggregate *a, const struct les_event *ev, enum agg_rtype rt)
+static int make_key(struct les_aggregate *a, const struct les_event *ev, unsigned int kind)
 {
 	char *k = a->key;
 	size_t len = 0;
 
-	k[len++] = (char)rt;
+	k[len++] = (char)kind;
 	for (int f = 0; f < LES_GF_MAX; f++) {
 		const char *s;
 		size_t n;
@@ -294,15 +278,15 @@ uint64_t les_key_hash(const void *key, size_t n, uint64_t seed)
 	return h ^ (h >> 29);
 }
 
-static struct agg_group *overflow_group(struct les_aggregate *a, enum agg_rtype rt)
+static struct agg_group *overflow_group(struct les_aggregate *a, unsigned int kind)
 {
 	a->st.overflow_records++;
-	a->other[rt].rtype = (uint8_t)rt;
-	return &a->other[rt];
+	a->other[kind].kind = (uint8_t)kind;
+	return &a->other[kind];
 }
 
 static struct agg_group *new_group(struct les_aggregate *a, uint32_t slot, uint64_t hash,
-				   size_t key_len, enum agg_rtype rt)
+				   size_t key_len, unsigned int kind)
 {
 	struct agg_group *g = &a->groups[a->n_groups];
 
@@ -311,7 +295,7 @@ static struct agg_group *new_group(struct les_aggregate *a, uint32_t slot, uint6
 	g->key_off = (uint32_t)a->arena_len;
 	g->key_len = (uint32_t)key_len;
 	g->slot = slot;
-	g->rtype = (uint8_t)rt;
+	g->kind = (uint8_t)kind;
 	memcpy(a->arena + a->arena_len, a->key, key_len);
 	a->arena_len += key_len;
 	a->slots[slot] = ++a->n_groups;
@@ -319,14 +303,14 @@ static struct agg_group *new_group(struct les_aggregate *a, uint32_t slot, uint6
 }
 
 static struct agg_group *find_group(struct les_aggregate *a, const struct les_event *ev,
-				    enum agg_rtype rt)
+				    unsigned int kind)
 {
-	int len = make_key(a, ev, rt);
+	int len = make_key(a, ev, kind);
 	uint64_t hash;
 	uint32_t slot;
 
 	if (len < 0)
-		return overflow_group(a, rt);
+		return overflow_group(a, kind);
 	hash = les_key_hash(a->key, (size_t)len, 0);
 	for (slot = (uint32_t)hash & a->slot_mask; a->slots[slot];
 	     slot = (slot + 1) & a->slot_mask) {
@@ -337,8 +321,8 @@ static struct agg_group *find_group(struct les_aggregate *a, const struct les_ev
 			return g;
 	}
 	if (a->n_groups >= a->cfg.max_groups || a->arena_len + (size_t)len > a->arena_cap)
-		return overflow_group(a, rt);
-	return new_group(a, slot, hash, (size_t)len, rt);
+		return overflow_group(a, kind);
+	return new_group(a, slot, hash, (size_t)len, kind);
 }
 
 static void group_add(struct agg_group *g, const struct les_event *ev)
@@ -347,12 +331,12 @@ static void group_add(struct agg_group *g, const struct les_event *ev)
 	g->bytes += ev->bytes;
 	if (ev->err)
 		g->errors[les_errno_class(ev->err)]++;
-	switch (g->rtype) {
-	case RT_RPC_EVENT:
+	switch (g->kind) {
+	case LES_REC_RPC_EVENT:
 		if (ev->event_id < LES_EV_MAX)
 			g->events[ev->event_id]++;
 		return;
-	case RT_ACCESS:
+	case LES_REC_ACCESS:
 		g->rpc_wait_ns += ev->rpc_wait_ns;
 		g->rpc_count += ev->rpc_count;
 		if (ev->access_op == LES_OP_READ) {
@@ -453,12 +437,12 @@ static void put_stats(struct jw *w, const struct agg_group *g)
 	jw_kv_u64(w, "count", g->count);
 	put_errors(w, g);
 	jw_kv_u64(w, "bytes", g->bytes);
-	if (g->rtype == RT_RPC_EVENT) {
+	if (g->kind == LES_REC_RPC_EVENT) {
 		put_events(w, g);
 		return;
 	}
 	put_histogram(w, &g->latency);
-	if (g->rtype == RT_ACCESS) {
+	if (g->kind == LES_REC_ACCESS) {
 		jw_kv_u64(w, "rpc_wait_ns", g->rpc_wait_ns);
 		jw_kv_u64(w, "rpc_count", g->rpc_count);
 		if (g->reads)
@@ -480,7 +464,7 @@ static int emit_group(struct les_aggregate *a, const struct agg_group *g, bool o
 	jw_kv_time(w, "window_start", a->window_start);
 	jw_kv_time(w, "window_end", a->window_start + a->cfg.window_ns);
 	jw_kv_cstr(w, "host", a->cfg.host);
-	jw_kv_cstr(w, "record_type", rtype_names[g->rtype]);
+	jw_kv_cstr(w, "record_type", les_rec_kind_name(g->kind));
 	put_fields(a, w, g, other);
 	if (other)
 		jw_kv_bool(w, "other", 1);
@@ -509,9 +493,9 @@ static int close_window(struct les_aggregate *a, bool partial)
 		return 0;
 	for (uint32_t i = 0; i < a->n_groups && !err; i++)
 		err = emit_group(a, &a->groups[i], false, partial);
-	for (unsigned int rt = 0; rt < RT_MAX && !err; rt++)
-		if (a->other[rt].count)
-			err = emit_group(a, &a->other[rt], true, partial);
+	for (unsigned int kind = 0; kind < LES_REC_KIND_MAX && !err; kind++)
+		if (a->other[kind].count)
+			err = emit_group(a, &a->other[kind], true, partial);
 	if (a->n_groups > a->st.max_groups_seen)
 		a->st.max_groups_seen = a->n_groups;
 	a->st.windows++;
@@ -529,9 +513,13 @@ int les_aggregate_add(void *ctx, const struct les_event *ev)
 {
 	struct les_aggregate *a = ctx;
 	uint64_t start = les_window_start(ev->ts_epoch_ns, a->cfg.window_ns);
-	enum agg_rtype rt = rtype_of(ev);
 	int err = 0;
 
+	/* Only per-op records make groups; anything else is counted, never filed. */
+	if (!les_rec_kind_is_op(ev->kind)) {
+		a->st.unknown_kind++;
+		return 0;
+	}
 	/* A wait inside a lock enqueue: its time is in the enqueue's window already. */
 	if (ev->kind == LES_REC_RPC && ev->nested_wait)
 		return 0;
@@ -551,7 +539,7 @@ int les_aggregate_add(void *ctx, const struct les_event *ev)
 		a->window_start = start;
 	}
 	a->st.records++;
-	group_add(find_group(a, ev, rt), ev);
+	group_add(find_group(a, ev, ev->kind), ev);
 	return err;
 }
 
@@ -594,5 +582,8 @@ void les_aggregate_stats_json(void *ctx, struct jw *w)
 	jw_kv_u64(w, "overflow_records", st.overflow_records);
 	jw_kv_u64(w, "late_records", st.late_records);
 	jw_kv_u64(w, "dropped_format", st.format_errors);
+	/* A kind the consumer never hands on: shown only when it happened. */
+	if (st.unknown_kind)
+		jw_kv_u64(w, "unknown_kind", st.unknown_kind);
 	jw_obj_end(w);
 }

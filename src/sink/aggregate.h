@@ -87,6 +87,7 @@ struct les_aggregate_stats {
 	uint64_t late_records;	   /* records older than the open window, added to it */
 	uint64_t format_errors;	   /* window lines that did not fit the line buffer */
 	uint64_t max_groups_seen;  /* most groups in one window */
+	uint64_t unknown_kind;	   /* events of no per-op kind (model/kinds.h): not aggregated */
 };
 
 struct les_aggregate;

@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 #include "util/clock.h"
 #include "sink/aggregate.h"
+#include "model/kinds.h"
 #include "model/kstats.h"
 #include "model/ops.h"
 #include "sink/prom.h"

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The top view over a saved capture (see replay.h). */
 #include <errno.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "les_record.h"
+#include "decode/capture.h"
 #include "model/ops.h"
 #include "sink/replay.h"
 #include "sink/top.h"
@@ -17,97 +17,22 @@
 #define LINE_BUF     (LINE_MAX_LEN + 1)
 #define FRAME_BUF    (64 * 1024)
 
-static json_t *doc; /* the line les_replay_parse filled ev from */
-
-static const char *str_of(json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
-
-static uint64_t u64_of(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v)
-							       : 0;
-}
-
-/* "2026-12-01T16:47:56.821209727Z" as ns since the epoch; 0 if malformed. */
-static uint64_t parse_ts(const char *ts)
-{
-	struct tm tm = {0};
-	char frac[16] = "";
-	uint64_t ns = 0;
-	time_t secs;
-
-	if (!ts || sscanf(ts, "%4d-%2d-%2dT%2d:%2d:%2d.%15[0-9]", &tm.tm_year, &tm.tm_mon,
-			  &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, frac) < 6)
-		return 0;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	secs = timegm(&tm);
-	/* ns since the epoch fit in 64 bits until 2554; a later time is malformed. */
-	if (secs < 0 || (uint64_t)secs > UINT64_MAX / 1000000000ULL - 1)
-		return 0;
-	/* Nanoseconds: the fraction's first 9 digits, padded with zeros. */
-	for (size_t i = 0, n = strlen(frac); i < 9; i++)
-		ns = ns * 10 + (i < n ? (uint64_t)(frac[i] - '0') : 0);
-	return (uint64_t)secs * 1000000000ULL + ns;
-}
+/*
+ * les_replay_parse's reader, for the callers of that older interface (the
+ * unit and fuzz tests); the replay has its own.
+ */
+static struct les_capture parse_reader;
 
 int les_replay_parse(const char *line, struct les_event *ev)
 {
-	const char *type;
-
-	json_decref(doc);
-	doc = json_loads(line, JSON_DISABLE_EOF_CHECK, NULL);
-	memset(ev, 0, sizeof(*ev));
-	if (!json_is_object(doc))
-		return -1;
-	type = str_of(doc, "type");
-	if (!type)
-		return 0;
-	if (!strcmp(type, "access"))
-		ev->kind = LES_REC_ACCESS;
-	else if (!strcmp(type, "rpc"))
-		ev->kind = LES_REC_RPC;
-	else if (!strcmp(type, "rpc_event"))
-		ev->kind = LES_REC_RPC_EVENT;
-	else
-		return 0;
-	ev->type = type;
-	ev->ts_epoch_ns = parse_ts(str_of(doc, "ts"));
-	ev->op = str_of(doc, "op");
-	ev->event = str_of(doc, "event");
-	ev->proto = str_of(doc, "proto");
-	/* The enums the stages count by, from the names the lines carry. */
-	ev->access_op = ev->op ? (unsigned int)les_op_from_name(ev->op) : LES_OP_MAX;
-	ev->event_id = (unsigned int)les_rpc_event_index(ev->event);
-	ev->proto_id = (unsigned int)les_rpc_proto_index(ev->proto);
-	ev->mount = str_of(doc, "mount");
-	ev->fs_type = str_of(doc, "fs_type");
-	ev->latency_ns = u64_of(doc, "latency_ns");
-	ev->bytes = u64_of(doc, "bytes");
-	ev->err = (int)u64_of(doc, "errno");
-	ev->errno_class = str_of(doc, "errno_class");
-	ev->rpc_count = u64_of(doc, "rpc_count");
-	ev->rpc_wait_ns = u64_of(doc, "rpc_wait_ns");
-	ev->backlog_ns = u64_of(doc, "backlog_ns");
-	ev->rtt_ns = u64_of(doc, "rtt_ns");
-	ev->pid = (uint32_t)u64_of(doc, "pid");
-	ev->uid = (uint32_t)u64_of(doc, "uid");
-	ev->comm = str_of(doc, "comm");
-	ev->username = str_of(doc, "username");
-	ev->process = str_of(doc, "process");
-	ev->actor_type = str_of(doc, "actor_type");
-	ev->job_id = str_of(doc, "job_id");
-	return 1;
+	return les_capture_parse(&parse_reader, line, ev);
 }
 
 /* The replay's state: where it is in the file and in time. */
 struct replay {
 	const struct les_replay_config *cfg;
 	gzFile in;
+	struct les_capture reader; /* holds the line the event being summed came from */
 	struct les_top *top;
 	struct les_top_view view;
 	bool screen, paused, step, at_end;
@@ -309,7 +234,7 @@ static int replay_file(struct replay *r)
 		r->st.lines++;
 		if (r->line[0] == '\n')
 			continue;
-		rc = les_replay_parse(r->line, &ev);
+		rc = les_capture_parse(&r->reader, r->line, &ev);
 		if (rc == 0)
 			continue;
 		if (rc < 0 || !ev.ts_epoch_ns) {
@@ -386,8 +311,7 @@ out:
 	if (r->in)
 		gzclose(r->in);
 	les_top_free(r->top);
-	json_decref(doc);
-	doc = NULL;
+	les_capture_release(&r->reader);
 	free(r->line);
 	free(r->frame);
 	free(r);

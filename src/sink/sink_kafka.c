@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include "util/clock.h"
+#include "model/kinds.h"
 #include "sink/sink_kafka.h"
 
 #define NS_PER_MS  1000000ULL
@@ -330,11 +331,6 @@ rd_kafka_t *les_sink_kafka_handle(struct les_sink_kafka *k)
 
 /* --- producing ----------------------------------------------------------------- */
 
-static bool is_record(uint32_t kind)
-{
-	return kind == LES_REC_ACCESS || kind == LES_REC_RPC || kind == LES_REC_RPC_EVENT;
-}
-
 const char *les_kafka_key(enum les_kafka_key mode, const struct les_event *ev,
 			  char buf[LES_KAFKA_KEY_BUF], size_t *len)
 {
@@ -348,7 +344,7 @@ const char *les_kafka_key(enum les_kafka_key mode, const struct les_event *ev,
 		key = ev->job_id && *ev->job_id ? ev->job_id : ev->host;
 		break;
 	case LES_KAFKA_KEY_UID:
-		if (is_record(ev->kind)) {
+		if (les_rec_kind_is_op(ev->kind)) {
 			*len = (size_t)snprintf(buf, LES_KAFKA_KEY_BUF, "%" PRIu32, ev->uid);
 			return buf;
 		}

@@ -3,12 +3,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/clock.h"
+#include "model/kinds.h"
 #include "sink/summary.h"
 #include "util/utf8.h"
 
-enum sum_type { ST_ACCESS = 0, ST_RPC, ST_RPC_EVENT, ST_MAX };
-
-static const char *const type_names[ST_MAX] = {"access", "rpc", "rpc_event"};
+/*
+ * The planes whose jobs and processes are ranked: access ops, and the
+ * requests (rpc records); the other kinds are only counted by op.
+ */
+enum sum_plane { PLANE_ACCESS = 0, PLANE_REQUEST, PLANE_MAX };
 
 struct type_op {
 	const char *op_ptr; /* the name's address: op names are static tables */
@@ -34,11 +37,12 @@ struct name_table {
 enum { TAB_JOB = 0, TAB_PROC, TAB_MAX };
 
 struct les_summary {
-	uint64_t by_type[ST_MAX];
-	struct type_op type_op[ST_MAX][LES_SUMMARY_TYPE_OPS];
-	size_t n_type_op[ST_MAX];
-	uint64_t type_op_other[ST_MAX];
-	struct name_table tab[ST_RPC + 1][TAB_MAX];
+	/* By record kind: per-op kinds only (model/kinds.h) */
+	uint64_t by_type[LES_REC_KIND_MAX];
+	struct type_op type_op[LES_REC_KIND_MAX][LES_SUMMARY_TYPE_OPS];
+	size_t n_type_op[LES_REC_KIND_MAX];
+	uint64_t type_op_other[LES_REC_KIND_MAX];
+	struct name_table tab[PLANE_MAX][TAB_MAX];
 };
 
 struct les_summary *les_summary_new(void)
@@ -47,7 +51,7 @@ struct les_summary *les_summary_new(void)
 
 	if (!s)
 		return NULL;
-	for (int p = 0; p <= ST_RPC; p++)
+	for (int p = 0; p < PLANE_MAX; p++)
 		for (int t = 0; t < TAB_MAX; t++)
 			strcpy(s->tab[p][t].other.name, "(other)");
 	return s;
@@ -58,20 +62,19 @@ void les_summary_free(struct les_summary *s)
 	free(s);
 }
 
-static int type_of(const struct les_event *ev)
+/* The plane a kind's jobs and processes are ranked in; -1: none. */
+static int plane_of(unsigned int kind)
 {
-	switch (ev->kind) {
+	switch (kind) {
 	case LES_REC_ACCESS:
-		return ST_ACCESS;
+		return PLANE_ACCESS;
 	case LES_REC_RPC:
-		return ST_RPC;
-	case LES_REC_RPC_EVENT:
-		return ST_RPC_EVENT;
+		return PLANE_REQUEST;
 	}
 	return -1;
 }
 
-static void count_type_op(struct les_summary *s, int type, const char *op)
+static void count_type_op(struct les_summary *s, unsigned int type, const char *op)
 {
 	struct type_op *v = s->type_op[type];
 	size_t n = s->n_type_op[type];
@@ -138,16 +141,17 @@ static void count_name(struct name_table *t, const char *name, uint64_t latency_
 int les_summary_event(void *ctx, const struct les_event *ev)
 {
 	struct les_summary *s = ctx;
-	int type = type_of(ev);
+	int plane = plane_of(ev->kind);
 
-	if (type < 0)
+	/* Only per-op records are summed: the consumer hands on no other kind. */
+	if (!les_rec_kind_is_op(ev->kind))
 		return 0;
-	s->by_type[type]++;
-	count_type_op(s, type, ev->op);
-	if (type == ST_RPC_EVENT)
+	s->by_type[ev->kind]++;
+	count_type_op(s, ev->kind, ev->op);
+	if (plane < 0)
 		return 0;
-	count_name(&s->tab[type][TAB_JOB], ev->job_id ? ev->job_id : "(none)", ev->latency_ns);
-	count_name(&s->tab[type][TAB_PROC],
+	count_name(&s->tab[plane][TAB_JOB], ev->job_id ? ev->job_id : "(none)", ev->latency_ns);
+	count_name(&s->tab[plane][TAB_PROC],
 		   ev->process ? ev->process
 		   : ev->comm  ? ev->comm
 			       : "(unknown)",
@@ -171,12 +175,12 @@ static void print_type_ops(const struct les_summary *s, FILE *out)
 	struct type_op sorted[LES_SUMMARY_TYPE_OPS];
 
 	fputs("  records by type and op:\n", out);
-	for (int type = 0; type < ST_MAX; type++) {
+	for (unsigned int type = 0; type < LES_REC_KIND_MAX; type++) {
 		size_t n = s->n_type_op[type];
 
 		if (!s->by_type[type])
 			continue;
-		fprintf(out, "    %-10s %-16s %10llu\n", type_names[type], "(all)",
+		fprintf(out, "    %-10s %-16s %10llu\n", les_rec_kind_name(type), "(all)",
 			(unsigned long long)s->by_type[type]);
 		memcpy(sorted, s->type_op[type], n * sizeof(sorted[0]));
 		qsort(sorted, n, sizeof(sorted[0]), by_count_desc);
@@ -235,8 +239,9 @@ static void print_top(const struct name_table *t, const char *what, const char *
 void les_summary_print(const struct les_summary *s, const struct les_summary_totals *t, FILE *out)
 {
 	double secs = (double)t->elapsed_ns / 1e9;
-	int plane = s->by_type[ST_ACCESS] || !s->by_type[ST_RPC] ? ST_ACCESS : ST_RPC;
-	const char *plane_name = plane == ST_ACCESS ? "access" : "request";
+	int plane = s->by_type[LES_REC_ACCESS] || !s->by_type[LES_REC_RPC] ? PLANE_ACCESS
+									   : PLANE_REQUEST;
+	const char *plane_name = plane == PLANE_ACCESS ? "access" : "request";
 
 	fprintf(out,
 		"lustre-ebpf-stream: summary: %.1f s, %llu records (%.1f/s), %llu dropped, "

@@ -498,6 +498,31 @@ START_TEST(test_path_events_only)
 END_TEST
 
 /*
+ * No bound on the sinks: more than the consumer keeps in place (the rest
+ * on the heap), each handed every record.
+ */
+START_TEST(test_path_many_sinks)
+{
+	int calls[3 * LES_CONSUMER_TAPS_IN_PLACE] = {0};
+	const int n = (int)(sizeof(calls) / sizeof(calls[0]));
+	struct rig r;
+	json_t *st;
+
+	rig_open(&r, "/dev/null");
+	for (int i = 0; i < n; i++)
+		ck_assert_int_eq(les_consumer_add_event_sink(&r.c, event_sink_counts, &calls[i]),
+				 0);
+	ck_assert_int_eq(poll_ring(&r, 3), 0);
+	st = finish(&r);
+	for (int i = 0; i < n; i++)
+		ck_assert_int_eq(calls[i], 3);
+	ck_assert_uint_eq(get_u64(st, "emitted"), 3);
+	rig_close(&r, st);
+	les_consumer_release(&r.c);
+}
+END_TEST
+
+/*
  * After a stop a process notice is read and left uncounted (it is no
  * record); a per-op record is dropped_stopped.
  */
@@ -546,6 +571,7 @@ static Suite *accounting_suite(void)
 	tcase_add_test(tc, test_path_line_sink_error);
 	tcase_add_test(tc, test_path_events_only);
 	tcase_add_test(tc, test_path_notice_after_stop);
+	tcase_add_test(tc, test_path_many_sinks);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -3,6 +3,7 @@
 #include <check.h>
 #include <errno.h>
 #include <string.h>
+#include "model/kinds.h"
 #include "model/ops.h"
 
 typedef const char *(*name_fn)(unsigned int);
@@ -43,6 +44,17 @@ START_TEST(test_kind_and_event_names)
 		ck_assert_ptr_nonnull(les_rec_kind_name(k));
 	ck_assert_str_eq(les_rec_kind_name(LES_REC_PROC_FORK), "proc_fork");
 	ck_assert_ptr_null(les_rec_kind_name(LES_REC_KIND_MAX));
+	/* The kinds table: an unknown or reserved kind is never a record. */
+	ck_assert(les_rec_kind_size_ok(LES_REC_RPC, sizeof(struct les_rec_rpc)));
+	ck_assert(!les_rec_kind_size_ok(LES_REC_RPC, sizeof(struct les_rec_rpc) - 1));
+	ck_assert(!les_rec_kind_size_ok(LES_REC_PROC_EXIT, 4096));
+	ck_assert(!les_rec_kind_size_ok(LES_REC_KIND_MAX, 4096));
+	ck_assert(les_rec_kind_is_op(LES_REC_RPC_EVENT));
+	ck_assert(!les_rec_kind_is_op(LES_REC_PROC_EXEC));
+	ck_assert(!les_rec_kind_is_op(LES_REC_NONE));
+	ck_assert_uint_eq(les_rec_op_kind_by_name("rpc_event"), LES_REC_RPC_EVENT);
+	ck_assert_uint_eq(les_rec_op_kind_by_name("proc_exec"), LES_REC_NONE);
+	ck_assert_uint_eq(les_rec_op_kind_by_name("stats"), LES_REC_NONE);
 	for (unsigned int e = 0; e < LES_EV_MAX; e++)
 		ck_assert_int_eq(les_rpc_event_index(les_rpc_event_name(e)), (int)e);
 	ck_assert_int_eq(les_rpc_event_index("no_such_event"), -1);

@@ -12,14 +12,10 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include "pipeline/consumer.h"
-#include "pipeline/wiring.h"
 #include "enrich/enrich.h"
-#include "model/mounts.h"
-#include "model/observed.h"
-#include "sink/sink.h"
+#include "lustre_bench.h"
 
-#define KDEV   ((1u << 20) | 77)
+#define KDEV   LES_TEST_LUSTRE_DEV
 #define WRITER 500 /* a process of job 42 */
 
 struct bench {
@@ -58,23 +54,12 @@ static void bench_open(struct bench *b, bool enrich, const char *filter_job)
 {
 	static const char env[] = "SLURM_JOB_ID=42";
 	struct les_rec_proc exec = { .kind = LES_REC_PROC_EXEC, .pid = WRITER, .ppid = 1 };
-	struct les_mount lustre;
-	struct les_mount_table table = { .v = &lustre, .n = 1, .cap = 1 };
 	char err[256];
 
 	memset(b, 0, sizeof(*b));
 	b->enrich.no_user_lookup = true;
 	b->opts.filter_job = filter_job;
-	ck_assert_int_eq(les_mount_parse_line("40 25 1:77 / /mnt/lustre rw - lustre "
-					      "10.0.0.1@tcp:/fs rw",
-					      &lustre),
-			 0);
-	ck_assert_int_eq(les_observed_select(&b->observed, &table, NULL, 0, err, sizeof(err)), 0);
-	les_mount_free(&lustre);
-	ck_assert_int_eq(les_sink_file_open(&b->out, "/dev/null"), 0);
-	les_consumer_init(&b->consumer, &b->opts, &b->observed, "n1");
-	les_pipeline_attach_file(&b->consumer, &b->out);
-	ck_assert_int_eq(les_consumer_add_event_sink(&b->consumer, capture, b), 0);
+	les_test_lustre_consumer(&b->consumer, &b->opts, &b->observed, &b->out, capture, b);
 	if (!enrich)
 		return;
 	ck_assert_int_eq(les_enrich_new(&b->enricher, &b->enrich, "n1", err, sizeof(err)),
