@@ -1,0 +1,249 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# contrib/prometheus/alerts.yml and contrib/grafana/lustre-ebpf-stream.json
+# against series the tool really served. Two instances on the test
+# filesystem, both scraped once a second while a workload runs in phases:
+#   node1  job 101 writes on a fast mount (its baseline), then on a mount
+#          whose writes take 1.2 s (its p99 goes up); job 102 writes on the
+#          fast mount throughout; at the second phase one write of job 301
+#          is held 30 s by a third mount (in flight, nothing completing);
+#   node2  a 64 KiB ring read once a second, its output on a full tmpfs and
+#          Kafka to a closed port with a 5-line queue: at the second phase a
+#          burst of writes is lost in the kernel, at the output and in Kafka.
+# Scrape k becomes minute k of a promtool unit test (promtool's series
+# notation, the scraped values as they were, instance labels as Prometheus
+# would add them): the rules' windows are minutes, a test a minute long is
+# seconds. promtool check rules, then promtool test rules with each alert
+# expected where it must fire (exactly those label sets: no other job,
+# mount or node) and nothing where it must not. The dashboard: valid JSON,
+# made by its generator, every query PromQL, every metric it names served.
+#
+# LES_ALERTS and LES_DASHBOARD replace the files checked (used to show the
+# checks failing on a planted fault).
+
+. "$(dirname "$0")/lib.sh"
+les_init 72_alert_rules curl promtool python3
+
+ALERTS=${LES_ALERTS:-$LES_SRC/contrib/prometheus/alerts.yml}
+DASH=${LES_DASHBOARD:-$LES_SRC/contrib/grafana/lustre-ebpf-stream.json}
+PY=/usr/bin/python3
+K=4096
+BASELINE_S=22 # scrapes of phase 1: job 101's baseline (over the rule's 10 m offset)
+SLOW_S=20     # scrapes of phase 2: job 101 slow (over 5 m window + 10 m "for")
+HOLD_MS=30000 # job 301's write held: 30 scrapes, over 5 m without completions + 5 m "for"
+LOADS=()
+SCRAPER=
+
+stop_all() {
+	touch "$WORK/stop1" "$WORK/stop2" "$WORK/stop102"
+	[ -n "$SCRAPER" ] && kill "$SCRAPER" 2>/dev/null
+	for p in "${LOADS[@]}"; do kill "$p" 2>/dev/null; done
+	wait "${LOADS[@]}" 2>/dev/null
+}
+trap 'stop_all; _les_cleanup' EXIT
+
+les_true "promtool check rules" promtool check rules "$ALERTS"
+
+# --- the tool, the mounts, the workload -------------------------------------------
+
+F=$WORK/fast
+S=$WORK/slow
+H=$WORK/held
+D=$WORK/burst
+les_testfs "$F" --direct-io
+les_testfs "$S" --direct-io --latency-ms=1200 --latency-ops=write
+les_testfs "$H" --direct-io --latency-ms=$HOLD_MS --latency-ops=write
+les_testfs "$D"
+FULL=$WORK/full
+mkdir -p "$FULL"
+mount -t tmpfs -o size=64k,mode=0755 les-e2e-alerts-full "$FULL" || les_fail "cannot mount a tmpfs"
+les_track_mount "$FULL"
+dd if=/dev/zero of="$FULL/filler" bs=1k count=64 status=none 2>/dev/null
+
+port_of() { sed -n 's/.*metrics on port \([0-9]*\) at .*/\1/p' "$1.err"; }
+les_start "$WORK/a.jsonl" --mount "$F" --mount "$S" --mount "$H" --stats-interval 0 \
+	--prometheus 127.0.0.1:0
+PORT_A=$(port_of "$WORK/a.jsonl")
+# Port 1: refused at once, so every line waits in the 5-line queue or is dropped.
+# Its output on the full tmpfs, its stderr not.
+"$LES_BIN" -o "$FULL/b.jsonl" -v --mount "$D" --stats-interval 0 --prometheus 127.0.0.1:0 \
+	--ringbuf-size 64K --wakeup-bytes 1M --poll-interval 1000 \
+	--kafka-brokers 127.0.0.1:1 --kafka-topic t -X queue.buffering.max.messages=5 \
+	--kafka-flush-timeout 1s 2>"$WORK/b.jsonl.err" &
+les_wait_ready $! "$WORK/b.jsonl.err"
+PORT_B=$(port_of "$WORK/b.jsonl")
+[ -n "$PORT_A" ] && [ -n "$PORT_B" ] || les_fail "no metrics port: $(cat "$WORK/a.jsonl.err" "$WORK/b.jsonl.err")"
+les_pass "node1 serves on port $PORT_A, node2 on $PORT_B"
+
+# Scrape k of node N goes to scrapes/N/k; a scrape either instance fails ends the loop.
+mkdir -p "$WORK/scrapes/node1" "$WORK/scrapes/node2"
+(
+	k=0
+	while :; do
+		curl -sf "http://127.0.0.1:$PORT_A/metrics" -o "$WORK/scrapes/node1/$k.tmp" &&
+			curl -sf "http://127.0.0.1:$PORT_B/metrics" -o "$WORK/scrapes/node2/$k.tmp" || exit 1
+		mv "$WORK/scrapes/node1/$k.tmp" "$WORK/scrapes/node1/$k"
+		mv "$WORK/scrapes/node2/$k.tmp" "$WORK/scrapes/node2/$k"
+		k=$((k + 1))
+		sleep 1
+	done
+) &
+SCRAPER=$!
+scrapes() { ls "$WORK/scrapes/node1" | grep -cv tmp; } # scrapes taken so far
+wait_scrapes() { # N: until N scrapes are taken
+	while [ "$(scrapes)" -lt "$1" ]; do
+		kill -0 "$SCRAPER" 2>/dev/null || les_fail "a scrape failed"
+		sleep 0.2
+	done
+}
+
+# writers JOB DIR STOPFILE N: N loops of 5-block direct writes as job JOB until STOPFILE.
+writers() {
+	local i
+	for i in $(seq 1 "$4"); do
+		env SLURM_JOB_ID="$1" bash -c 'while [ ! -e "$3" ]; do
+			dd if=/dev/zero of="$1/w$2" bs='$K' count=5 status=none || exit 1; sleep 0.1; done' \
+			_ "$2" "$1-$i" "$3" &
+		LOADS+=($!)
+	done
+}
+
+writers 102 "$F" "$WORK/stop102" 2
+writers 101 "$F" "$WORK/stop1" 3
+wait_scrapes $BASELINE_S
+P2=$(scrapes) # the first scrape of phase 2 is taken after it started
+touch "$WORK/stop1"
+writers 101 "$S" "$WORK/stop2" 6
+env SLURM_JOB_ID=301 dd if=/dev/zero of="$H/held" bs=$K count=1 status=none &
+HELD=$!
+LOADS+=($HELD)
+dd if=/dev/zero of="$D/big" bs=512 count=3000 status=none || les_fail "burst dd failed"
+les_pass "phase 2 from scrape $P2: job 101 slow, job 301's write held, node2's burst"
+wait_scrapes $((P2 + SLOW_S))
+touch "$WORK/stop2"
+wait "$HELD" || les_fail "the held write failed"
+HELD_END=$(scrapes)
+# Scrapes slower than one a second (a loaded machine) would leave too few.
+les_ge "the held write spans the scrapes the stuck alert needs" $((P2 + 16)) $HELD_END
+wait_scrapes $((HELD_END + 3)) # the gauge back at 0 in the last ones
+END=$(($(scrapes) - 1))
+kill "$SCRAPER" 2>/dev/null
+wait "$SCRAPER" 2>/dev/null
+SCRAPER=
+stop_all
+les_pass "$((END + 1)) scrapes; the held write answered before scrape $HELD_END"
+
+# --- the scrapes as a promtool unit test ----------------------------------------
+
+# Every family the rules name, each series' value at every scrape ("_": not
+# served in that scrape), with the instance and job labels of a scrape.
+cat >"$WORK/series.py" <<'PYEOF'
+import os, re, sys
+alerts, scrapes, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+names = set(re.findall(r"lustre_[a-z_]+", open(alerts).read()))
+line_re = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$')
+series = {}
+for node in sorted(os.listdir(scrapes)):
+    for k in range(n):
+        for line in open(os.path.join(scrapes, node, str(k))):
+            m = line_re.match(line.rstrip("\n"))
+            if not m or m.group(1) not in names:
+                continue
+            labels = m.group(3) or ""
+            extra = 'instance="%s:9108",job="lustre-ebpf-stream"' % node
+            key = "%s{%s}" % (m.group(1), labels + "," + extra if labels else extra)
+            series.setdefault(key, ["_"] * n)[k] = m.group(4)
+for key in sorted(series):
+    print("      - series: '%s'" % key.replace("'", "''"))
+    print("        values: '%s'" % " ".join(series[key]))
+PYEOF
+$PY "$WORK/series.py" "$ALERTS" "$WORK/scrapes" $((END + 1)) >"$WORK/series.yml" ||
+	les_fail "series conversion failed"
+les_ge "input series from the scrapes" 100 "$(grep -c '^      - series:' "$WORK/series.yml")"
+for fam in lustre_ebpf_stream_client_rpc_wait_duration_seconds_bucket \
+	lustre_ebpf_stream_client_inflight_requests lustre_ebpf_stream_records_dropped_total \
+	lustre_ebpf_stream_kafka_lines_total; do
+	grep -q "series: '$fam{" "$WORK/series.yml" || les_fail "no $fam series in the scrapes"
+done
+les_pass "the scrapes hold every family the test needs"
+
+# expect_firing ALERT TIME LABELS...: exactly these alerts firing at TIME (minutes).
+expect_firing() {
+	local name=$1 t=$2 l
+	shift 2
+	printf '      - expr: ALERTS{alertname="%s",alertstate="firing"}\n        eval_time: %sm\n        exp_samples:\n' "$name" "$t"
+	for l in "$@"; do
+		printf "          - labels: 'ALERTS{alertname=\"%s\",alertstate=\"firing\",%s}'\n            value: 1\n" "$name" "$l"
+	done
+}
+# expect_none ALERT TIME: no alert of that name, pending or firing.
+expect_none() {
+	printf '      - alertname: %s\n        eval_time: %sm\n        exp_alerts: []\n' "$1" "$2"
+}
+J101='fs="les-testfs",severity="warning",slurm_job_id="101"'
+STUCK_H="fs=\"les-testfs\",instance=\"node1:9108\",mount=\"$H\",severity=\"critical\""
+N2='instance="node2:9108",severity="warning"'
+{
+	echo "rule_files: ['$ALERTS']"
+	echo "evaluation_interval: 1m"
+	echo "tests:"
+	echo "  - interval: 1m"
+	echo "    input_series:"
+	cat "$WORK/series.yml"
+	echo "    alert_rule_test:"
+	# Before phase 2: job 101 has its baseline, nothing is stuck or lost.
+	for a in LustreJobRequestWaitP99High LustreClientRequestsStuck \
+		LustreEbpfStreamRecordsDropped LustreEbpfStreamKafkaLinesLost; do
+		expect_none $a $((P2 - 1))
+	done
+	# At the end: the held write answered, the burst more than 10 m back.
+	expect_none LustreClientRequestsStuck $END
+	expect_none LustreEbpfStreamRecordsDropped $END
+	expect_none LustreEbpfStreamKafkaLinesLost $END
+	echo "    promql_expr_test:"
+	# Job 101 slow since P2 (+1: its first slow wait ends in the next
+	# scrape), 5 m window, then 10 m of "for"; job 102 never.
+	expect_firing LustreJobRequestWaitP99High $((P2 + 17)) "$J101"
+	expect_firing LustreJobRequestWaitP99High $((P2 + SLOW_S - 1)) "$J101"
+	# The held mount only: the slow mount has writes in flight all along, completing.
+	expect_firing LustreClientRequestsStuck $((P2 + 14)) "$STUCK_H"
+	# node2 only, the stages that lost records.
+	expect_firing LustreEbpfStreamRecordsDropped $((P2 + 5)) \
+		"$N2,stage=\"kernel_ringbuf\"" "$N2,stage=\"output\""
+	expect_firing LustreEbpfStreamKafkaLinesLost $((P2 + 5)) "$N2,outcome=\"dropped\""
+} >"$WORK/alerts.test.yml"
+les_true "promtool test rules: each alert fires where it must, nowhere else" \
+	promtool test rules "$WORK/alerts.test.yml"
+
+# --- the dashboard ------------------------------------------------------------------
+
+les_true "dashboard: valid JSON with panels and a host and a job variable" jq -e \
+	'(.panels | length > 30) and ([.templating.list[].name] | index("host") and index("job"))' "$DASH"
+les_true "dashboard: the output of contrib/grafana/make-dashboard.py" \
+	cmp "$DASH" <($PY "$LES_SRC/contrib/grafana/make-dashboard.py")
+jq -r '.. | objects | select(has("expr")) | .expr' "$DASH" >"$WORK/exprs"
+# Every query is PromQL: recording rules with the variables filled in.
+{
+	echo "groups:"
+	echo "  - name: dashboard"
+	echo "    rules:"
+	n=0
+	while IFS= read -r e; do
+		n=$((n + 1))
+		e=${e//\$__rate_interval/5m}
+		e=${e//\$topn/10}
+		e=$(sed 's/\$[a-z_]*/.*/g' <<<"$e")
+		printf '      - record: dashboard:q%d\n        expr: %s\n' "$n" "$(jq -Rn --arg e "$e" '$e')"
+	done <"$WORK/exprs"
+} >"$WORK/dashboard-rules.yml"
+les_true "dashboard: every query parses (promtool check rules)" promtool check rules "$WORK/dashboard-rules.yml"
+# Every family a query names is declared in a scrape of node1 or node2 (the
+# Kafka families only where Kafka is configured).
+cat "$WORK/scrapes/node1/$END" "$WORK/scrapes/node2/$END" | grep -o '^# TYPE [a-z_]*' |
+	awk '{ print $3 }' | sort -u >"$WORK/served"
+grep -o 'lustre_[a-z_]*' "$WORK/exprs" | sed -E 's/_(bucket|sum|count)$//' | sort -u >"$WORK/used"
+les_ge "dashboard: families named" 25 "$(wc -l <"$WORK/used")"
+les_eq "dashboard: every family it names is served" "" "$(comm -23 "$WORK/used" "$WORK/served" | paste -sd' ')"
+
+les_done
