@@ -113,6 +113,9 @@ writers() {
 }
 
 writers 102 "$F" "$WORK/stop102" 2
+# One failed op (EIO at open), for the dashboard's error panels.
+touch "$F/fail-eio-1"
+env SLURM_JOB_ID=102 cat "$F/fail-eio-1" 2>/dev/null && les_fail "fail-eio-1 did not fail"
 writers 101 "$F" "$WORK/stop1" 3
 wait_scrapes $BASELINE_S
 P2=$(scrapes) # the first scrape of phase 2 is taken after it started
@@ -154,12 +157,15 @@ les_eq "every family the rules name is served" "" "$(comm -23 "$WORK/rules-used"
 
 # --- the scrapes as a promtool unit test ----------------------------------------
 
-# Every family the rules name, each series' value at every scrape ("_": not
-# served in that scrape), with the instance and job labels of a scrape.
+# Every family the rules and the dashboard name, each series' value at every
+# scrape ("_": not served in that scrape), with the instance and job labels
+# of a scrape.
 cat >"$WORK/series.py" <<'PYEOF'
 import os, re, sys
-alerts, scrapes, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-names = set(re.findall(r"lustre_[a-z_]+", open(alerts).read()))
+scrapes, n, named = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+names = set()
+for f in named:
+    names |= set(re.findall(r"lustre_[a-z_]+", open(f).read()))
 line_re = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$')
 series = {}
 for node in sorted(os.listdir(scrapes)):
@@ -176,7 +182,7 @@ for key in sorted(series):
     print("      - series: '%s'" % key.replace("'", "''"))
     print("        values: '%s'" % " ".join(series[key]))
 PYEOF
-$PY "$WORK/series.py" "$ALERTS" "$WORK/scrapes" $((END + 1)) >"$WORK/series.yml" ||
+$PY "$WORK/series.py" "$WORK/scrapes" $((END + 1)) "$ALERTS" "$DASH" >"$WORK/series.yml" ||
 	les_fail "series conversion failed"
 les_ge "input series from the scrapes" 100 "$(grep -c '^      - series:' "$WORK/series.yml")"
 for fam in lustre_ebpf_stream_client_rpc_wait_duration_seconds_bucket \
@@ -292,5 +298,33 @@ les_true "dashboard: every query parses (promtool check rules)" promtool check r
 grep -o 'lustre_[a-z_]*' "$WORK/exprs" | sed -E 's/_(bucket|sum|count)$//' | sort -u >"$WORK/used"
 les_ge "dashboard: families named" 25 "$(wc -l <"$WORK/used")"
 les_eq "dashboard: every family it names is served" "" "$(comm -23 "$WORK/used" "$WORK/served" | paste -sd' ')"
+
+# Every query returns series on the scrapes, with every variable at All, in
+# the middle of phase 2: clamp_max(count(QUERY), 1) is 1. Not run: queries
+# of Lustre's PtlRPC requests and request events, which a FUSE mount has no
+# samples of (they parse, above, and their families are served).
+NOT_ON_FUSE='lustre_client_ptlrpc_requests_|_ptlrpc_request_duration_seconds|_rpc_errors_total'
+{
+	echo "rule_files: []"
+	echo "evaluation_interval: 1m"
+	echo "tests:"
+	echo "  - interval: 1m"
+	echo "    input_series:"
+	cat "$WORK/series.yml"
+	echo "    promql_expr_test:"
+	n=0
+	while IFS= read -r e; do
+		grep -Eq "$NOT_ON_FUSE" <<<"$e" && continue
+		n=$((n + 1))
+		e=${e//\$__rate_interval/5m}
+		e=${e//\$topn/10}
+		e=$(sed 's/\$[a-z_]*/.*/g' <<<"$e")
+		printf '      - expr: %s\n        eval_time: %dm\n        exp_samples:\n          - labels: "{}"\n            value: 1\n' \
+			"$(jq -Rn --arg e "clamp_max(count($e), 1)" '$e')" $((P2 + 12))
+	done <"$WORK/exprs"
+} >"$WORK/dashboard.test.yml"
+les_ge "dashboard: queries run on the scrapes" 40 "$(grep -c '^      - expr:' "$WORK/dashboard.test.yml")"
+les_true "dashboard: every query returns series on the scrapes (promtool test rules)" \
+	promtool test rules "$WORK/dashboard.test.yml"
 
 les_done
