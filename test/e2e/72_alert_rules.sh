@@ -17,8 +17,10 @@
 # would add them): the rules' windows are minutes, and 50 minutes of rule
 # time take 50 seconds of scrapes. promtool check rules, then promtool test
 # rules with each alert expected where it must fire (exactly those label
-# sets: no other job, mount or node) and nothing where it must not. The dashboard: valid JSON,
-# made by its generator, every query PromQL, every metric it names served.
+# sets: no other job, mount or node) and nothing where it must not. The
+# dashboard: valid JSON, made by its generator, laid out as Grafana needs,
+# every query PromQL, every family it names served, every query returning
+# series on the scrapes.
 #
 # LES_ALERTS and LES_DASHBOARD replace the files checked (used to show the
 # checks failing on a planted fault).
