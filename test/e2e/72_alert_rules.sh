@@ -67,6 +67,7 @@ dd if=/dev/zero of="$FULL/filler" bs=1k count=64 status=none 2>/dev/null
 port_of() { sed -n 's/.*metrics on port \([0-9]*\) at .*/\1/p' "$1.err"; }
 les_start "$WORK/a.jsonl" --mount "$F" --mount "$S" --mount "$H" --stats-interval 0 \
 	--prometheus 127.0.0.1:0
+NODE1=$LES_PID
 PORT_A=$(port_of "$WORK/a.jsonl")
 # Port 1: refused at once, so every line but the one queued is dropped. Its
 # ring also takes the fork and exec notices of the whole machine: of the
@@ -76,7 +77,8 @@ PORT_A=$(port_of "$WORK/a.jsonl")
 	--ringbuf-size 64K --wakeup-bytes 1M --poll-interval 1000 \
 	--kafka-brokers 127.0.0.1:1 --kafka-topic t -X queue.buffering.max.messages=1 \
 	--kafka-flush-timeout 1s 2>"$WORK/b.jsonl.err" &
-les_wait_ready $! "$WORK/b.jsonl.err"
+NODE2=$!
+les_wait_ready $NODE2 "$WORK/b.jsonl.err"
 PORT_B=$(port_of "$WORK/b.jsonl")
 [ -n "$PORT_A" ] && [ -n "$PORT_B" ] || les_fail "no metrics port: $(cat "$WORK/a.jsonl.err" "$WORK/b.jsonl.err")"
 les_pass "node1 serves on port $PORT_A, node2 on $PORT_B"
@@ -147,6 +149,12 @@ kill "$SCRAPER" 2>/dev/null
 wait "$SCRAPER" 2>/dev/null
 SCRAPER=
 stop_all
+LES_PID=$NODE1
+les_stop
+les_eq "node1 exit status" 0 "$LES_STATUS"
+LES_PID=$NODE2
+les_stop
+les_eq "node2 exit status 1: records and Kafka lines were lost" 1 "$LES_STATUS"
 les_pass "$((END + 1)) scrapes; the held write answered before scrape $HELD_END"
 
 # Every family the rules name (not in comments) is declared in a scrape;
