@@ -268,13 +268,17 @@ lr_hold_write()
 }
 
 # The most ost_write requests in flight at once by the records (send = ts -
-# latency) is at least 1 and at most the most osc rpc_stats saw at a send.
+# latency) is at least 1 and at most the most osc rpc_stats saw at a send
+# (summed over the OSCs).
 lr_inflight_bounded()
 {
 	local lustre_max ours
 
-	lustre_max=$(awk '/^rpcs in flight/ { on = 1; next } !/^[0-9]+:/ { on = 0 }
-		on && $6 > 0 { m = $1 + 0 } END { print m + 0 }' "$work/rpc_stats.txt")
+	# Each OSC's most at a send, summed over the OSCs (one per OST): the
+	# records' count is over the mount's OSCs at once.
+	lustre_max=$(awk '/rpc_stats=$/ { s += m; m = 0 }
+		/^rpcs in flight/ { on = 1; next } !/^[0-9]+:/ { on = 0 }
+		on && $6 > 0 { m = $1 + 0 } END { print s + m }' "$work/rpc_stats.txt")
 	ours=$(lr_q -r --arg m "$LR_MNT" '
 		[.[] | select(.type == "rpc" and .opcode_name == "ost_write" and .mount == $m)
 			| (.ts | sub("\\.[0-9]+Z$"; "Z") | fromdate) as $s
@@ -291,9 +295,23 @@ lr_inflight_bounded()
 # ping in the window on an import not yet used would be counted by Lustre
 # and have no mount here: a tool just started uses the MDC and the OSC once
 # (a create, a write, its fsync) before the counters start.
+# lr_warm_up [MOUNT]: on $LR_MNT or MOUNT; with more than one OST, one file
+# per OST (lfs setstripe -i), so that every OSC of the mount is used once.
 lr_warm_up()
 {
-	dd if=/dev/zero of="$LR_MNT/.les-warm" bs=4k count=1 conv=fsync status=none
+	local m=${1:-$LR_MNT} n i f
+
+	n=$(lctl list_param 'osc.*-osc-[0-9a-f]*' 2>/dev/null | sed 's/-osc-[0-9a-f]*$//' |
+		sort -u | wc -l)
+	if [ "${n:-0}" -le 1 ]; then
+		dd if=/dev/zero of="$m/.les-warm" bs=4k count=1 conv=fsync status=none
+		return
+	fi
+	for ((i = 0; i < n; i++)); do
+		f=$m/.les-warm$i
+		[ -e "$f" ] || lfs setstripe -i "$i" -c 1 "$f" || return 1
+		dd if=/dev/zero of="$f" bs=4k count=1 conv=fsync status=none || return 1
+	done
 }
 
 # The timeouts all the client's imports (its MDC and OSC) counted.
@@ -430,13 +448,13 @@ lr_evict()
 		--ids "$ids" --min-resends 1
 }
 
-# Requests the OST answers -EINPROGRESS (fail_loc
+# Requests the OSTs answer -EINPROGRESS (fail_loc
 # OBD_FAIL_OST_STATFS_EINPROGRESS 0x231) for two seconds while lfs df
 # waits: Lustre resends each a second or more later (a new xid), without
 # ptlrpc_resend_req, and counts only the last reply. (Not "once": on this
 # single node the MDT's own statfs may take the one failure.) lfs's
-# ost_statfs record must be replied with errno 0 and resends >= 1, with
-# one resend event of its req_id per resend.
+# ost_statfs records (one per OST) must be replied with errno 0, resent
+# once or more in all, with one resend event of its req_id per resend.
 lr_einprogress()
 {
 	local pid
@@ -458,12 +476,14 @@ lr_einprogress_ok()
 		| [.[] | select(.type == "rpc_event" and .event == "resend")] as $ev
 		| ({ost_statfs: [$st[] | {resends, replied, errno, xid}], resend_events:
 		    [$ev[] | {req_id, opcode_name, comm}]} | tostring | "einprogress: " + . | debug)
-		| ($st | length) == 1 and $st[0].resends >= 1 and $st[0].replied and $st[0].errno == 0
-		and ([$ev[] | select(.req_id == $st[0].req_id)] | length) == $st[0].resends' "$work/evict.jsonl"
+		| ($st | length) >= 1 and ([$st[].resends] | add) >= 1
+		and all($st[]; .replied and .errno == 0
+			and (.req_id as $id | [$ev[] | select(.req_id == $id)] | length) == .resends)' \
+		"$work/evict.jsonl"
 }
 
-# An OST restart, as Lustre's own tests fail a target: the OST is
-# unmounted (-f) while a write with fsync waits for it, and mounted again
+# An OST restart, as Lustre's own tests fail a target: the OSTs are
+# unmounted (-f) while a write with fsync waits for OST0000, and mounted again
 # (adaptive timeouts off, a 5 s timeout: the client gives up in seconds).
 # The OSC's requests expire; once the OST is back its import reconnects,
 # and the OST either recovers it (REPLAY, RECOVER in the state history) or,
@@ -475,16 +495,25 @@ lr_einprogress_ok()
 # equal the mdc/osc stats.
 lr_restart()
 {
-	local ids=$1 t0 now0 expired timeouts evicted evict_events eio dd_st pid states
+	local ids=$1 t0 now0 expired timeouts evicted evict_events eio dd_st pid states i
 
 	t0=$(lr_client_timeouts) now0=$(date +%s)
+	# The write's one object on OST0000, the OST that stops (the
+	# directory's default stripes over every OST).
+	lfs setstripe -i 0 -c 1 "$LR_MNT/w/during-restart" || return 1
 	lctl set_param -n at_max=0 timeout=5 || return 1
-	umount -f /mnt/lustre-ost0 || return 1
+	# Every OST: while one still runs on this node, the OSS service
+	# answers the other's connects at once (ENODEV) and nothing expires.
+	for ((i = LR_OSTS - 1; i >= 0; i--)); do
+		umount -f /mnt/lustre-ost$i || return 1
+	done
 	lr_job 303 dd if=/dev/zero of="$LR_MNT/w/during-restart" bs=64k count=1 \
 		conv=fsync status=none &
 	pid=$!
 	sleep 8
-	mount -t lustre -o loop "$LR_SCRATCH/ost0.img" /mnt/lustre-ost0 || return 1
+	for ((i = 0; i < LR_OSTS; i++)); do
+		mount -t lustre -o loop "$LR_SCRATCH/ost$i.img" /mnt/lustre-ost$i || return 1
+	done
 	wait $pid
 	dd_st=$?
 	lr_client_settle || { say "the client's imports did not settle in 60 s"; return 1; }
@@ -519,7 +548,7 @@ lr_restart()
 
 lr_restart_test()
 {
-	local attach=$1 ids=$2 at_max timeout
+	local attach=$1 ids=$2 at_max timeout i
 
 	at_max=$(lctl get_param -n at_max) timeout=$(lctl get_param -n timeout)
 	tracer_start 300 "" "$work/restart.err" "$tool" -v --attach "$attach" --mount "$LR_MNT" \
@@ -529,8 +558,10 @@ lr_restart_test()
 	lustre_real_clear_stats
 	lr_restart "$ids"
 	local st=$?
-	mountpoint -q /mnt/lustre-ost0 ||
-		mount -t lustre -o loop "$LR_SCRATCH/ost0.img" /mnt/lustre-ost0
+	for ((i = 0; i < LR_OSTS; i++)); do
+		mountpoint -q /mnt/lustre-ost$i ||
+			mount -t lustre -o loop "$LR_SCRATCH/ost$i.img" /mnt/lustre-ost$i
+	done
 	lctl set_param -n at_max="$at_max" timeout="$timeout" >/dev/null
 	[ -z "$tracer_pid" ] || tracer_stop
 	return $st
@@ -611,7 +642,7 @@ lr_contention_test()
 		--mount "$LR_MNT2" -o "$work/locks.jsonl" || return 1
 	sleep 1
 	lr_warm_up || return 1
-	dd if=/dev/zero of="$LR_MNT2/.les-warm2" bs=4k count=1 conv=fsync status=none || return 1
+	lr_warm_up "$LR_MNT2" || return 1
 	lctl set_param -n 'ldlm.services.ldlm_cbd.stats=clear' 'obdfilter.*.job_stats=clear' \
 		'mdt.*.job_stats=clear' >/dev/null || return 1
 	lctl set_param -n 'obdfilter.*.exports.*.ldlm_stats=clear' >/dev/null 2>&1
@@ -656,8 +687,13 @@ lr_tool_test()
 {
 	local attach=$1
 
+	# Two OSTs, the workload's files striped over both: per-target
+	# comparisons have two OSCs, and a job's job_stats two OST entries.
+	LR_OSTS=2
 	lustre_real_start ${2:-} || { guest_done; die "Lustre did not come up"; }
 	mkdir -p "$LR_MNT/w" || die "mkdir $LR_MNT/w"
+	lfs setstripe -c -1 "$LR_MNT/w" || die "lfs setstripe -c -1 $LR_MNT/w"
+	say "OSTs: $(lctl list_param 'osc.*-osc-[0-9a-f]*' | tr '\n' ' ')"
 	lr_wire_jobs >/dev/null || die "jobid_var"
 	check "--list-probes: llite and PtlRPC by $attach, opcodes from the pack, nothing refused" \
 		lr_list_probes_ok "$attach"
@@ -712,9 +748,11 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 	check "-EINPROGRESS: a resend event per resend; an eviction by the OST: an evict event per EVICTED in the import's history, the import back, records = osc/mdc stats" \
 		lr_evict_test "$attach" "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
 	grep -E 'evictions:|^evict run|einprogress:' "$work/check.out" | while read -r l; do say "$l"; done
+	lr_dump_work evict evict.jsonl evict-stats.txt
 	check "an OST restart: an expire event per timeout, an evict event per EVICTED, EIO records iff the write failed, records = osc/mdc stats" \
 		lr_restart_test "$attach" "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
 	grep -E 'OST restart:|restart run' "$work/check.out" | while read -r l; do say "$l"; done
+	lr_dump_work restart restart.jsonl restart-stats.txt
 	check "lock contention between two mounts: a blocked grant wait per completion AST (ldlm_cbd), in the op that waited; the flushed writes charged to their writer, as job_stats" \
 		lr_contention_test "$attach"
 	grep -E 'blocked grant wait|^note (OST|blocked)|^(ok  |FAIL) .*(ldlm|blocked|AST)' "$work/check.out" |
@@ -723,20 +761,27 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 	cell_by_checks lustre-2.17.57 access "$attach"
 	cell_by_checks lustre-2.17.57 rpc "$attach"
 	say "stage times (s): $LR_TIMES"
-	lr_dump_work faults
+	lr_dump_work locks locks.jsonl locks-ldlm.txt locks-jobs.txt
 	guest_done
 }
 
-# lr_dump_work PART: with LES_LR_DUMP=1, the work files (records, Lustre's
-# counters) on the console as a base64 tar between two marker lines, for
-# counters.py on the host: the main run's (PART main) as soon as they are
-# checked, the faults' at the end (a run cut by LES_VM_TIMEOUT keeps the
-# first). On the host:
+# lr_dump_work PART [FILE...]: with LES_LR_DUMP=1, the work files (records,
+# Lustre's counters; all, or the FILEs) on the console as a base64 tar
+# between two marker lines, for counters.py on the host: each run's as soon
+# as it is checked (a run cut by LES_VM_TIMEOUT keeps those before). On the
+# host:
 #   sed -n '/^LES-LR-WORK-BEGIN main/,/^LES-LR-WORK-END/{//!p}' LOG | base64 -d | tar -xz
 lr_dump_work()
 {
+	local part=$1
+	shift
+
 	[ "${LES_LR_DUMP:-0}" = 1 ] || return 0
-	echo "LES-LR-WORK-BEGIN $1"
-	tar -C "$work" -czf - --exclude check.out . | base64 -w 120
-	echo "LES-LR-WORK-END $1"
+	echo "LES-LR-WORK-BEGIN $part"
+	if [ $# -eq 0 ]; then
+		tar -C "$work" -czf - --exclude check.out .
+	else
+		tar -C "$work" -czf - "$@"
+	fi | base64 -w 120
+	echo "LES-LR-WORK-END $part"
 }
