@@ -19,16 +19,19 @@ lustre/ptlrpc).
 GROUP:
   access    access records vs llite.*.stats
   requests  request records vs the client's mdc.*.stats and osc.*.stats
-  jobs      request records' lustre_jobid, their charged job_id and the
+  jobs      request records' lustre_jobid (--wire-prefix + job: the
+            servers' job_stats key), their charged job_id and the
             --aggregate windows by job_id vs the servers' job_stats; the
             writeback of each --writeback-job sent by a kernel thread and
-            charged to its writer (--cause-comm: to the writer's process)
-  selftest  the parsers on synthetic text (no guest): job_stats of two OSTs
+            charged to its writer (--writers: its pid, uid and comm;
+            --cause-comm: its comm alone)
   locks     the blocked grant waits (lock_wait of ldlm_completion_ast,
             blocked) on --mount and each --mount2 vs the completion ASTs
             the node's callback service received (--ldlm: lctl get_param
             ldlm.services.ldlm_cbd.stats), each inside its job's access op,
             some of each --job
+  selftest  the parsers on synthetic text (no guest): job_stats of two
+            OSTs summed per job (CTest unit.lustre_counters)
 Prints one line per comparison; exits 1 if any differs. A job or counter
 Lustre does not list is a failure, never taken as 0.
 """
@@ -111,10 +114,10 @@ class Report:
     def __init__(self):
         self.failed = 0
 
-    def eq(self, what, ours, lustre):
+    def eq(self, what, ours, lustre, names=("tool", "Lustre")):
         ok = ours == lustre
         self.failed += not ok
-        print(f"{'ok  ' if ok else 'FAIL'} {what}: tool {ours}, Lustre {lustre}")
+        print(f"{'ok  ' if ok else 'FAIL'} {what}: {names[0]} {ours}, {names[1]} {lustre}")
 
     def true(self, what, ok, detail=""):
         self.failed += not ok
@@ -731,15 +734,16 @@ def self_test(args, rep):
         jobs = parse_job_stats(f.name)
     ost, mdt = jobs.get("obdfilter", {}), jobs.get("mdt", {})
     # Summed over the targets, not the last target's alone.
+    got = ("parsed", "expected")
     rep.eq("job_stats: job 7 write_bytes over two OSTs", ost.get("7", {}).get("write_bytes"),
-           (5, 3153920))
-    rep.eq("job_stats: job 7 sync over two OSTs", ost.get("7", {}).get("sync"), (2, 22))
-    rep.eq("job_stats: job 7 read_bytes (listed, 0)", ost.get("7", {}).get("read_bytes"), (0, 0))
-    rep.eq("job_stats: job 7 punch (no sum)", ost.get("7", {}).get("punch"), (0, 0))
-    rep.eq("job_stats: job 8 on one OST", ost.get("8", {}).get("write_bytes"), (1, 4096))
-    rep.eq("job_stats: job 7 close on the MDT", mdt.get("7", {}).get("close"), (1, 30))
+           (5, 3153920), got)
+    rep.eq("job_stats: job 7 sync over two OSTs", ost.get("7", {}).get("sync"), (2, 22), got)
+    rep.eq("job_stats: job 7 read_bytes (listed, 0)", ost.get("7", {}).get("read_bytes"), (0, 0), got)
+    rep.eq("job_stats: job 7 punch (no sum)", ost.get("7", {}).get("punch"), (0, 0), got)
+    rep.eq("job_stats: job 8 on one OST", ost.get("8", {}).get("write_bytes"), (1, 4096), got)
+    rep.eq("job_stats: job 7 close on the MDT", mdt.get("7", {}).get("close"), (1, 30), got)
     rep.eq("job_stats: jobs by kind", {k: sorted(v) for k, v in jobs.items()},
-           {"obdfilter": ["7", "8"], "mdt": ["7"]})
+           {"obdfilter": ["7", "8"], "mdt": ["7"]}, got)
 
 
 def main():
