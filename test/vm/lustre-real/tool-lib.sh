@@ -82,7 +82,7 @@ lr_cause_arg()
 	echo "--writers $work/writers.txt"
 	if [ "$m" = none ]; then
 		reason=$(jq -M -r '[.probes[] | select(.probe == "osc_brw_prep_request")][0]
-			| .reason // "not in --list-probes"' "$work/probes.json" | tr -c 'A-Za-z0-9_.,:()=/-' _)
+			| .reason // "not in --list-probes"' "$work/probes.json" | tr -c 'A-Za-z0-9_.,:()=/\n-' _)
 		echo "osc_brw_prep_request NOT PROBED ($reason): writeback cannot be charged to its writer" >&2
 		echo "--cause-unprobed $reason"
 	fi
