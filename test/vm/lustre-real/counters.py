@@ -19,15 +19,19 @@ lustre/ptlrpc).
 GROUP:
   access    access records vs llite.*.stats
   requests  request records vs the client's mdc.*.stats and osc.*.stats
-  jobs      request records' lustre_jobid, their charged job_id and the
+  jobs      request records' lustre_jobid (--wire-prefix + job: the
+            servers' job_stats key), their charged job_id and the
             --aggregate windows by job_id vs the servers' job_stats; the
             writeback of each --writeback-job sent by a kernel thread and
-            charged to its writer (--cause-comm: to the writer's process)
+            charged to its writer (--writers: its pid, uid and comm;
+            --cause-comm: its comm alone)
   locks     the blocked grant waits (lock_wait of ldlm_completion_ast,
             blocked) on --mount and each --mount2 vs the completion ASTs
             the node's callback service received (--ldlm: lctl get_param
             ldlm.services.ldlm_cbd.stats), each inside its job's access op,
             some of each --job
+  selftest  the parsers on synthetic text (no guest): job_stats of two
+            OSTs summed per job (CTest unit.lustre_counters)
 Prints one line per comparison; exits 1 if any differs. A job or counter
 Lustre does not list is a failure, never taken as 0.
 """
@@ -110,10 +114,10 @@ class Report:
     def __init__(self):
         self.failed = 0
 
-    def eq(self, what, ours, lustre):
+    def eq(self, what, ours, lustre, names=("tool", "Lustre")):
         ok = ours == lustre
         self.failed += not ok
-        print(f"{'ok  ' if ok else 'FAIL'} {what}: tool {ours}, Lustre {lustre}")
+        print(f"{'ok  ' if ok else 'FAIL'} {what}: {names[0]} {ours}, {names[1]} {lustre}")
 
     def true(self, what, ok, detail=""):
         self.failed += not ok
@@ -143,38 +147,92 @@ def counter(devs, name):
     return n, s
 
 
+# The access ops llite counts, by the tool's op: (llite counter, which
+# records it counts). llite counts successful calls only (ll_file_open,
+# ll_file_release, ll_rename, ll_link, ll_symlink, ll_statfs tally on
+# rc == 0); the tests keep the root directory out of the workload, whose
+# open and close llite does not count. ll_xattr_get_common returns
+# EOPNOTSUPP for a disabled name space before it tallies; everything else
+# (also ENODATA) is counted. read and write: the calls that moved bytes.
+OK = lambda r: r["errno"] == 0  # noqa: E731
+LLITE_OPS = {
+    "close": ("close", OK), "getattr": ("getattr", OK), "setattr": ("setattr", OK),
+    "mkdir": ("mkdir", OK), "rmdir": ("rmdir", OK), "unlink": ("unlink", OK),
+    "rename": ("rename", OK), "fsync": ("fsync", OK), "readdir": ("readdir", OK),
+    "statfs": ("statfs", OK), "link": ("link", OK), "symlink": ("symlink", OK),
+    "setxattr": ("setxattr", OK), "listxattr": ("listxattr", OK),
+    "getxattr": ("getxattr", lambda r: r["errno"] != EOPNOTSUPP),
+}
+# Ops of the tool llite has no counter for (lproc_llite.c's table has no
+# lookup, get_link or get_acl): their records are required, not compared.
+LLITE_UNCOUNTED = ("lookup", "readlink", "get_acl")
+# llite counters no access record kind matches (mmap, seek, the permission
+# checks the tool probes as a context only, ioctls of lfs/lctl, how a
+# write was done: hybrid buffered/direct I/O, ...), and read/write, the
+# latency twins of read_bytes/write_bytes compared above.
+LLITE_NO_RECORD = ("seek", "inode_permission", "ioctl", "opencount", "openclosetime",
+                   "getxattr_hits", "mmap", "page_fault", "page_mkwrite", "cached_read_bytes",
+                   "read", "write", "truncate", "flock", "fallocate", "removexattr",
+                   "hybrid_noswitch", "hybrid_writesize_switch", "hybrid_readsize_switch",
+                   "hybrid_read_bytes", "hybrid_write_bytes")
+
+
 def check_access(args, rep):
     devices = parse_lctl(args.lctl)
     llite = {k: v for k, v in devices.items() if k.startswith("llite.")}
     start, end = window(llite)
     recs = [r for r in load_records(args.records, args.mount, start, end) if r["type"] == "access"]
+    rep.true("access records in the window", len(recs) > 0, f"{len(recs)}")
 
-    def count(op, pred=lambda r: r["errno"] == 0):
+    def count(op, pred=OK):
         ops = op if isinstance(op, tuple) else (op,)
         return sum(1 for r in recs if r["op"] in ops and pred(r))
 
+    def lustre(name):
+        """llite's samples of a counter the workload makes: listed and > 0."""
+        n = counter(llite, name)[0]
+        rep.true(f"llite {name} > 0 (the workload makes it)", n > 0, f"{n}")
+        return n
+
+    ours_total = lustre_total = 0
     for op in ("read", "write"):
         moved = [r for r in recs if r["op"] == op and r["bytes"] > 0]
         # llite tallies read_bytes/write_bytes only when the call moved bytes.
-        rep.eq(f"{op} calls that moved bytes vs llite {op}_bytes samples", len(moved),
-               counter(llite, f"{op}_bytes")[0])
+        n = lustre(f"{op}_bytes")
+        rep.eq(f"{op} calls that moved bytes vs llite {op}_bytes samples", len(moved), n)
         rep.eq(f"{op} bytes vs llite {op}_bytes sum", sum(r["bytes"] for r in moved),
                counter(llite, f"{op}_bytes")[1])
-    # llite counts successful calls only (ll_file_open, ll_file_release,
-    # ll_rename tally on rc == 0); the tests keep the root directory out of
-    # the workload, whose open and close llite does not count.
-    rep.eq("opens and creates that succeeded vs llite open", count(("open", "create")),
-           counter(llite, "open")[0])
-    rep.eq("creates vs llite mknod (DISP_OPEN_CREATE)", count("create"), counter(llite, "mknod")[0])
-    for op in ("close", "getattr", "setattr", "mkdir", "rmdir", "unlink", "rename", "fsync",
-               "readdir"):
-        lname = "close" if op == "close" else op
-        rep.eq(f"{op} that succeeded vs llite {lname}", count(op), counter(llite, lname)[0])
-    # ll_xattr_get_common returns EOPNOTSUPP for a disabled name space
-    # before it tallies; everything else (also ENODATA) is counted.
-    rep.eq("getxattr except EOPNOTSUPP vs llite getxattr",
-           count("getxattr", lambda r: r["errno"] != EOPNOTSUPP), counter(llite, "getxattr")[0])
-    rep.eq("records in the window", len(recs) > 0, True)
+        ours_total += len(moved)
+        lustre_total += n
+    # A create through ->atomic_open is one create record; llite counts it
+    # in both mknod and open.
+    n = lustre("open")
+    rep.eq("opens and creates that succeeded vs llite open", count(("open", "create")), n)
+    ours_total += count(("open", "create"))
+    lustre_total += n
+    n = lustre("mknod")
+    rep.eq("creates vs llite mknod (DISP_OPEN_CREATE)", count("create"), n)
+    for op, (lname, pred) in sorted(LLITE_OPS.items()):
+        n = lustre(lname)
+        rep.eq(f"{op} (llite's rule) vs llite {lname}", count(op, pred), n)
+        ours_total += count(op, pred)
+        lustre_total += n
+    # The total: every op llite counts, each by llite's rule.
+    rep.eq("all access ops llite counts: total", ours_total, lustre_total)
+    for op in LLITE_UNCOUNTED[:2]:
+        rep.true(f"{op} records (llite has no counter)", count(op, lambda r: True) > 0,
+                 f"{count(op, lambda r: True)}")
+    # An op the tool reports that is neither compared nor known to be
+    # uncounted would escape every comparison.
+    known = set(LLITE_OPS) | set(LLITE_UNCOUNTED) | {"read", "write", "open", "create"}
+    other = sorted({r["op"] for r in recs} - known)
+    rep.true("every op of the records is compared with llite or known uncounted", not other,
+             f"not: {other}" if other else "")
+    used = {c for c, _ in LLITE_OPS.values()} | {"read_bytes", "write_bytes", "open", "mknod"}
+    left = sorted(n for c in llite.values() for n, v in c.items()
+                  if isinstance(v, tuple) and v[0] and n not in used and n not in LLITE_NO_RECORD)
+    rep.true("every llite counter with samples is compared or has no record kind", not left,
+             f"not: {left}" if left else "")
 
 
 def check_requests(args, rep):
@@ -199,8 +257,11 @@ def check_requests(args, rep):
         # A target restart: requests that expired (ETIMEDOUT, each one of
         # the imports' timeouts, checked by the caller) or that an
         # eviction aborted (EIO), or refused while disconnected (ENOTCONN).
+        # At least one: the OSC's connects that expired (the caller requires
+        # a timeout), so all() is never over nothing.
         rep.true("requests released without a reply in a restart: expired, aborted or refused",
-                 all(g[1] in ("110", "11", "5", "107") for g in got), str(sorted(set(got))))
+                 len(got) > 0 and all(g[1] in ("110", "11", "5", "107") for g in got),
+                 f"{len(got)}: {sorted(set(got))}")
     else:
         rep.true("no other request released without a reply but a kernel thread's ping",
                  all(g in expected or (g[0] == "obd_ping" and KTHREAD.match(g[2] or ""))
@@ -212,9 +273,13 @@ def check_requests(args, rep):
     # Every reply is counted in req_waittime (after_reply), whatever its opcode.
     rep.eq("request records vs mdc+osc req_waittime samples", len(reqs),
            counter(client, "req_waittime")[0])
-    names = sorted({n for c in client.values() for n, v in c.items()
-                    if isinstance(v, tuple) and v[1] == "usecs"
-                    and n not in ("req_waittime",)})
+    # Every opcode either side has, so that one only the tool reports
+    # fails too (Lustre lists no counter it never added to). Lustre keeps no
+    # reply counter for LDLM_ENQUEUE and MDS_REINT (ptlrpc_lprocfs_rpc_sent).
+    lustre_names = {n for c in client.values() for n, v in c.items()
+                    if isinstance(v, tuple) and v[1] == "usecs" and n != "req_waittime"}
+    names = sorted((lustre_names | set(by_opc)) - set(NO_OPCODE_COUNTER), key=str)
+    rep.true("per opcode: opcodes compared", len(names) > 0, f"{len(names)}: {names}")
     for name in names:
         recs = by_opc.get(name, [])
         n, total = counter(client, name)
@@ -244,6 +309,23 @@ def check_requests(args, rep):
     if args.phase == "main":
         rep.eq("resends on a healthy single-node Lustre", sum(r.get("resends", 0) for r in reqs), 0)
     print("note: resends:", sum(r.get("resends", 0) for r in reqs))
+    if args.phase != "restart":
+        # ptl_send_rpc adds one req_active sample per transmission, first or
+        # resent; req_waittime one per reply Lustre accounted. What is left
+        # is Lustre's count of resends plus the sends that never had a reply
+        # (a resend on -EINPROGRESS, after_reply, adds no reply sample).
+        # Not in a restart: a request refused while the import is down is
+        # released unsent.
+        sends = counter(client, "req_active")[0]
+        lustre_resends = sends - counter(client, "req_waittime")[0] - len(unreplied)
+        ours = sum(r.get("resends", 0) for r in every)
+        rep.eq("transmissions: request records and their resends vs mdc+osc req_active samples",
+               len(every) + ours, sends)
+        rep.eq("resends vs Lustre's (req_active - req_waittime - sent without a reply)",
+               ours, lustre_resends)
+        if args.min_resends:
+            rep.true(f"Lustre resent {args.min_resends} or more", lustre_resends >= args.min_resends,
+                     f"{lustre_resends}")
     # errno is the reply's status: the workload's rmdir of a directory
     # that is not empty is refused by the MDT in its reint's reply.
     failed = {}
@@ -286,6 +368,9 @@ def check_requests(args, rep):
                  f"{pings} for {len(client)} devices")
 
 
+NO_OPCODE_COUNTER = ("ldlm_enqueue", "mds_reint")
+
+
 def parse_imports(path):
     """{target: current_connection} from lctl get_param osc.*.import mdc.*.import."""
     out, target = {}, None
@@ -317,7 +402,10 @@ def parse_job_stats(path):
         # Counters without a sum (no LPROCFS_CNTR_AVGMINMAX) are listed too.
         m = re.match(r"^\s+(\w+):\s+\{ samples:\s+(\d+)(?:,.*?sum:\s+(\d+))?", line)
         if m and job is not None:
-            job[m.group(1)] = (int(m.group(2)), int(m.group(3) or 0))
+            # A job has an entry on every target it used (each OST, each
+            # MDT of the kind): the kind's counters are their sums.
+            n, total = job.get(m.group(1), (0, 0))
+            job[m.group(1)] = (n + int(m.group(2)), total + int(m.group(3) or 0))
     return out
 
 
@@ -363,8 +451,30 @@ def note_kthread_writes(job, writes):
           f"job_source): {by_source}")
 
 
-def check_writeback(rep, job, mine, cause_comm):
-    """The job's ost_write requests that a kernel thread sent are charged to the job."""
+def parse_writers(path):
+    """{job: (pid, uid, comm)} from lr_writer's file (JOB PID UID COMM a line)."""
+    out = {}
+    for line in open(path, encoding="utf-8"):
+        f = line.split()
+        if len(f) == 4:
+            out[f[0]] = (int(f[1]), int(f[2]), f[3])
+    return out
+
+
+def note_lustre_charged(rep, job, writes):
+    """Requests charged to the wire job because the writer was unknown (rule 2)."""
+    lustre = [r for r in writes if r.get("job_source") == "lustre"]
+    print(f"note job {job}: {len(lustre)} of {len(writes)} ost_write charged by Lustre's job "
+          f"(job_source lustre, writer unknown)"
+          + (f": {sorted({(r.get('comm'), r.get('job_id')) for r in lustre}, key=str)}"
+             if lustre else ""))
+    return lustre
+
+
+def check_writeback(rep, job, mine, cause_comm, writer=None, unprobed=None, wire=None):
+    """The job's ost_write requests, writeback by kernel threads among them,
+    are charged to the job's writer: its pid, uid and comm where the writer
+    is known (--writers), and the job of its environment."""
     writes = [r for r in mine if r.get("opcode_name") == "ost_write"]
     by_kthread = [r for r in writes if KTHREAD.match(sender(r))]
     senders = sorted({sender(r) for r in by_kthread})
@@ -372,9 +482,23 @@ def check_writeback(rep, job, mine, cause_comm):
              f"{len(by_kthread)} of {len(writes)} ({', '.join(senders)})")
     wrong = [(r.get("comm"), r.get("job_id"), r.get("job_source")) for r in writes
              if r.get("job_id") != job]
-    rep.true(f"job {job}: every ost_write charged to job_id {job}", not wrong,
-             f"{len(wrong)} not: {sorted(set(wrong), key=str)[:5]}" if wrong else "")
+    rep.true(f"job {job}: every ost_write charged to job_id {job}"
+             + (f" (the environment's; Lustre sent {wire})" if wire and wire != job else ""),
+             not wrong, f"{len(wrong)} not: {sorted(set(wrong), key=str)[:5]}" if wrong else "")
     note_kthread_writes(job, writes)
+    lustre = note_lustre_charged(rep, job, writes)
+    if unprobed is not None:
+        rep.true(f"job {job}: writeback charged to its writer: osc_brw_prep_request probed",
+                 False, f"not probed ({unprobed})")
+    if writer:
+        pid, uid, comm = writer
+        off = [(r.get("pid"), r.get("uid"), r.get("comm"), r.get("worker_comm"),
+                r.get("job_source")) for r in writes
+               if (r.get("pid"), r.get("uid"), r.get("comm")) != (pid, uid, comm)]
+        rep.true(f"job {job}: every ost_write carries its writer (pid {pid}, uid {uid}, "
+                 f"comm {comm})", not off and not lustre,
+                 f"{len(off)} not: {sorted(set(off), key=str)[:5]}" if off else "")
+        cause_comm = cause_comm or comm
     if cause_comm:
         # Charged to the process that wrote the file, the sender kept as worker.
         off = [(r.get("comm"), r.get("worker_comm")) for r in by_kthread
@@ -468,6 +592,7 @@ def check_metrics(rep, job, metrics, ost, mine):
 
 def check_jobs(args, rep):
     jobs = parse_job_stats(args.jobs)
+    writers = parse_writers(args.writers) if args.writers else {}
     reqs = []
     for line in open(args.records):
         r = json.loads(line)
@@ -476,15 +601,19 @@ def check_jobs(args, rep):
     for kind in ("obdfilter", "mdt"):
         rep.true(f"{kind} job_stats read", kind in jobs)
     for job in args.job:
-        ost = rep.listed("obdfilter job_stats", jobs.get("obdfilter", {}), job)
-        mdt = rep.listed("mdt job_stats", jobs.get("mdt", {}), job)
-        wire = [r for r in reqs if r.get("lustre_jobid") == job]
-        rep.true(f"job {job}: the job has requests", len(wire) > 0, f"{len(wire)}")
+        # The servers list a job by the ID Lustre sent (jobid_var), which
+        # the tests make differ from the environment's (--wire-prefix).
+        wire_id = args.wire_prefix + job
+        ost = rep.listed("obdfilter job_stats", jobs.get("obdfilter", {}), wire_id)
+        mdt = rep.listed("mdt job_stats", jobs.get("mdt", {}), wire_id)
+        wire = [r for r in reqs if r.get("lustre_jobid") == wire_id]
+        rep.true(f"job {job}: the job has requests (lustre_jobid {wire_id})", len(wire) > 0,
+                 f"{len(wire)}")
         if ost is None or mdt is None:
             continue
         # The job ID Lustre sent, and the job the tool charges (what
         # --aggregate, Prometheus, --top and --job count by).
-        compare_job(rep, f"job {job} (lustre_jobid)", wire, ost, mdt)
+        compare_job(rep, f"job {job} (lustre_jobid {wire_id})", wire, ost, mdt)
         compare_job(rep, f"job {job} (job_id)", [r for r in reqs if r.get("job_id") == job],
                     ost, mdt)
         if args.windows:
@@ -497,9 +626,27 @@ def check_jobs(args, rep):
             check_metrics(rep, job, parse_metrics(args.metrics, args.mount), ost,
                           [r for r in reqs if r.get("job_id") == job])
         if job in args.writeback_job:
-            check_writeback(rep, job, wire, args.cause_comm)
+            check_writeback(rep, job, wire, args.cause_comm, writers.get(job),
+                            args.cause_unprobed, wire_id)
         else:
-            note_kthread_writes(job, [r for r in wire if r.get("opcode_name") == "ost_write"])
+            writes = [r for r in wire if r.get("opcode_name") == "ost_write"]
+            note_kthread_writes(job, writes)
+            note_lustre_charged(rep, job, writes)
+            if job in writers and writes:
+                # A writer of its own: every write of the job is its.
+                pid, uid, comm = writers[job]
+                off = [(r.get("pid"), r.get("uid"), r.get("comm"), r.get("job_id"))
+                       for r in writes
+                       if (r.get("pid"), r.get("uid"), r.get("comm"), r.get("job_id"))
+                       != (pid, uid, comm, job)]
+                rep.true(f"job {job}: every ost_write carries its writer (pid {pid}, uid {uid}, "
+                         f"comm {comm}) and job_id {job}", not off,
+                         f"{len(off)} not: {sorted(set(off), key=str)[:5]}" if off else "")
+    for job in args.writeback_job:
+        rep.true(f"--writeback-job {job} is one of the --job", job in args.job)
+    if args.writers:
+        rep.true("every --writeback-job has a writer in --writers",
+                 all(j in writers for j in args.writeback_job), f"{sorted(writers)}")
     if args.metrics:
         check_exporter_families(rep, parse_metrics(args.metrics, args.mount))
 
@@ -551,16 +698,75 @@ def check_locks(args, rep):
               f"({op.get('latency_ns', 0) / 1e6:.1f} ms)")
 
 
+# Two OSTs and one MDT, as lctl get_param prints them: job 7 wrote on both
+# OSTs, job 8 on one. (selftest)
+SELFTEST_JOB_STATS = """obdfilter.lustre-OST0000.job_stats=
+job_stats:
+- job_id:          7
+  snapshot_time:   1700000000.100000000 secs.nsecs
+  write_bytes:     { samples:           2, unit: bytes, min: 4096, max: 1048576, sum:         1052672, sumsq: 0 }
+  read_bytes:      { samples:           0, unit: bytes, min:       0, max:       0, sum:               0, sumsq: 0 }
+  sync:            { samples:           1, unit: usecs, min:      10, max:      10, sum:              10, sumsq: 0 }
+  punch:           { samples:           0, unit: usecs }
+- job_id:          8
+  snapshot_time:   1700000000.100000000 secs.nsecs
+  write_bytes:     { samples:           1, unit: bytes, min: 4096, max: 4096, sum:            4096, sumsq: 0 }
+obdfilter.lustre-OST0001.job_stats=
+job_stats:
+- job_id:          7
+  snapshot_time:   1700000000.200000000 secs.nsecs
+  write_bytes:     { samples:           3, unit: bytes, min: 4096, max: 1048576, sum:         2101248, sumsq: 0 }
+  sync:            { samples:           1, unit: usecs, min:      12, max:      12, sum:              12, sumsq: 0 }
+mdt.lustre-MDT0000.job_stats=
+job_stats:
+- job_id:          7
+  snapshot_time:   1700000000.300000000 secs.nsecs
+  close:           { samples:           1, unit: usecs, min:      30, max:      30, sum:              30, sumsq: 0 }
+"""
+
+
+def self_test(args, rep):
+    """Host-side regressions of the parsers (CTest unit.lustre_counters)."""
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".txt") as f:
+        f.write(SELFTEST_JOB_STATS)
+        f.flush()
+        jobs = parse_job_stats(f.name)
+    ost, mdt = jobs.get("obdfilter", {}), jobs.get("mdt", {})
+    # Summed over the targets, not the last target's alone.
+    got = ("parsed", "expected")
+    rep.eq("job_stats: job 7 write_bytes over two OSTs", ost.get("7", {}).get("write_bytes"),
+           (5, 3153920), got)
+    rep.eq("job_stats: job 7 sync over two OSTs", ost.get("7", {}).get("sync"), (2, 22), got)
+    rep.eq("job_stats: job 7 read_bytes (listed, 0)", ost.get("7", {}).get("read_bytes"), (0, 0), got)
+    rep.eq("job_stats: job 7 punch (no sum)", ost.get("7", {}).get("punch"), (0, 0), got)
+    rep.eq("job_stats: job 8 on one OST", ost.get("8", {}).get("write_bytes"), (1, 4096), got)
+    rep.eq("job_stats: job 7 close on the MDT", mdt.get("7", {}).get("close"), (1, 30), got)
+    rep.eq("job_stats: jobs by kind", {k: sorted(v) for k, v in jobs.items()},
+           {"obdfilter": ["7", "8"], "mdt": ["7"]}, got)
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("group", choices=("access", "requests", "jobs", "locks"))
-    ap.add_argument("--records", required=True)
-    ap.add_argument("--mount", required=True)
+    ap.add_argument("group", choices=("access", "requests", "jobs", "locks", "selftest"))
+    ap.add_argument("--records")
+    ap.add_argument("--mount")
     ap.add_argument("--lctl")
     ap.add_argument("--jobs")
     ap.add_argument("--job", action="append", default=[])
     ap.add_argument("--writeback-job", action="append", default=[])
     ap.add_argument("--cause-comm")
+    ap.add_argument("--writers", help="jobs: JOB PID UID COMM per line, each job's writer; "
+                    "every ost_write of a --writeback-job must carry it")
+    ap.add_argument("--cause-unprobed", metavar="REASON",
+                    help="jobs: osc_brw_prep_request is not probed (why): the writeback "
+                         "check fails")
+    ap.add_argument("--wire-prefix", default="",
+                    help="jobs: Lustre sends PREFIX+JOB as the job ID (its jobid_var "
+                         "differs from the tool's SLURM_JOB_ID); job_stats are keyed by it")
+    ap.add_argument("--min-resends", type=int, default=0,
+                    help="requests: the fewest resends Lustre must count (req_active - "
+                         "req_waittime - unreplied)")
     ap.add_argument("--phase", choices=("main", "fault", "restart"), default="main",
                     help="requests: the main workload (a refused rmdir, a ping on every "
                          "import) or the fault test")
@@ -577,9 +783,11 @@ def main():
     ap.add_argument("--min-blocked-ms", type=int, default=0,
                     help="locks: the least every blocked wait lasts (an injected pause)")
     args = ap.parse_args()
+    if args.group != "selftest" and not (args.records and args.mount):
+        ap.error(f"{args.group}: --records and --mount are required")
     rep = Report()
     {"access": check_access, "requests": check_requests, "jobs": check_jobs,
-     "locks": check_locks}[args.group](args, rep)
+     "locks": check_locks, "selftest": self_test}[args.group](args, rep)
     return 1 if rep.failed else 0
 
 

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-# guest-lustre.sh: a real single-node Lustre (MGS+MDT and OST on ldiskfs,
+# guest-lustre.sh: a real single-node Lustre (MGS+MDT and OSTs on ldiskfs,
 # client at /mnt/lustre) inside the 6.12 guest, from the install tree that
 # test/vm/lustre-real/build made on the host. Sourced by the guest tests
 # (test/vm/lustre-real/t_*.sh, run by test/vm/run-in-vm with
@@ -29,6 +29,7 @@
 #                   (default 127.77.0.1; prefix length LES_LR_PREFIX, 8)
 #   LES_LR_MDT_MB, LES_LR_OST_MB   loop file sizes (256, 1024) in the
 #                   guest's tmpfs /tmp/lustre-real
+#   LES_LR_OSTS     OSTs (1; LR_OSTS, which a test may set instead)
 # Set by lustre_real_start: LR_INST, LR_MODE (btf|nobtf), LR_NID
 # (127.77.0.1@tcp), LR_FSNAME (lustre), LR_MNT (/mnt/lustre), LR_MODULES
 # (the Lustre modules loaded), LR_TIMES ("stage=seconds ...").
@@ -46,6 +47,10 @@ LR_NID=$LR_IP@tcp
 LR_MODE=
 LR_INST=
 LR_TIMES=
+# OSTs of the single-node filesystem (OST0000, OST0001, ...: one loop file
+# and mount point /mnt/lustre-ost<i> each); a test may set it before
+# lustre_real_start.
+LR_OSTS=${LES_LR_OSTS:-1}
 # The modules a single-node client + ldiskfs server needs; modprobe brings
 # the rest (libcfs, ksocklnd, obdclass, ptlrpc, mdc, osc, lov, lmv, ...).
 LR_MODULES="lnet lustre ldiskfs osd_ldiskfs mgs mdt ofd"
@@ -135,15 +140,16 @@ _lr_install_userland()
 	lctl --version >/dev/null 2>&1 || ldconfig
 }
 
-# The MDT's connection to the OST (its OSP device) is ready to precreate
-# objects. A client mounted before that waits ~20 s in mount(2); waiting
-# here takes ~4 s.
+# The MDT's connection to OST index $1 (default 0; its OSP device) is
+# ready to precreate objects. A client mounted before that waits ~20 s in
+# mount(2); waiting here takes ~4 s.
 _lr_wait_osp()
 {
-	local i st
+	local i st ost
 
+	ost=$(printf 'OST%04x' "${1:-0}")
 	for ((i = 0; i < 120; i++)); do
-		st=$(lctl get_param -n "osp.$LR_FSNAME-OST0000-osc-MDT0000.prealloc_status" 2>/dev/null)
+		st=$(lctl get_param -n "osp.$LR_FSNAME-$ost-osc-MDT0000.prealloc_status" 2>/dev/null)
 		[ "$st" = 0 ] && return 0
 		sleep 0.5
 	done
@@ -183,7 +189,7 @@ _lr_check_btf()
 lustre_real_start()
 {
 	local t0 t
-	local mdt_kb=$((${LES_LR_MDT_MB:-256} * 1024)) ost_kb=$((${LES_LR_OST_MB:-1024} * 1024))
+	local mdt_kb=$((${LES_LR_MDT_MB:-256} * 1024)) ost_kb=$((${LES_LR_OST_MB:-1024} * 1024)) i
 
 	LR_MODE=btf
 	LR_TIMES=
@@ -224,19 +230,27 @@ lustre_real_start()
 	_lr_stage modprobe "$t"
 
 	t=$(_lr_uptime)
-	mkdir -p $LR_SCRATCH /mnt/lustre-mdt0 /mnt/lustre-ost0 $LR_MNT
+	mkdir -p $LR_SCRATCH /mnt/lustre-mdt0 $LR_MNT
 	mkfs.lustre --fsname=$LR_FSNAME --mgs --mdt --index=0 --reformat \
 		--device-size=$mdt_kb $LR_SCRATCH/mdt0.img >$LR_SCRATCH/mkfs-mdt.log 2>&1 ||
 		{ cat $LR_SCRATCH/mkfs-mdt.log; _lr_fail "mkfs.lustre MGS+MDT"; return 1; }
-	mkfs.lustre --fsname=$LR_FSNAME --ost --index=0 --mgsnode="$LR_NID" --reformat \
-		--device-size=$ost_kb $LR_SCRATCH/ost0.img >$LR_SCRATCH/mkfs-ost.log 2>&1 ||
-		{ cat $LR_SCRATCH/mkfs-ost.log; _lr_fail "mkfs.lustre OST"; return 1; }
+	for ((i = 0; i < LR_OSTS; i++)); do
+		mkdir -p /mnt/lustre-ost$i
+		mkfs.lustre --fsname=$LR_FSNAME --ost --index=$i --mgsnode="$LR_NID" --reformat \
+			--device-size=$ost_kb $LR_SCRATCH/ost$i.img >$LR_SCRATCH/mkfs-ost$i.log 2>&1 ||
+			{ cat $LR_SCRATCH/mkfs-ost$i.log; _lr_fail "mkfs.lustre OST $i"; return 1; }
+	done
 	_lr_stage mkfs "$t"
 
 	t=$(_lr_uptime)
 	mount -t lustre -o loop $LR_SCRATCH/mdt0.img /mnt/lustre-mdt0 || { _lr_fail "mount MGS+MDT"; return 1; }
-	mount -t lustre -o loop $LR_SCRATCH/ost0.img /mnt/lustre-ost0 || { _lr_fail "mount OST"; return 1; }
-	_lr_wait_osp || { _lr_fail "the MDT did not connect to the OST within 60 s"; return 1; }
+	for ((i = 0; i < LR_OSTS; i++)); do
+		mount -t lustre -o loop $LR_SCRATCH/ost$i.img /mnt/lustre-ost$i ||
+			{ _lr_fail "mount OST $i"; return 1; }
+	done
+	for ((i = 0; i < LR_OSTS; i++)); do
+		_lr_wait_osp $i || { _lr_fail "the MDT did not connect to OST $i within 60 s"; return 1; }
+	done
 	_lr_stage servers "$t"
 
 	t=$(_lr_uptime)
@@ -250,7 +264,7 @@ lustre_real_stop()
 	local st=0 t0 mp
 
 	t0=$(_lr_uptime)
-	for mp in $LR_MNT2 $LR_MNT /mnt/lustre-ost0 /mnt/lustre-mdt0; do
+	for mp in $LR_MNT2 $LR_MNT /mnt/lustre-ost[0-9] /mnt/lustre-mdt0; do
 		grep -q " $mp lustre " /proc/mounts || continue
 		umount "$mp" || { _lr_say "umount $mp failed"; st=1; }
 	done

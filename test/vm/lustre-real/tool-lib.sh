@@ -66,35 +66,102 @@ lr_list_probes_ok()
 		and $r.load_checked and $r.programs_refused == []' "$work/probes.json"
 }
 
-# Where osc_brw_prep_request is probed, a kernel thread's bulk request is
-# charged to the file's writer itself (its comm), not only to its job.
+# The workload's writers (lr_writer: JOB PID UID COMM a line) for
+# counters.py jobs: every writeback request of a job must carry its writer.
+# That is rule 1 (docs/lustre.md), which needs osc_brw_prep_request probed;
+# when --list-probes says it is not, this says why, loudly, and passes
+# --cause-unprobed, on which the check fails: the writeback check never
+# shrinks silently to the job alone.
 lr_cause_arg()
 {
-	local m
+	local m reason
 
 	m=$(jq -M -r '[.probes[] | select(.probe == "osc_brw_prep_request")][0].method // "none"' \
 		"$work/probes.json")
 	echo "osc_brw_prep_request: $m" >&2
-	[ "$m" = none ] || echo "--cause-comm dd"
+	echo "--writers $work/writers.txt"
+	if [ "$m" = none ]; then
+		reason=$(jq -M -r '[.probes[] | select(.probe == "osc_brw_prep_request")][0]
+			| .reason // "not in --list-probes"' "$work/probes.json" | tr -c 'A-Za-z0-9_.,:()=/\n-' _)
+		echo "osc_brw_prep_request NOT PROBED ($reason): writeback cannot be charged to its writer" >&2
+		echo "--cause-unprobed $reason"
+	fi
+}
+
+# Lustre's jobid_var in these tests: a variable the tool does not read, so
+# that the job Lustre sends (lustre_jobid, the servers' job_stats) and the
+# job of the environment (job_id: SLURM_JOB_ID) differ. Where the tool
+# cannot tell who wrote a file, it charges the wire job (job_source
+# "lustre"), which then can never pass for the writer's own.
+LR_WIRE_VAR=LES_LUSTRE_JOB
+LR_WIRE_PREFIX=${LR_WIRE_PREFIX:-}
+
+# lr_wire_arg: counters.py's --wire-prefix when jobid_var is LR_WIRE_VAR.
+lr_wire_arg()
+{
+	[ -z "$LR_WIRE_PREFIX" ] || echo "--wire-prefix $LR_WIRE_PREFIX"
+}
+
+# lr_wire_jobs: Lustre sends LES_LUSTRE_JOB=lr<job> as the job ID.
+lr_wire_jobs()
+{
+	LR_WIRE_PREFIX=lr
+	lustre_real_jobid "$LR_WIRE_VAR"
+}
+
+# lr_job JOB COMMAND...: COMMAND as job JOB, the tool's (SLURM_JOB_ID)
+# and Lustre's (LES_LUSTRE_JOB, with the wire prefix).
+lr_job()
+{
+	local job=$1
+	shift
+	env SLURM_JOB_ID="$job" "$LR_WIRE_VAR=$LR_WIRE_PREFIX$job" "$@"
+}
+
+# lr_writer JOB [--uid UID] DD-ARGS...: dd as job JOB under a name of its
+# own (/tmp/les-w<JOB>: its comm), in the background. Its pid is known
+# before it runs (env and setpriv exec it in the same process) and goes to
+# $work/writers.txt with its uid and comm; lr_writer_pid has it.
+lr_writer()
+{
+	local job=$1 uid=0 bin
+	shift
+	if [ "${1:-}" = --uid ]; then
+		uid=$2
+		shift 2
+	fi
+	bin=/tmp/les-w$job
+	[ -x "$bin" ] || cp "$(command -v dd)" "$bin" || return 1
+	if [ "$uid" = 0 ]; then
+		env SLURM_JOB_ID="$job" "$LR_WIRE_VAR=$LR_WIRE_PREFIX$job" "$bin" "$@" &
+	else
+		env SLURM_JOB_ID="$job" "$LR_WIRE_VAR=$LR_WIRE_PREFIX$job" \
+			setpriv --reuid="$uid" --regid="$uid" --clear-groups "$bin" "$@" &
+	fi
+	lr_writer_pid=$!
+	echo "$job $lr_writer_pid $uid les-w$job" >>"$work/writers.txt"
 }
 
 lr_workload()
 {
 	local w=$LR_MNT/w p1 p2
 
-	env SLURM_JOB_ID=101 dd if=/dev/zero of="$w/f1" bs=1M count=16 conv=fsync status=none &
-	p1=$!
-	env SLURM_JOB_ID=202 dd if=/dev/zero of="$w/f2" bs=1M count=8 status=none &
-	p2=$!
+	# Each writer its own comm and pid; job 202's as uid 1000, so that its
+	# writeback (sent by root's kernel threads) must carry another uid.
+	chmod 1777 "$w" || return 1
+	lr_writer 101 if=/dev/zero of="$w/f1" bs=1M count=16 conv=fsync status=none || return 1
+	p1=$lr_writer_pid
+	lr_writer 202 --uid 1000 if=/dev/zero of="$w/f2" bs=1M count=8 status=none || return 1
+	p2=$lr_writer_pid
 	wait $p1 $p2 || return 1
 	sync
 	# The read must go to the OST: no pages, no locks cached.
 	echo 3 >/proc/sys/vm/drop_caches
 	lctl set_param -n 'ldlm.namespaces.*.lru_size=clear' >/dev/null
-	env SLURM_JOB_ID=102 dd if="$w/f1" of=/dev/null bs=1M status=none || return 1
+	lr_job 102 dd if="$w/f1" of=/dev/null bs=1M status=none || return 1
 	# LR_LS: ls's options (-l: its ACL getxattrs; see client-tool.sh for 2.15).
-	env SLURM_JOB_ID=103 ls ${LR_LS--l} "$w" >/dev/null || return 1
-	env SLURM_JOB_ID=103 stat "$w/f1" >/dev/null || return 1
+	lr_job 103 ls ${LR_LS--l} "$w" >/dev/null || return 1
+	lr_job 103 stat "$w/f1" >/dev/null || return 1
 	mkdir "$w/d" && mv "$w/d" "$w/e" && rmdir "$w/e" || return 1
 	touch "$w/t" && chmod 600 "$w/t" && rm "$w/t" || return 1
 	# A request the server fails: the MDT refuses to remove a directory
@@ -104,6 +171,13 @@ lr_workload()
 	rm "$w/n/x" && rmdir "$w/n" || return 1
 	getfattr -n trusted.lov "$w/f1" >/dev/null 2>&1 || return 1
 	! getfattr -n user.x "$w/f1" >/dev/null 2>&1 || return 1 # user_xattr is off: EOPNOTSUPP
+	# One of each op llite counts that the above does not make: statfs,
+	# link, symlink, setxattr, listxattr; and readlink and lookups, which
+	# llite does not count (records only).
+	stat -f "$w" >/dev/null || return 1
+	ln "$w/f1" "$w/h" && ln -s f1 "$w/s" && [ "$(readlink "$w/s")" = f1 ] || return 1
+	setfattr -n trusted.les -v 1 "$w/f1" && getfattr -d -m - "$w/f1" >/dev/null || return 1
+	rm "$w/h" "$w/s" || return 1
 	# A ping on each client import, sent outside any access op (lctl's
 	# write to sysfs): its mount is its import's (obd_ping must match).
 	lctl set_param -n 'osc.*-osc-[0-9a-f]*.ping=1' 'mdc.*-mdc-[0-9a-f]*.ping=1'
@@ -158,22 +232,53 @@ sys.exit(0 if ok else 1)
 PY
 }
 
-# The in-flight gauge of the mount is 0 at the end, as osc/mdc rpc_stats say.
+# The in-flight gauge of the mount is 0 at the end, as osc/mdc rpc_stats
+# say; rpc_stats must be there and name every OSC's in-flight count.
 lr_inflight_zero()
 {
+	local n
+
+	n=$(grep -c 'RPCs in flight:' "$work/rpc_stats.txt" 2>/dev/null)
+	echo "rpc_stats: ${n:-0} 'RPCs in flight' lines"
+	[ "${n:-0}" -ge 1 ] || return 1
 	grep 'RPCs in flight:' "$work/rpc_stats.txt"
 	! grep 'RPCs in flight:' "$work/rpc_stats.txt" | grep -vq 'flight: *0$' || return 1
 	lr_final | jq -M -e --arg m "$LR_MNT" '[.inflight.by_mount[] | select(.mount == $m)] == []'
 }
 
+# The gauge rose during the workload: a periodic stats record (every
+# second) taken while the OST held a write (lr_hold_write) has the mount's
+# PtlRPC requests in flight. A gauge stuck at 0 would pass lr_inflight_zero.
+lr_inflight_rose()
+{
+	lr_q -e --arg m "$LR_MNT" '
+		[.[] | select(.type == "stats" and (.final | not))
+			| [.inflight.by_mount[] | select(.mount == $m and .proto == "ptlrpc") | .requests]
+			| add // 0] as $n
+		| ({stats_records: ($n | length), most_in_flight_on_the_mount: ($n | max)}
+			| tostring | "in flight: " + . | debug)
+		| ($n | max // 0) >= 1'
+}
+
+# The OST holds the first write it gets for 2 s (OBD_FAIL_OST_BRW_PAUSE_BULK
+# 0x214, once, fail_val seconds): a request surely in flight at a stats tick.
+lr_hold_write()
+{
+	lctl set_param -n fail_val=2 fail_loc=0x80000214
+}
+
 # The most ost_write requests in flight at once by the records (send = ts -
-# latency) is at least 1 and at most the most osc rpc_stats saw at a send.
+# latency) is at least 1 and at most the most osc rpc_stats saw at a send
+# (summed over the OSCs).
 lr_inflight_bounded()
 {
 	local lustre_max ours
 
-	lustre_max=$(awk '/^rpcs in flight/ { on = 1; next } !/^[0-9]+:/ { on = 0 }
-		on && $6 > 0 { m = $1 + 0 } END { print m + 0 }' "$work/rpc_stats.txt")
+	# Each OSC's most at a send, summed over the OSCs (one per OST): the
+	# records' count is over the mount's OSCs at once.
+	lustre_max=$(awk '/rpc_stats=$/ { s += m; m = 0 }
+		/^rpcs in flight/ { on = 1; next } !/^[0-9]+:/ { on = 0 }
+		on && $6 > 0 { m = $1 + 0 } END { print s + m }' "$work/rpc_stats.txt")
 	ours=$(lr_q -r --arg m "$LR_MNT" '
 		[.[] | select(.type == "rpc" and .opcode_name == "ost_write" and .mount == $m)
 			| (.ts | sub("\\.[0-9]+Z$"; "Z") | fromdate) as $s
@@ -190,9 +295,23 @@ lr_inflight_bounded()
 # ping in the window on an import not yet used would be counted by Lustre
 # and have no mount here: a tool just started uses the MDC and the OSC once
 # (a create, a write, its fsync) before the counters start.
+# lr_warm_up [MOUNT]: on $LR_MNT or MOUNT; with more than one OST, one file
+# per OST (lfs setstripe -i), so that every OSC of the mount is used once.
 lr_warm_up()
 {
-	dd if=/dev/zero of="$LR_MNT/.les-warm" bs=4k count=1 conv=fsync status=none
+	local m=${1:-$LR_MNT} n i f
+
+	n=$(lctl list_param 'osc.*-osc-[0-9a-f]*' 2>/dev/null | sed 's/-osc-[0-9a-f]*$//' |
+		sort -u | wc -l)
+	if [ "${n:-0}" -le 1 ]; then
+		dd if=/dev/zero of="$m/.les-warm" bs=4k count=1 conv=fsync status=none
+		return
+	fi
+	for ((i = 0; i < n; i++)); do
+		f=$m/.les-warm$i
+		[ -e "$f" ] || lfs setstripe -i "$i" -c 1 "$f" || return 1
+		dd if=/dev/zero of="$f" bs=4k count=1 conv=fsync status=none || return 1
+	done
 }
 
 # The timeouts all the client's imports (its MDC and OSC) counted.
@@ -239,7 +358,7 @@ text = open(sys.argv[1]).read()
 print(next((n for n in range(1, 134) if text.rstrip().endswith(os.strerror(n))), 0))' "$work/ping.err")
 	say "the dropped ping: lctl says '$(tail -1 "$work/ping.err")' (errno $ping_errno)"
 	lr_client_settle || { say "the client's imports did not reconnect and settle in 60 s"; return 1; }
-	env SLURM_JOB_ID=301 dd if=/dev/zero of="$LR_MNT/w/after-fault" bs=64k count=1 conv=fsync \
+	lr_job 301 dd if=/dev/zero of="$LR_MNT/w/after-fault" bs=64k count=1 conv=fsync \
 		status=none || return 1
 	sleep 1
 	lr_client_settle || return 1
@@ -303,7 +422,7 @@ lr_evict()
 	lctl set_param -n "$osc.ping=1" 2>"$work/evict-ping.err" ||
 		say "the ping after the eviction: $(tail -1 "$work/evict-ping.err")"
 	lr_client_settle || { say "the client's imports did not reconnect and settle in 60 s"; return 1; }
-	env SLURM_JOB_ID=302 dd if=/dev/zero of="$LR_MNT/w/after-evict" bs=64k count=1 conv=fsync \
+	lr_job 302 dd if=/dev/zero of="$LR_MNT/w/after-evict" bs=64k count=1 conv=fsync \
 		status=none || return 1
 	sleep 1
 	lr_client_settle || return 1
@@ -324,17 +443,18 @@ lr_evict()
 	else
 		[ "$targets" = "[null]" ] || return 1
 	fi
+	# --min-resends: lr_einprogress's resend, by Lustre's own count.
 	LR_RECORDS=$work/evict.jsonl lr_counters requests --phase fault --lctl "$work/evict-stats.txt" \
-		--ids "$ids"
+		--ids "$ids" --min-resends 1
 }
 
-# Requests the OST answers -EINPROGRESS (fail_loc
+# Requests the OSTs answer -EINPROGRESS (fail_loc
 # OBD_FAIL_OST_STATFS_EINPROGRESS 0x231) for two seconds while lfs df
 # waits: Lustre resends each a second or more later (a new xid), without
 # ptlrpc_resend_req, and counts only the last reply. (Not "once": on this
 # single node the MDT's own statfs may take the one failure.) lfs's
-# ost_statfs record must be replied with errno 0 and resends >= 1, with
-# one resend event of its req_id per resend.
+# ost_statfs records (one per OST) must be replied with errno 0, resent
+# once or more in all, with one resend event of its req_id per resend.
 lr_einprogress()
 {
 	local pid
@@ -356,12 +476,14 @@ lr_einprogress_ok()
 		| [.[] | select(.type == "rpc_event" and .event == "resend")] as $ev
 		| ({ost_statfs: [$st[] | {resends, replied, errno, xid}], resend_events:
 		    [$ev[] | {req_id, opcode_name, comm}]} | tostring | "einprogress: " + . | debug)
-		| ($st | length) == 1 and $st[0].resends >= 1 and $st[0].replied and $st[0].errno == 0
-		and ([$ev[] | select(.req_id == $st[0].req_id)] | length) == $st[0].resends' "$work/evict.jsonl"
+		| ($st | length) >= 1 and ([$st[].resends] | add) >= 1
+		and all($st[]; .replied and .errno == 0
+			and (.req_id as $id | [$ev[] | select(.req_id == $id)] | length) == .resends)' \
+		"$work/evict.jsonl"
 }
 
-# An OST restart, as Lustre's own tests fail a target: the OST is
-# unmounted (-f) while a write with fsync waits for it, and mounted again
+# An OST restart, as Lustre's own tests fail a target: the OSTs are
+# unmounted (-f) while a write with fsync waits for OST0000, and mounted again
 # (adaptive timeouts off, a 5 s timeout: the client gives up in seconds).
 # The OSC's requests expire; once the OST is back its import reconnects,
 # and the OST either recovers it (REPLAY, RECOVER in the state history) or,
@@ -373,16 +495,25 @@ lr_einprogress_ok()
 # equal the mdc/osc stats.
 lr_restart()
 {
-	local ids=$1 t0 now0 expired timeouts evicted evict_events eio dd_st pid states
+	local ids=$1 t0 now0 expired timeouts evicted evict_events eio dd_st pid states i
 
 	t0=$(lr_client_timeouts) now0=$(date +%s)
+	# The write's one object on OST0000, the OST that stops (the
+	# directory's default stripes over every OST).
+	lfs setstripe -i 0 -c 1 "$LR_MNT/w/during-restart" || return 1
 	lctl set_param -n at_max=0 timeout=5 || return 1
-	umount -f /mnt/lustre-ost0 || return 1
-	env SLURM_JOB_ID=303 dd if=/dev/zero of="$LR_MNT/w/during-restart" bs=64k count=1 \
+	# Every OST: while one still runs on this node, the OSS service
+	# answers the other's connects at once (ENODEV) and nothing expires.
+	for ((i = LR_OSTS - 1; i >= 0; i--)); do
+		umount -f /mnt/lustre-ost$i || return 1
+	done
+	lr_job 303 dd if=/dev/zero of="$LR_MNT/w/during-restart" bs=64k count=1 \
 		conv=fsync status=none &
 	pid=$!
 	sleep 8
-	mount -t lustre -o loop "$LR_SCRATCH/ost0.img" /mnt/lustre-ost0 || return 1
+	for ((i = 0; i < LR_OSTS; i++)); do
+		mount -t lustre -o loop "$LR_SCRATCH/ost$i.img" /mnt/lustre-ost$i || return 1
+	done
 	wait $pid
 	dd_st=$?
 	lr_client_settle || { say "the client's imports did not settle in 60 s"; return 1; }
@@ -403,6 +534,8 @@ lr_restart()
 		(.errno != 0 or .resends > 0 or .replied == false)))
 		| {type, event, opcode_name, mount, comm, errno, replied, resends, target}' \
 		"$work/restart.jsonl" | sort | uniq -c | sed 's/^/restart run: /' | head -20
+	# At least one: a restart with no timeout proves nothing of expire events.
+	[ "$timeouts" -ge 1 ] || { say "OST restart: no timeout of the client's imports"; return 1; }
 	[ "$expired" -eq "$timeouts" ] && [ "$evict_events" -eq "$evicted" ] || return 1
 	if [ "$dd_st" -eq 0 ]; then
 		grep -Eq 'REPLAY|RECOVER' <<<"$states" && [ "$eio" -eq 0 ] || return 1
@@ -415,7 +548,7 @@ lr_restart()
 
 lr_restart_test()
 {
-	local attach=$1 ids=$2 at_max timeout
+	local attach=$1 ids=$2 at_max timeout i
 
 	at_max=$(lctl get_param -n at_max) timeout=$(lctl get_param -n timeout)
 	tracer_start 300 "" "$work/restart.err" "$tool" -v --attach "$attach" --mount "$LR_MNT" \
@@ -425,8 +558,10 @@ lr_restart_test()
 	lustre_real_clear_stats
 	lr_restart "$ids"
 	local st=$?
-	mountpoint -q /mnt/lustre-ost0 ||
-		mount -t lustre -o loop "$LR_SCRATCH/ost0.img" /mnt/lustre-ost0
+	for ((i = 0; i < LR_OSTS; i++)); do
+		mountpoint -q /mnt/lustre-ost$i ||
+			mount -t lustre -o loop "$LR_SCRATCH/ost$i.img" /mnt/lustre-ost$i
+	done
 	lctl set_param -n at_max="$at_max" timeout="$timeout" >/dev/null
 	[ -z "$tracer_pid" ] || tracer_stop
 	return $st
@@ -471,13 +606,13 @@ lr_contention()
 {
 	local m1=$LR_MNT m2=$LR_MNT2 st=0
 
-	env SLURM_JOB_ID=401 dd if=/dev/zero of="$m1/w/contended" bs=1M count=4 status=none || return 1
+	lr_job 401 dd if=/dev/zero of="$m1/w/contended" bs=1M count=4 status=none || return 1
 	# Each lock cancel a client sends waits a second first
 	# (OBD_FAIL_LDLM_PAUSE_CANCEL, in ldlm_cli_cancel_req): a lock blocked
 	# by another mount's lock is granted no sooner.
 	lctl set_param -n fail_val=1 fail_loc=0x312 || return 1
-	env SLURM_JOB_ID=402 dd if="$m2/w/contended" of=/dev/null bs=1M status=none || st=1
-	env SLURM_JOB_ID=401 dd if=/dev/zero of="$m1/w/contended" bs=1M count=4 conv=notrunc,fsync \
+	lr_job 402 dd if="$m2/w/contended" of=/dev/null bs=1M status=none || st=1
+	lr_job 401 dd if=/dev/zero of="$m1/w/contended" bs=1M count=4 conv=notrunc,fsync \
 		status=none || st=1
 	lctl set_param -n fail_loc=0 fail_val=0
 	[ $st -eq 0 ] || return 1
@@ -493,8 +628,9 @@ lr_contention()
 	grep -F "note: 1 mount(s) on the device of an observed one" "$work/locks.err" || return 1
 	LR_RECORDS=$work/locks.jsonl lr_counters locks --mount2 "$m2" --ldlm "$work/locks-ldlm.txt" \
 		--job 401 --job 402 --min-blocked-ms 1000 &&
+		# shellcheck disable=SC2046 # lr_wire_arg: no word or two
 		LR_RECORDS=$work/locks.jsonl lr_counters jobs --jobs "$work/locks-jobs.txt" --job 401 \
-			--job 402 --writeback-job 401
+			--job 402 --writeback-job 401 $(lr_wire_arg)
 }
 
 lr_contention_test()
@@ -506,7 +642,7 @@ lr_contention_test()
 		--mount "$LR_MNT2" -o "$work/locks.jsonl" || return 1
 	sleep 1
 	lr_warm_up || return 1
-	dd if=/dev/zero of="$LR_MNT2/.les-warm2" bs=4k count=1 conv=fsync status=none || return 1
+	lr_warm_up "$LR_MNT2" || return 1
 	lctl set_param -n 'ldlm.services.ldlm_cbd.stats=clear' 'obdfilter.*.job_stats=clear' \
 		'mdt.*.job_stats=clear' >/dev/null || return 1
 	lctl set_param -n 'obdfilter.*.exports.*.ldlm_stats=clear' >/dev/null 2>&1
@@ -533,7 +669,7 @@ lr_unit_caps_test()
 	tracer_start 300 "" "$work/unit.err" setpriv --bounding-set="$bset" --inh-caps=-all \
 		--no-new-privs "$tool" -v --attach "$attach" --mount "$LR_MNT" -o "$work/unit.jsonl" ||
 		{ tail -5 "$work/unit.err"; return 1; }
-	env SLURM_JOB_ID=501 dd if=/dev/zero of="$LR_MNT/w/unit" bs=64k count=1 conv=fsync \
+	lr_job 501 dd if=/dev/zero of="$LR_MNT/w/unit" bs=64k count=1 conv=fsync \
 		status=none || return 1
 	sleep 1
 	tracer_stop || { tail -5 "$work/unit.err"; return 1; }
@@ -551,9 +687,14 @@ lr_tool_test()
 {
 	local attach=$1
 
+	# Two OSTs, the workload's files striped over both: per-target
+	# comparisons have two OSCs, and a job's job_stats two OST entries.
+	LR_OSTS=2
 	lustre_real_start ${2:-} || { guest_done; die "Lustre did not come up"; }
 	mkdir -p "$LR_MNT/w" || die "mkdir $LR_MNT/w"
-	lustre_real_jobid SLURM_JOB_ID >/dev/null || die "jobid_var"
+	lfs setstripe -c -1 "$LR_MNT/w" || die "lfs setstripe -c -1 $LR_MNT/w"
+	say "OSTs: $(lctl list_param 'osc.*-osc-[0-9a-f]*' | tr '\n' ' ')"
+	lr_wire_jobs >/dev/null || die "jobid_var"
 	check "--list-probes: llite and PtlRPC by $attach, opcodes from the pack, nothing refused" \
 		lr_list_probes_ok "$attach"
 	check "with the systemd unit's capability set: PtlRPC by $attach, a job's write recorded" \
@@ -566,7 +707,9 @@ lr_tool_test()
 	lr_warm_up || die "warm-up write on $LR_MNT"
 	lustre_real_clear_stats
 	lctl set_param -n 'obdfilter.*.job_stats=clear' 'mdt.*.job_stats=clear'
+	lr_hold_write || die "fail_loc"
 	check "workload" lr_workload
+	lctl set_param -n fail_loc=0 fail_val=0
 	sleep 3
 	lctl get_param 'llite.*.stats' 'mdc.*.stats' 'osc.*.stats' >"$work/stats.txt"
 	lctl get_param 'obdfilter.*.job_stats' 'mdt.*.job_stats' >"$work/jobs.txt"
@@ -582,11 +725,12 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 	check "request records = mdc/osc stats per opcode and per target; NIDs = the imports' connections" \
 		lr_counters requests --lctl "$work/stats.txt" --imports "$work/imports.txt" --ids "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
 	# shellcheck disable=SC2046 # lr_cause_arg: no word or two
-	check "lustre_jobid, job_id, windows and Prometheus = the servers' job_stats (101 and 202 at once, 102); writeback charged to its writer" \
+	check "lustre_jobid (lr<job>), job_id (SLURM_JOB_ID), windows and Prometheus = the servers' job_stats (101 and 202 at once, 102); writeback charged to its writer (pid, uid, comm)" \
 		lr_counters jobs --jobs "$work/jobs.txt" --job 101 --job 202 --job 102 \
-		--writeback-job 202 $(lr_cause_arg) --windows "$work/out.jsonl" --metrics "$work/metrics.txt"
+		--writeback-job 202 $(lr_cause_arg) $(lr_wire_arg) --windows "$work/out.jsonl" \
+		--metrics "$work/metrics.txt"
 	# Who sent and who was charged the writeback, also when the checks pass.
-	grep -E '^note job|kernel thread|charged to job_id' "$work/check.out" |
+	grep -E '^note job|kernel thread|charged to job_id|its writer|NOT PROBED' "$work/check.out" |
 		while read -r l; do say "$l"; done
 	say "probe hits: $(lr_final | jq -M -c '.probe_hits |
 		{osc_brw_prep_kthread, ptlrpc_cause_found}')"
@@ -594,6 +738,9 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 	check "access records carry the FID lfs path2fid gives (null without BTF)" \
 		lr_fids_ok "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
 	check "in flight: 0 on the mount at the end, as rpc_stats" lr_inflight_zero
+	check "in flight: the gauge rose while the OST held a write" lr_inflight_rose
+	grep -o 'in flight: {.*}' "$work/check.out" | tr -d '\\' | while read -r l; do say "$l"; done
+	lr_dump_work main
 	check "in flight: ost_write concurrency within rpc_stats" lr_inflight_bounded
 	check "a ping the OST drops: an expire event per import timeout, a request released without a reply (ETIMEDOUT), the import reconnected, records = osc/mdc stats" \
 		lr_fault_test "$attach" "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
@@ -601,9 +748,11 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 	check "-EINPROGRESS: a resend event per resend; an eviction by the OST: an evict event per EVICTED in the import's history, the import back, records = osc/mdc stats" \
 		lr_evict_test "$attach" "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
 	grep -E 'evictions:|^evict run|einprogress:' "$work/check.out" | while read -r l; do say "$l"; done
+	lr_dump_work evict evict.jsonl evict-stats.txt
 	check "an OST restart: an expire event per timeout, an evict event per EVICTED, EIO records iff the write failed, records = osc/mdc stats" \
 		lr_restart_test "$attach" "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
 	grep -E 'OST restart:|restart run' "$work/check.out" | while read -r l; do say "$l"; done
+	lr_dump_work restart restart.jsonl restart-stats.txt
 	check "lock contention between two mounts: a blocked grant wait per completion AST (ldlm_cbd), in the op that waited; the flushed writes charged to their writer, as job_stats" \
 		lr_contention_test "$attach"
 	grep -E 'blocked grant wait|^note (OST|blocked)|^(ok  |FAIL) .*(ldlm|blocked|AST)' "$work/check.out" |
@@ -612,5 +761,27 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 	cell_by_checks lustre-2.17.57 access "$attach"
 	cell_by_checks lustre-2.17.57 rpc "$attach"
 	say "stage times (s): $LR_TIMES"
+	lr_dump_work locks locks.jsonl locks-ldlm.txt locks-jobs.txt
 	guest_done
+}
+
+# lr_dump_work PART [FILE...]: with LES_LR_DUMP=1, the work files (records,
+# Lustre's counters; all, or the FILEs) on the console as a base64 tar
+# between two marker lines, for counters.py on the host: each run's as soon
+# as it is checked (a run cut by LES_VM_TIMEOUT keeps those before). On the
+# host:
+#   sed -n '/^LES-LR-WORK-BEGIN main/,/^LES-LR-WORK-END/{//!p}' LOG | base64 -d | tar -xz
+lr_dump_work()
+{
+	local part=$1
+	shift
+
+	[ "${LES_LR_DUMP:-0}" = 1 ] || return 0
+	echo "LES-LR-WORK-BEGIN $part"
+	if [ $# -eq 0 ]; then
+		tar -C "$work" -czf - --exclude check.out .
+	else
+		tar -C "$work" -czf - "$@"
+	fi | base64 -w 120
+	echo "LES-LR-WORK-END $part"
 }
