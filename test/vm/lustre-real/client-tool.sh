@@ -3,10 +3,10 @@
 # than the servers', in the client guest of two-guests.sh (the servers run
 # in a 6.12 guest, guest-server.sh):
 #
-#   LES_LR_JOBID=101 test/vm/lustre-real/two-guests.sh test/vm/lustre-real/client-tool.sh
+#   LES_LR_JOBID=lr101 test/vm/lustre-real/two-guests.sh test/vm/lustre-real/client-tool.sh
 #
-# (job 101 is the workload's first writer: the server guest checks it shows
-# in its job_stats)
+# (lr101 is the job Lustre sends for the workload's first writer, job 101:
+# the server guest checks it shows in its job_stats)
 # with LES_LR_CLIENT_VERSION (2.15.8, master) and LES_LR_CLIENT_KVER
 # (5.10.0-32-amd64, 6.1.0-57-amd64). The client's modules have no BTF
 # (Debian's 5.10 and 6.1 headers have no vmlinux to build it from), and these
@@ -89,7 +89,9 @@ version=$(lctl get_param -n version 2>/dev/null | sed -n 's/^lustre: *//p;1s/^\(
 	head -n 1)
 say "Lustre client $version on $(uname -r)"
 mkdir -p "$LR_MNT/w" || die "mkdir $LR_MNT/w"
-lustre_real_jobid SLURM_JOB_ID >/dev/null || die "jobid_var"
+# Lustre sends another variable's job than the tool reads (tool-lib.sh
+# lr_wire_jobs), so that a writeback charged by the wire job is told apart.
+lr_wire_jobs >/dev/null || die "jobid_var"
 check "--list-probes: llite and PtlRPC by one kprobe per function, nothing refused" \
 	client_probes_ok
 tracer_start 300 "" "$work/tool.err" "$tool" -v --attach kprobe --mount "$LR_MNT" \
@@ -122,7 +124,8 @@ check "request records = mdc/osc stats per opcode; no module BTF: xid, target an
 # shellcheck disable=SC2046 # lr_cause_arg: no word or two
 check "lustre_jobid, job_id, windows and Prometheus = the servers' job_stats (101 and 202 at once, 102); writeback charged to its writer" \
 	lr_counters jobs --jobs "$work/jobs.txt" --job 101 --job 202 --job 102 \
-	--writeback-job 202 $(lr_cause_arg) --windows "$work/out.jsonl" --metrics "$work/metrics.txt"
+	--writeback-job 202 $(lr_cause_arg) $(lr_wire_arg) --windows "$work/out.jsonl" \
+	--metrics "$work/metrics.txt"
 grep -E '^note job|kernel thread|charged to job_id' "$work/check.out" |
 	while read -r l; do say "$l"; done
 check "queue_waits link to their access records" lr_queue_waits_linked
