@@ -20,6 +20,7 @@
 #include "model/kinds.h"
 #include "model/kstats.h"
 #include "model/ops.h"
+#include "model/waits.h"
 #include "sink/prom.h"
 #include "sink/sink_kafka.h"
 #include "util/utf8.h"
@@ -464,32 +465,15 @@ static void add_ptlrpc_completed(struct les_prom *p, const struct les_event *ev)
 
 /*
  * The rpc_wait families count the time threads waited, each nanosecond
- * once across both sets: every ptlrpc_queue_wait (the exporter's, a lock
- * enqueue's request included), the grant waits of locks (the rest of an
- * enqueue's time), FUSE and sunrpc requests. Not a lock enqueue as a
- * whole (its request's queue_wait and its grant wait hold its time), nor
- * a PtlRPC request record (a synchronous one's time is its queue_wait's,
- * and no thread waits for an asynchronous one; requests have their own
- * families).
+ * once across both sets: the pieces of model/waits.h. A PtlRPC request
+ * record goes to the request families instead.
  */
-static bool rpc_is_counted_wait(const struct les_event *ev)
-{
-	switch (ev->proto_id) {
-	case LES_PROTO_PTLRPC:
-		return ev->rpc_op == LES_RPC_OP_QUEUE_WAIT;
-	case LES_PROTO_LDLM:
-		return ev->rpc_op == LES_RPC_OP_LOCK_COMPLETION;
-	default:
-		return !ev->nested_wait;
-	}
-}
-
 static void add_rpc(struct les_prom *p, const struct les_event *ev)
 {
 	size_t len;
 	struct series *s;
 
-	if (!rpc_is_counted_wait(ev)) {
+	if (!les_wait_is_piece(les_wait_part(ev))) {
 		if (ev->proto_id == LES_PROTO_PTLRPC && ev->rpc_op == LES_RPC_OP_REQUEST) {
 			add_ptlrpc_completed(p, ev);
 			add_hist(p, ev, SK_REQ_HIST, make_key(p, ev, SK_REQ_HIST, true));
