@@ -19,13 +19,12 @@
 #include "sink/aggregate.h"
 #include "model/kinds.h"
 #include "model/kstats.h"
+#include "model/families.h"
 #include "model/ops.h"
 #include "model/waits.h"
 #include "sink/prom.h"
 #include "sink/sink_kafka.h"
-#include "util/utf8.h"
 
-#define KEY_MAX	  4096 /* a rendered label set */
 #define N_BUCKETS 12
 
 /*
@@ -42,38 +41,6 @@ static const uint64_t bucket_ns[N_BUCKETS] = {
 static const char *const bucket_le[N_BUCKETS] = {
 	"1e-05", "5e-05", "0.00025", "0.001", "0.0025", "0.01",
 	"0.025", "0.1",	  "0.25",    "1",     "2.5",	"10",
-};
-
-enum series_kind {
-	SK_ACCESS = 0,	/* operations, bytes, errors by class */
-	SK_ACCESS_HIST, /* access duration histogram */
-	SK_RPC,		/* rpc wait operations */
-	SK_RPC_HIST,	/* rpc wait duration histogram */
-	SK_RPC_EVENT,	/* rpc errors by event */
-	SK_INFLIGHT,	/* requests in flight now, by submitter */
-	SK_PTLRPC,	/* PtlRPC requests started and completed, by submitter */
-	SK_REQ_HIST,	/* PtlRPC request duration histogram: send to reply */
-	SK_MAX,
-};
-
-/*
- * Two sets of families. What lustre-ebpf-exporter measures (Lustre's
- * llite ops, ptlrpc_queue_wait, its four request events, PtlRPC requests)
- * keeps its names and labels, so its dashboards and an unfiltered sum()
- * over lustre_client_* keep their meaning. The rest (NFS and FUSE mounts,
- * Lustre's lock waits and evictions, whole PtlRPC requests with the
- * writeback no thread waits for) goes under our own names, with an fs_type
- * label: each nanosecond of waiting is in one set, never both.
- */
-enum family_set {
-	FSET_EXPORTER = 0, /* lustre_client_* */
-	FSET_OURS,	   /* lustre_ebpf_stream_client_* */
-	FSET_MAX,
-};
-
-static const char *const fset_prefix[FSET_MAX] = {
-	[FSET_EXPORTER] = "lustre_client_",
-	[FSET_OURS] = "lustre_ebpf_stream_client_",
 };
 
 union series_values {
@@ -100,12 +67,12 @@ union series_values {
 };
 
 struct series {
-	struct series *next; /* hash chain */
+	struct series *next;	      /* hash chain */
 	struct series *older, *newer; /* creation order: a capped scrape takes the oldest */
 	uint64_t hash;
 	uint64_t last_ns; /* last update, CLOCK_MONOTONIC */
 	uint8_t kind;
-	uint8_t fset; /* enum family_set */
+	uint8_t fset; /* enum les_family_set */
 	bool data_op; /* access read/write: bytes are data bytes */
 	union series_values v;
 	uint32_t key_len;
@@ -125,7 +92,8 @@ struct self_stats {
 /* Records lost at every stage, as lustre_ebpf_stream_records_dropped_total sums them. */
 static uint64_t self_dropped(const struct self_stats *st)
 {
-	return st->dropped_kernel + st->c.dropped_decode + st->c.dropped_format + st->c.dropped_output;
+	return st->dropped_kernel + st->c.dropped_decode + st->c.dropped_format +
+	       st->c.dropped_output;
 }
 
 struct les_prom {
@@ -140,177 +108,32 @@ struct les_prom {
 	uint64_t expired;
 	uint64_t dropped; /* updates lost: series cap, key too long, no memory */
 	struct self_stats self;
-	uint64_t inflight_gen; /* in-flight counts read so far */
+	uint64_t inflight_gen;	     /* in-flight counts read so far */
 	uint64_t inflight_unlabeled; /* in flight beyond what the tracer listed */
 	size_t last_unrendered;	     /* series the last scrape left out (body cap) */
 	uint64_t scrapes_cut;	     /* scrapes that left series out */
 	struct self_stats prev_self; /* the update before self: /healthz's rates are between them */
 	struct MHD_Daemon *httpd;
 	uint64_t log_next_ns, log_held; /* microhttpd's messages, held back (HTTP thread) */
-	bool starting; /* in les_prom_start, whose one line says why it failed */
+	bool starting;			/* in les_prom_start, whose one line says why it failed */
 	uint16_t port;
-	char key[KEY_MAX]; /* scratch for the consumer thread */
-	uint8_t key_fset;  /* the family set key was made for */
+	char key[LES_LABELS_MAX]; /* scratch for the consumer thread */
+	uint8_t key_fset;	  /* the family set key was made for */
 };
-
-/* --- label values -------------------------------------------------------- */
-
-/* Bytes copied as they are: ASCII other than the three the format escapes. */
-static size_t plain_run(const unsigned char *p)
-{
-	size_t n = 0;
-
-	while (p[n] && p[n] < 0x80 && p[n] != '\\' && p[n] != '"' && p[n] != '\n')
-		n++;
-	return n;
-}
-
-size_t les_prom_escape_label(const char *s, char *out, size_t cap)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t o = 0;
-
-	if (!cap)
-		return 0;
-	while (*p) {
-		const char *piece = (const char *)p;
-		size_t n = plain_run(p), adv;
-
-		if (n) {
-			if (n > cap - 1 - o)
-				n = cap - 1 - o; /* plain bytes can be cut anywhere */
-			adv = n;
-		} else if (*p == '\\') {
-			piece = "\\\\", n = 2, adv = 1;
-		} else if (*p == '"') {
-			piece = "\\\"", n = 2, adv = 1;
-		} else if (*p == '\n') {
-			piece = "\\n", n = 2, adv = 1;
-		} else {
-			adv = n = les_utf8_seq_len(p);
-			if (!adv)
-				piece = "\xef\xbf\xbd", n = 3, adv = 1; /* U+FFFD */
-		}
-		if (!n || o + n > cap - 1)
-			break;
-		memcpy(out + o, piece, n);
-		o += n;
-		p += adv;
-	}
-	out[o] = '\0';
-	return o;
-}
-
-struct keybuf {
-	char *buf;
-	size_t len;
-	bool overflow;
-};
-
-/* Append name="value"; a NULL value is the empty string, as Prometheus has no null. */
-static void kb_label(struct keybuf *k, const char *name, const char *value)
-{
-	size_t name_len = strlen(name), val_len;
-
-	if (!value)
-		value = "";
-	val_len = strlen(value);
-	/* Worst case: every byte becomes 3 (U+FFFD); plus ,name="" and the NUL. */
-	if (k->overflow || k->len + name_len + 3 * val_len + 5 > KEY_MAX) {
-		k->overflow = true;
-		return;
-	}
-	if (k->len)
-		k->buf[k->len++] = ',';
-	memcpy(k->buf + k->len, name, name_len);
-	k->len += name_len;
-	k->buf[k->len++] = '=';
-	k->buf[k->len++] = '"';
-	k->len += les_prom_escape_label(value, k->buf + k->len, KEY_MAX - k->len - 1);
-	k->buf[k->len++] = '"';
-}
-
-/* v in decimal, in buf[16]; the hot path avoids snprintf. */
-static const char *u32_decimal(uint32_t v, char *buf)
-{
-	char *p = buf + 15;
-
-	*p = '\0';
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return p;
-}
-
-static bool is_lustre_mount(const struct les_event *ev)
-{
-	return ev->fs_type && strcmp(ev->fs_type, "lustre") == 0;
-}
-
-/* Which set of families a record's series of this kind belongs to. */
-static enum family_set family_set_of(const struct les_event *ev, enum series_kind kind)
-{
-	bool exporter = false;
-
-	switch (kind) {
-	case SK_ACCESS:
-	case SK_ACCESS_HIST:
-		exporter = is_lustre_mount(ev);
-		break;
-	case SK_RPC:
-	case SK_RPC_HIST:
-		exporter = ev->proto_id == LES_PROTO_PTLRPC && ev->rpc_op == LES_RPC_OP_QUEUE_WAIT;
-		break;
-	case SK_RPC_EVENT:
-		exporter = ev->proto_id == LES_PROTO_PTLRPC && ev->event_id <= LES_EV_NOTCONN;
-		break;
-	case SK_INFLIGHT:
-	case SK_PTLRPC:
-		exporter = ev->proto_id == LES_PROTO_PTLRPC;
-		break;
-	default:
-		break;
-	}
-	return exporter ? FSET_EXPORTER : FSET_OURS;
-}
 
 /*
- * The label set of a record, in the exporter's order; kind decides
- * access_intent and op vs event, with_process the process. Our families
- * add fs_type first and always carry slurm_job_id (the record's job_id,
- * under the exporter's name so that one query covers both sets); the
- * exporter's carry it only with --slurm-jobid, as it does. The set is
- * left in p->key_fset.
+ * The label set of a record (model/families.h) in p->key, its family set
+ * in p->key_fset; 0 when it does not fit.
  */
-static size_t make_key(struct les_prom *p, const struct les_event *ev, enum series_kind kind,
+static size_t make_key(struct les_prom *p, const struct les_event *ev, enum les_series_kind kind,
 		       bool with_process)
 {
-	struct keybuf k = {.buf = p->key};
-	enum family_set fset = family_set_of(ev, kind);
-	char uid[16];
+	struct les_label_opts opts = {.uid = p->cfg.uid_labels, .slurm = p->cfg.slurm_label};
+	enum les_family_set fset;
+	size_t len = les_labels_make(p->key, &opts, ev, kind, with_process, &fset);
 
 	p->key_fset = (uint8_t)fset;
-	if (fset == FSET_OURS)
-		kb_label(&k, "fs_type", ev->fs_type);
-	kb_label(&k, "fs", ev->fs);
-	kb_label(&k, "mount", ev->mount);
-	if (kind == SK_ACCESS || kind == SK_ACCESS_HIST)
-		kb_label(&k, "access_intent", ev->access_intent);
-	if (kind == SK_ACCESS || kind == SK_ACCESS_HIST || kind == SK_RPC || kind == SK_RPC_HIST)
-		kb_label(&k, "op", ev->op);
-	if (p->cfg.uid_labels) {
-		kb_label(&k, "uid", u32_decimal(ev->uid, uid));
-		kb_label(&k, "username", ev->username);
-	}
-	if (with_process)
-		kb_label(&k, "process", ev->process);
-	/* The exporter's actor_type is by name only: a job's dd is a "user". */
-	kb_label(&k, "actor_type",
-		 fset == FSET_EXPORTER && ev->actor_by_name ? ev->actor_by_name : ev->actor_type);
-	if (fset == FSET_OURS || p->cfg.slurm_label)
-		kb_label(&k, "slurm_job_id", ev->job_id);
-	return k.overflow ? 0 : k.len;
+	return len;
 }
 
 /* --- the store ----------------------------------------------------------- */
@@ -341,9 +164,9 @@ static void maybe_grow(struct les_prom *p)
 }
 
 /* Find or create the series; caller holds the lock. NULL when it cannot exist. */
-static struct series *lookup(struct les_prom *p, enum series_kind kind, size_t key_len)
+static struct series *lookup(struct les_prom *p, enum les_series_kind kind, size_t key_len)
 {
-	uint64_t h = les_key_hash(p->key, key_len, kind * FSET_MAX + p->key_fset);
+	uint64_t h = les_key_hash(p->key, key_len, kind * LES_FSET_MAX + p->key_fset);
 	struct series **head = &p->table[h & (p->n_buckets - 1)], *s;
 
 	for (s = *head; s; s = s->next)
@@ -392,7 +215,7 @@ static void hist_add(struct series *s, uint64_t ns)
 		s->v.hist.buckets[b]++;
 }
 
-static struct series *touch(struct les_prom *p, enum series_kind kind, size_t key_len)
+static struct series *touch(struct les_prom *p, enum les_series_kind kind, size_t key_len)
 {
 	struct series *s = key_len ? lookup(p, kind, key_len) : NULL;
 
@@ -405,7 +228,7 @@ static struct series *touch(struct les_prom *p, enum series_kind kind, size_t ke
 }
 
 /* The duration histogram of a record: keyed without process unless asked for. */
-static void add_hist(struct les_prom *p, const struct les_event *ev, enum series_kind kind,
+static void add_hist(struct les_prom *p, const struct les_event *ev, enum les_series_kind kind,
 		     size_t counter_key_len)
 {
 	size_t len = counter_key_len;
@@ -422,11 +245,11 @@ static void add_hist(struct les_prom *p, const struct les_event *ev, enum series
 
 static void add_access(struct les_prom *p, const struct les_event *ev)
 {
-	size_t len = make_key(p, ev, SK_ACCESS, true);
+	size_t len = make_key(p, ev, LES_SK_ACCESS, true);
 	struct series *s;
 
 	pthread_mutex_lock(&p->lock);
-	s = touch(p, SK_ACCESS, len);
+	s = touch(p, LES_SK_ACCESS, len);
 	if (s) {
 		s->v.access.ops++;
 		s->v.access.bytes += ev->bytes;
@@ -435,7 +258,7 @@ static void add_access(struct les_prom *p, const struct les_event *ev)
 			s->v.access.errors[les_errno_class(ev->err)]++;
 	}
 	pthread_mutex_unlock(&p->lock);
-	add_hist(p, ev, SK_ACCESS_HIST, len);
+	add_hist(p, ev, LES_SK_ACCESS_HIST, len);
 }
 
 /* started is at least completed plus what is in flight, and never goes back. */
@@ -451,11 +274,11 @@ static void ptlrpc_started_at_least(struct series *s, uint64_t inflight)
  */
 static void add_ptlrpc_completed(struct les_prom *p, const struct les_event *ev)
 {
-	size_t len = make_key(p, ev, SK_PTLRPC, true);
+	size_t len = make_key(p, ev, LES_SK_PTLRPC, true);
 	struct series *s;
 
 	pthread_mutex_lock(&p->lock);
-	s = touch(p, SK_PTLRPC, len);
+	s = touch(p, LES_SK_PTLRPC, len);
 	if (s) {
 		s->v.ptlrpc.completed++;
 		ptlrpc_started_at_least(s, 0);
@@ -476,29 +299,29 @@ static void add_rpc(struct les_prom *p, const struct les_event *ev)
 	if (!les_wait_is_piece(les_wait_part(ev))) {
 		if (ev->proto_id == LES_PROTO_PTLRPC && ev->rpc_op == LES_RPC_OP_REQUEST) {
 			add_ptlrpc_completed(p, ev);
-			add_hist(p, ev, SK_REQ_HIST, make_key(p, ev, SK_REQ_HIST, true));
+			add_hist(p, ev, LES_SK_REQ_HIST, make_key(p, ev, LES_SK_REQ_HIST, true));
 		}
 		return;
 	}
-	len = make_key(p, ev, SK_RPC, true);
+	len = make_key(p, ev, LES_SK_RPC, true);
 	pthread_mutex_lock(&p->lock);
-	s = touch(p, SK_RPC, len);
+	s = touch(p, LES_SK_RPC, len);
 	if (s)
 		s->v.rpc_ops++;
 	pthread_mutex_unlock(&p->lock);
-	add_hist(p, ev, SK_RPC_HIST, len);
+	add_hist(p, ev, LES_SK_RPC_HIST, len);
 }
 
 static void add_rpc_event(struct les_prom *p, const struct les_event *ev)
 {
-	size_t len = make_key(p, ev, SK_RPC_EVENT, true);
+	size_t len = make_key(p, ev, LES_SK_RPC_EVENT, true);
 	unsigned int e = ev->event_id;
 	struct series *s;
 
 	if (e >= LES_EV_MAX)
 		return;
 	pthread_mutex_lock(&p->lock);
-	s = touch(p, SK_RPC_EVENT, len);
+	s = touch(p, LES_SK_RPC_EVENT, len);
 	if (s)
 		s->v.events[e]++;
 	pthread_mutex_unlock(&p->lock);
@@ -562,8 +385,8 @@ void les_prom_tick(struct les_prom *p, uint64_t now_ns)
 }
 
 /* The label set of a request in flight, in p->key; 0 when it does not fit. */
-static size_t inflight_key(struct les_prom *p, les_prom_describe_fn describe,
-			   void *describe_ctx, const struct les_inflight_task *it, uint64_t now_ns)
+static size_t inflight_key(struct les_prom *p, les_prom_describe_fn describe, void *describe_ctx,
+			   const struct les_inflight_task *it, uint64_t now_ns)
 {
 	struct les_event ev;
 
@@ -572,7 +395,7 @@ static size_t inflight_key(struct les_prom *p, les_prom_describe_fn describe,
 	if (!ev.fs_type)
 		ev.fs_type = les_rpc_proto_fs_type(it->proto);
 	ev.proto_id = it->proto;
-	return make_key(p, &ev, SK_INFLIGHT, true);
+	return make_key(p, &ev, LES_SK_INFLIGHT, true);
 }
 
 /*
@@ -589,7 +412,7 @@ static void update_inflight(struct les_prom *p, const struct les_kernel_stats *k
 	p->inflight_unlabeled = ks->n_tasks_over;
 	for (size_t i = 0; i < ks->n_tasks && i < LES_INFLIGHT_TASKS; i++) {
 		size_t len = inflight_key(p, describe, describe_ctx, &ks->tasks[i], now);
-		struct series *s = touch(p, SK_INFLIGHT, len), *ptl;
+		struct series *s = touch(p, LES_SK_INFLIGHT, len), *ptl;
 
 		if (!s)
 			continue;
@@ -601,7 +424,7 @@ static void update_inflight(struct les_prom *p, const struct les_kernel_stats *k
 		if (ks->tasks[i].proto != LES_PROTO_PTLRPC)
 			continue;
 		/* The same labels: only the kind differs. */
-		ptl = touch(p, SK_PTLRPC, len);
+		ptl = touch(p, LES_SK_PTLRPC, len);
 		if (ptl)
 			ptlrpc_started_at_least(ptl, s->v.inflight.count);
 	}
@@ -723,20 +546,20 @@ static size_t series_lines(const struct series *s)
 	size_t n = 0;
 
 	switch (s->kind) {
-	case SK_ACCESS:
+	case LES_SK_ACCESS:
 		n = s->data_op ? 2 : 1;
 		for (unsigned int c = LES_ERRC_NONE + 1; c < LES_ERRC_MAX; c++)
 			n += s->v.access.errors[c] != 0;
 		return n;
-	case SK_ACCESS_HIST:
-	case SK_RPC_HIST:
-	case SK_REQ_HIST:
+	case LES_SK_ACCESS_HIST:
+	case LES_SK_RPC_HIST:
+	case LES_SK_REQ_HIST:
 		return N_BUCKETS + 3; /* the buckets, +Inf, _sum, _count */
-	case SK_RPC_EVENT:
+	case LES_SK_RPC_EVENT:
 		for (unsigned int e = 0; e < LES_EV_MAX; e++)
 			n += s->v.events[e] != 0;
 		return n;
-	case SK_PTLRPC:
+	case LES_SK_PTLRPC:
 		return 2;
 	default:
 		return 1;
@@ -910,11 +733,11 @@ static void sample(struct out *o, const char *name, const struct snap_series *s,
 /* Walks the snapshot: every series of one kind and set, oldest first. */
 struct series_iter {
 	size_t i;
-	enum family_set fset;
+	enum les_family_set fset;
 };
 
 static const struct snap_series *series_next(const struct snapshot *sn, struct series_iter *it,
-					     enum series_kind kind)
+					     enum les_series_kind kind)
 {
 	while (it->i < sn->n) {
 		const struct snap_series *s = &sn->series[it->i++];
@@ -930,15 +753,16 @@ struct family_name {
 	char s[80];
 };
 
-static struct family_name fname(enum family_set fset, const char *what)
+static struct family_name fname(enum les_family_set fset, const char *what)
 {
 	struct family_name n;
 
-	snprintf(n.s, sizeof(n.s), "%s%s", fset_prefix[fset], what);
+	snprintf(n.s, sizeof(n.s), "%s%s", les_family_prefix(fset), what);
 	return n;
 }
 
-static void render_access_counters(const struct snapshot *sn, struct out *o, enum family_set fset)
+static void render_access_counters(const struct snapshot *sn, struct out *o,
+				   enum les_family_set fset)
 {
 	struct family_name ops = fname(fset, "access_operations_total");
 	struct family_name bytes = fname(fset, "data_bytes_total");
@@ -948,14 +772,14 @@ static void render_access_counters(const struct snapshot *sn, struct out *o, enu
 
 	family_header(o, ops.s, "counter",
 		      "File operations completed on the client, by user, process, job and op.");
-	for (struct series_iter it = {.fset = fset}; (s = series_next(sn, &it, SK_ACCESS));)
+	for (struct series_iter it = {.fset = fset}; (s = series_next(sn, &it, LES_SK_ACCESS));)
 		sample(o, ops.s, s, NULL, s->v.access.ops);
 	family_header(o, bytes.s, "counter", "Bytes read and written by file operations.");
-	for (struct series_iter it = {.fset = fset}; (s = series_next(sn, &it, SK_ACCESS));)
+	for (struct series_iter it = {.fset = fset}; (s = series_next(sn, &it, LES_SK_ACCESS));)
 		if (s->data_op)
 			sample(o, bytes.s, s, NULL, s->v.access.bytes);
 	family_header(o, errs.s, "counter", "File operations that failed, by errno class.");
-	for (struct series_iter it = {.fset = fset}; (s = series_next(sn, &it, SK_ACCESS));)
+	for (struct series_iter it = {.fset = fset}; (s = series_next(sn, &it, LES_SK_ACCESS));)
 		for (unsigned int c = LES_ERRC_NONE + 1; c < LES_ERRC_MAX; c++) {
 			if (!s->v.access.errors[c])
 				continue;
@@ -965,8 +789,8 @@ static void render_access_counters(const struct snapshot *sn, struct out *o, enu
 		}
 }
 
-static void render_histograms(const struct snapshot *sn, struct out *o, enum series_kind kind,
-			      enum family_set fset, const char *what, const char *help)
+static void render_histograms(const struct snapshot *sn, struct out *o, enum les_series_kind kind,
+			      enum les_family_set fset, const char *what, const char *help)
 {
 	struct family_name name = fname(fset, what);
 	const struct snap_series *s;
@@ -992,18 +816,19 @@ static void render_histograms(const struct snapshot *sn, struct out *o, enum ser
 	}
 }
 
-static const char *const rpc_wait_help[FSET_MAX] = {
-	[FSET_EXPORTER] = "Waits in ptlrpc_queue_wait ended (a thread waiting for its request).",
-	[FSET_OURS] = "Waits for client requests ended: FUSE and sunrpc requests, Lustre lock "
-		      "waits (lock_wait), by op.",
+static const char *const rpc_wait_help[LES_FSET_MAX] = {
+	[LES_FSET_EXPORTER] =
+		"Waits in ptlrpc_queue_wait ended (a thread waiting for its request).",
+	[LES_FSET_OURS] = "Waits for client requests ended: FUSE and sunrpc requests, Lustre lock "
+			  "waits (lock_wait), by op.",
 };
 
-static const char *const rpc_errors_help[FSET_MAX] = {
-	[FSET_EXPORTER] = "PtlRPC request events: resend, restart, expire, notconn.",
-	[FSET_OURS] = "Request events: sunrpc retransmit, Lustre evict.",
+static const char *const rpc_errors_help[LES_FSET_MAX] = {
+	[LES_FSET_EXPORTER] = "PtlRPC request events: resend, restart, expire, notconn.",
+	[LES_FSET_OURS] = "Request events: sunrpc retransmit, Lustre evict.",
 };
 
-static void render_rpc(const struct snapshot *sn, struct out *o, enum family_set fset)
+static void render_rpc(const struct snapshot *sn, struct out *o, enum les_family_set fset)
 {
 	struct family_name ops = fname(fset, "rpc_wait_operations_total");
 	struct family_name errs = fname(fset, "rpc_errors_total");
@@ -1011,12 +836,12 @@ static void render_rpc(const struct snapshot *sn, struct out *o, enum family_set
 	char extra[64];
 
 	family_header(o, ops.s, "counter", rpc_wait_help[fset]);
-	for (struct series_iter it = {.fset = fset}; (s = series_next(sn, &it, SK_RPC));)
+	for (struct series_iter it = {.fset = fset}; (s = series_next(sn, &it, LES_SK_RPC));)
 		sample(o, ops.s, s, NULL, s->v.rpc_ops);
-	render_histograms(sn, o, SK_RPC_HIST, fset, "rpc_wait_duration_seconds",
+	render_histograms(sn, o, LES_SK_RPC_HIST, fset, "rpc_wait_duration_seconds",
 			  "Time threads waited for their requests' replies, in seconds.");
 	family_header(o, errs.s, "counter", rpc_errors_help[fset]);
-	for (struct series_iter it = {.fset = fset}; (s = series_next(sn, &it, SK_RPC_EVENT));)
+	for (struct series_iter it = {.fset = fset}; (s = series_next(sn, &it, LES_SK_RPC_EVENT));)
 		for (unsigned int e = 0; e < LES_EV_MAX; e++) {
 			if (!s->v.events[e])
 				continue;
@@ -1026,32 +851,32 @@ static void render_rpc(const struct snapshot *sn, struct out *o, enum family_set
 }
 
 /* Requests in flight by submitter, and PtlRPC's started and completed. */
-static void render_requests(const struct snapshot *sn, struct out *o, enum family_set fset)
+static void render_requests(const struct snapshot *sn, struct out *o, enum les_family_set fset)
 {
 	struct family_name inflight = fname(fset, "inflight_requests");
 	const struct snap_series *s;
 
 	family_header(o, inflight.s, "gauge",
-		      fset == FSET_EXPORTER
+		      fset == LES_FSET_EXPORTER
 			      ? "PtlRPC requests in flight now, by submitter."
 			      : "FUSE and sunrpc requests in flight now, by submitter.");
-	for (struct series_iter it = {.fset = fset}; (s = series_next(sn, &it, SK_INFLIGHT));)
+	for (struct series_iter it = {.fset = fset}; (s = series_next(sn, &it, LES_SK_INFLIGHT));)
 		sample(o, inflight.s, s, NULL,
 		       s->v.inflight.gen == sn->inflight_gen ? s->v.inflight.count : 0);
-	if (fset == FSET_OURS) {
-		render_histograms(sn, o, SK_REQ_HIST, fset, "ptlrpc_request_duration_seconds",
+	if (fset == LES_FSET_OURS) {
+		render_histograms(sn, o, LES_SK_REQ_HIST, fset, "ptlrpc_request_duration_seconds",
 				  "PtlRPC requests from first send to reply, in seconds, by "
 				  "submitter: writeback and other asynchronous requests too.");
 		return;
 	}
 	family_header(o, "lustre_client_ptlrpc_requests_started_total", "counter",
 		      "PtlRPC requests sent: completed plus in flight.");
-	for (struct series_iter it = {.fset = fset}; (s = series_next(sn, &it, SK_PTLRPC));)
+	for (struct series_iter it = {.fset = fset}; (s = series_next(sn, &it, LES_SK_PTLRPC));)
 		sample(o, "lustre_client_ptlrpc_requests_started_total", s, NULL,
 		       s->v.ptlrpc.started);
 	family_header(o, "lustre_client_ptlrpc_requests_completed_total", "counter",
 		      "PtlRPC requests completed (replied, or freed after their send).");
-	for (struct series_iter it = {.fset = fset}; (s = series_next(sn, &it, SK_PTLRPC));)
+	for (struct series_iter it = {.fset = fset}; (s = series_next(sn, &it, LES_SK_PTLRPC));)
 		sample(o, "lustre_client_ptlrpc_requests_completed_total", s, NULL,
 		       s->v.ptlrpc.completed);
 }
@@ -1182,9 +1007,9 @@ char *les_prom_render(struct les_prom *p, size_t *len)
 		return NULL;
 	/* Unlocked from here: the consumer updates the store meanwhile. */
 	out_reserve(&o, sn.body_max);
-	for (unsigned int f = 0; f < FSET_MAX; f++) {
+	for (unsigned int f = 0; f < LES_FSET_MAX; f++) {
 		render_access_counters(&sn, &o, f);
-		render_histograms(&sn, &o, SK_ACCESS_HIST, f, "access_duration_seconds",
+		render_histograms(&sn, &o, LES_SK_ACCESS_HIST, f, "access_duration_seconds",
 				  "Latency of file operations, in seconds.");
 		render_rpc(&sn, &o, f);
 		render_requests(&sn, &o, f);
