@@ -13,6 +13,7 @@
 #include "util/json.h"
 #include "model/kinds.h"
 #include "model/ops.h"
+#include "model/waits.h"
 
 #define AGG_KEY_MAX	    4096  /* longest serialized group key */
 #define AGG_ARENA_PER_GROUP 256	  /* key bytes budgeted per group */
@@ -520,8 +521,8 @@ int les_aggregate_add(void *ctx, const struct les_event *ev)
 		a->st.unknown_kind++;
 		return 0;
 	}
-	/* A wait inside a lock enqueue: its time is in the enqueue's window already. */
-	if (ev->kind == LES_REC_RPC && ev->nested_wait)
+	/* A wait inside a lock enqueue: its time is in the enqueue's group already. */
+	if (!les_wait_is_outer(les_wait_part(ev)))
 		return 0;
 	/*
 	 * Late records (completed before the open window, or in one already

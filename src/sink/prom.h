@@ -146,11 +146,4 @@ void les_prom_stats_json(void *ctx, struct jw *w);
 size_t les_prom_series(const struct les_prom *p);
 uint64_t les_prom_expired(const struct les_prom *p);
 
-/*
- * Escape a label value for the text format (\\, \", \n) and make it valid
- * UTF-8 (each bad byte becomes U+FFFD). Writes at most cap - 1 bytes and a
- * NUL, never cutting an escape or a character; returns the length.
- */
-size_t les_prom_escape_label(const char *s, char *out, size_t cap);
-
 #endif /* LES_PROM_H */

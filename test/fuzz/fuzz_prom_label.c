@@ -11,11 +11,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sink/prom.h"
+#include "model/families.h"
 
 /*
  * Length of the UTF-8 sequence at p (strict: no overlong, surrogate, >
- * U+10FFFF), 0 if bad. A decoder of its own, not prom.c's: the oracle must
+ * U+10FFFF), 0 if bad. A decoder of its own, not families.c's: the oracle must
  * not share the code it checks.
  */
 static size_t utf8_len(const unsigned char *p, size_t left)
@@ -79,7 +79,7 @@ static void check(const char *in, size_t in_len, size_t cap)
 	size_t n, b;
 
 	assert(out && back);
-	n = les_prom_escape_label(in, out, cap);
+	n = les_label_escape(in, out, cap);
 	assert(n < cap && out[n] == '\0' && strlen(out) == n);
 	assert(valid_utf8(out, n));
 	b = unescape(out, n, back);

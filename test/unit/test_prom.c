@@ -25,6 +25,7 @@
 #include "model/mounts.h"
 #include "model/observed.h"
 #include "model/ops.h"
+#include "model/families.h"
 #include "sink/prom.h"
 #include "sink/sink.h"
 
@@ -487,25 +488,25 @@ START_TEST(test_escape_label)
 {
 	char out[64];
 
-	ck_assert_uint_eq(les_prom_escape_label("a\"b\\c\nd", out, sizeof(out)), 10);
+	ck_assert_uint_eq(les_label_escape("a\"b\\c\nd", out, sizeof(out)), 10);
 	ck_assert_str_eq(out, "a\\\"b\\\\c\\nd");
 	/* Valid UTF-8 passes; a stray byte, an overlong form, a surrogate become U+FFFD. */
-	les_prom_escape_label("caf\xc3\xa9", out, sizeof(out));
+	les_label_escape("caf\xc3\xa9", out, sizeof(out));
 	ck_assert_str_eq(out, "caf\xc3\xa9");
-	les_prom_escape_label("x\xffy", out, sizeof(out));
+	les_label_escape("x\xffy", out, sizeof(out));
 	ck_assert_str_eq(out, "x\xef\xbf\xbdy");
-	les_prom_escape_label("\xc0\xaf", out, sizeof(out));
+	les_label_escape("\xc0\xaf", out, sizeof(out));
 	ck_assert_str_eq(out, "\xef\xbf\xbd\xef\xbf\xbd");
-	les_prom_escape_label("\xed\xa0\x80", out, sizeof(out));
+	les_label_escape("\xed\xa0\x80", out, sizeof(out));
 	ck_assert_str_eq(out, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
-	les_prom_escape_label("\xe2\x82", out, sizeof(out)); /* truncated sequence */
+	les_label_escape("\xe2\x82", out, sizeof(out)); /* truncated sequence */
 	ck_assert_str_eq(out, "\xef\xbf\xbd\xef\xbf\xbd");
 	/* A short buffer never cuts an escape or a character. */
-	ck_assert_uint_eq(les_prom_escape_label("ab\"", out, 4), 2);
+	ck_assert_uint_eq(les_label_escape("ab\"", out, 4), 2);
 	ck_assert_str_eq(out, "ab");
-	ck_assert_uint_eq(les_prom_escape_label("a\xc3\xa9", out, 3), 1);
+	ck_assert_uint_eq(les_label_escape("a\xc3\xa9", out, 3), 1);
 	ck_assert_str_eq(out, "a");
-	ck_assert_uint_eq(les_prom_escape_label("", out, sizeof(out)), 0);
+	ck_assert_uint_eq(les_label_escape("", out, sizeof(out)), 0);
 }
 END_TEST
 
