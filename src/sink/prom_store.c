@@ -3,6 +3,7 @@
  * Prometheus endpoint: the series store. The consumer's thread writes it,
  * the HTTP thread copies a snapshot of it under the same mutex.
  */
+#include <inttypes.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
