@@ -35,19 +35,7 @@ want "RPC wait percentiles" 'histogram_quantile\(0\.99, sum by \(le, op\) \(rate
 want "RPC wait by job" 'sum by \(slurm_job_id\) \(rate\(\{__name__=~"lustre_client_rpc_wait_duration_seconds_sum'
 
 # Every query is PromQL: checked as recording rules with the variables filled in.
-{
-	echo "groups:"
-	echo "  - name: dashboard"
-	echo "    rules:"
-	n=0
-	while IFS= read -r e; do
-		n=$((n + 1))
-		e=${e//\$__rate_interval/5m}
-		e=${e//\$topn/10}
-		e=$(sed 's/\$[a-z_]*/.*/g' <<<"$e")
-		printf '      - record: dashboard:q%d\n        expr: %s\n' "$n" "$(jq -Rn --arg e "$e" '$e')"
-	done <"$WORK/exprs"
-} >"$WORK/rules.yml"
+les_dashboard_rules "$WORK/exprs" >"$WORK/rules.yml"
 les_true "every dashboard query parses (promtool check rules)" promtool check rules "$WORK/rules.yml"
 
 # The families the dashboard uses are those the tool serves.

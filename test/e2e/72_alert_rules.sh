@@ -289,19 +289,7 @@ les_true "dashboard: the output of contrib/grafana/make-dashboard.py" \
 	cmp "$DASH" <($PY "$LES_SRC/contrib/grafana/make-dashboard.py")
 jq -r '.. | objects | select(has("expr")) | .expr' "$DASH" >"$WORK/exprs"
 # Every query is PromQL: recording rules with the variables filled in.
-{
-	echo "groups:"
-	echo "  - name: dashboard"
-	echo "    rules:"
-	n=0
-	while IFS= read -r e; do
-		n=$((n + 1))
-		e=${e//\$__rate_interval/5m}
-		e=${e//\$topn/10}
-		e=$(sed 's/\$[a-z_]*/.*/g' <<<"$e")
-		printf '      - record: dashboard:q%d\n        expr: %s\n' "$n" "$(jq -Rn --arg e "$e" '$e')"
-	done <"$WORK/exprs"
-} >"$WORK/dashboard-rules.yml"
+les_dashboard_rules "$WORK/exprs" >"$WORK/dashboard-rules.yml"
 les_true "dashboard: every query parses (promtool check rules)" promtool check rules "$WORK/dashboard-rules.yml"
 # Every family a query names is declared in a scrape of node1 or node2 (the
 # Kafka families only where Kafka is configured).

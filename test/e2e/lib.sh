@@ -138,3 +138,20 @@ les_jq() {
 les_done() {
 	echo "$_les_passed passed, 0 failed"
 }
+
+# les_dashboard_rules EXPRS: the dashboard's queries (a file, one a line) as
+# Prometheus recording rules on stdout, its variables filled in, so that
+# promtool check rules parses each one.
+les_dashboard_rules() {
+	local e n=0
+	echo "groups:"
+	echo "  - name: dashboard"
+	echo "    rules:"
+	while IFS= read -r e; do
+		n=$((n + 1))
+		e=${e//\$__rate_interval/5m}
+		e=${e//\$topn/10}
+		e=$(sed 's/\$[a-z_]*/.*/g' <<<"$e")
+		printf '      - record: dashboard:q%d\n        expr: %s\n' "$n" "$(jq -Rn --arg e "$e" '$e')"
+	done <"$1"
+}
