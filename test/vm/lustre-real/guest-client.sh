@@ -69,13 +69,13 @@ lustre_client_start()
 	LR_TIMES=
 	[ "${LES_VM:-}" = 1 ] || { _lr_say "not in the guest (test/vm/run-in-vm)"; return 1; }
 	t0=$(_lr_uptime)
-	LR_INST=${LES_LR_CLIENT_INSTALL:-}
+	LR_INST=$(_lr_host_path "${LES_LR_CLIENT_INSTALL:-}")
 	[ -e "$LR_INST/.complete" ] || { _lr_say "no complete client build at '$LR_INST' (LES_LR_CLIENT_INSTALL)"; return 1; }
 	_lr_overlay_modules || { _lr_fail "overlay on /lib/modules"; return 1; }
 	# The client's own userland, else the server build's (master).
 	utils=$LR_INST
 	if [ ! -x "$LR_INST/install/usr/sbin/lctl" ] || [ "${LES_LR_CLIENT_USERLAND:-client}" = server ]; then
-		utils=${LES_LR_UTILS_INSTALL:-}
+		utils=$(_lr_host_path "${LES_LR_UTILS_INSTALL:-}")
 		[ -x "$utils/install/usr/sbin/lctl" ] ||
 			{ _lr_say "no lctl in the client build and none in '$utils' (LES_LR_UTILS_INSTALL)"; return 1; }
 	fi

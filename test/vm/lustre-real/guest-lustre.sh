@@ -84,6 +84,19 @@ _lr_fail()
 
 # The install tree: LES_LR_INSTALL, else the path the host's build script
 # computes for this kernel (it must have been built there).
+# _lr_host_path PATH: the host's PATH as this guest sees it. A cache under
+# the host's /tmp (LES_CACHE=$(mktemp -d), as a cold run makes it) is hidden
+# by the guest's private /tmp; the host's whole root is also at
+# /run/les-vm/host (test/vm/guest-init).
+_lr_host_path()
+{
+	if [ -e "$1" ] || [ ! -e "/run/les-vm/host$1" ]; then
+		echo "$1"
+	else
+		echo "/run/les-vm/host$1"
+	fi
+}
+
 _lr_install_dir()
 {
 	local dir
@@ -97,6 +110,7 @@ _lr_install_dir()
 		dir=$(LES_LR_KVER=$(uname -r) "$_lr_dir/build" --print-dir) ||
 			{ _lr_say "no Lustre build for $(uname -r) at $dir: run test/vm/lustre-real/build on the host"; return 1; }
 	fi
+	dir=$(_lr_host_path "$dir")
 	[ -e "$dir/.complete" ] || { _lr_say "incomplete Lustre build: $dir"; return 1; }
 	echo "$dir"
 }
