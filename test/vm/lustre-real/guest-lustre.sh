@@ -108,10 +108,11 @@ _lr_install_dir()
 		dir=$(cat "${LES_BUILD:-build}/lustre-real-dir")
 	else
 		dir=$(LES_LR_KVER=$(uname -r) "$_lr_dir/build" --print-dir) ||
-			{ _lr_say "no Lustre build for $(uname -r) at $dir: run test/vm/lustre-real/build on the host"; return 1; }
+			{ _lr_say "no Lustre build for $(uname -r) at $dir: run test/vm/lustre-real/build on the host" >&2; return 1; }
 	fi
 	dir=$(_lr_host_path "$dir")
-	[ -e "$dir/.complete" ] || { _lr_say "incomplete Lustre build: $dir"; return 1; }
+	# On stderr: the caller takes stdout as the directory.
+	[ -e "$dir/.complete" ] || { _lr_say "incomplete Lustre build: $dir" >&2; return 1; }
 	echo "$dir"
 }
 
