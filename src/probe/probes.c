@@ -14,7 +14,6 @@
 #include "model/mounts.h"
 #include "model/ops.h"
 #include "probe/probes.h"
-#include "probe/syscalls.h"
 
 /* Everything the planners' tables and the plan below ask of the kernel. */
 static void probe_wants(struct les_kf_wants *w)
@@ -186,49 +185,6 @@ static bool fn_wants(const struct les_fn_plan *fn, const char *prog_name)
 	return method != LES_ATTACH_KPROBE || !fn->kprobe_multi;
 }
 
-/* Is prog_name (sys_enter, sys_enter_nobtf, sys_enter_cast, ...) the planned flavour? */
-static bool syscall_flavour_is(const struct les_probe_plan *plan, const char *prog_name)
-{
-	bool nobtf = strstr(prog_name, "_nobtf") != NULL;
-	bool cast = strstr(prog_name, "_cast") != NULL;
-
-	if (!plan->syscall_task_btf)
-		return nobtf;
-	return !nobtf && cast == plan->syscall_cast;
-}
-
-bool les_probe_plan_wants(const struct les_probe_plan *plan, const char *prog_name,
-			  const char *section)
-{
-	bool rpc_want;
-
-	if (strcmp(prog_name, "fuse_send_btf") == 0 || strcmp(prog_name, "fuse_end_btf") == 0)
-		return plan->fuse == LES_FUSE_TP_BTF;
-	if (strcmp(prog_name, "fuse_send_tp") == 0 || strcmp(prog_name, "fuse_end_tp") == 0)
-		return plan->fuse == LES_FUSE_TP;
-	if (strcmp(prog_name, "proc_exec") == 0 || strcmp(prog_name, "proc_fork") == 0)
-		return plan->proc_notices;
-	if (strcmp(section, "raw_tp/sys_enter") == 0 || strcmp(section, "raw_tp/sys_exit") == 0)
-		return plan->syscall && !plan->syscall_per_call && syscall_flavour_is(plan, prog_name);
-	if (les_syscall_prog(prog_name))
-		return plan->syscall && plan->syscall_per_call && syscall_flavour_is(plan, prog_name);
-	if (les_rpc_plan_owns(&plan->rpc, prog_name, &rpc_want))
-		return rpc_want;
-	return fn_wants(&plan->fn, prog_name);
-}
-
-static const char *fuse_method_name(enum les_fuse_method m)
-{
-	switch (m) {
-	case LES_FUSE_TP_BTF:
-		return "tp_btf";
-	case LES_FUSE_TP:
-		return "tracepoint";
-	default:
-		return "none";
-	}
-}
-
 #define SYSCALL_RULE                                                                               \
 	"the syscall fallback reports an op on a mount unless function probes cover that op "     \
 	"for the mount's filesystem (covered: every function of that filesystem and op that the " \
@@ -325,6 +281,255 @@ static void json_refused(struct jw *w, const struct les_refusals *refused)
 	les_refusals_json(w, refused);
 }
 
+static void print_fn_probe(FILE *out, const struct les_fn_plan *fn, const struct les_fn_probe *pr)
+{
+	char note[256];
+
+	if (pr->reason[0])
+		snprintf(note, sizeof(note), "%s", pr->reason);
+	else
+		snprintf(note, sizeof(note), "arg %u (%s), returns %s, from %s", pr->desc.arg,
+			 les_fn_kind_name(pr->desc.kind), les_fn_ret_name(pr->desc.ret),
+			 pr->proto_from);
+	fprintf(out, "%-7s %-6s %-10s %-26s %-12s %s\n", "access",
+		les_fs_family_name(pr->e->family),
+		pr->e->flags & LES_FN_F_CONTEXT ? "(context)" : les_op_name(pr->e->op), pr->e->func,
+		fn_method_name(fn, pr), note);
+}
+
+static void print_any_op(FILE *out, const struct les_probe_plan *plan, unsigned int op)
+{
+	char families[64];
+
+	covered_families(plan, op, families, sizeof(families));
+	fprintf(out, "%-7s %-6s %-10s %-26s %-12s %s%s%s\n", "access", "any", les_op_name(op),
+		"raw_syscalls", plan->syscall ? "syscall" : "none",
+		plan->syscall ? "" : plan->syscall_reason,
+		plan->syscall && families[0] ? "not for mounts of: " : "",
+		plan->syscall ? families : "");
+}
+
+/* The programs' flavours of the syscall fallback, as the plan chose them. */
+enum syscall_flavour { SYSCALL_BTF, SYSCALL_CAST, SYSCALL_NOBTF, SYSCALL_FLAVOURS };
+
+static int fuse_chosen(const struct les_probe_plan *plan)
+{
+	return plan->fuse == LES_FUSE_TP_BTF ? 0 : plan->fuse == LES_FUSE_TP ? 1 : -1;
+}
+
+static const char *fuse_reason(const struct les_probe_plan *plan)
+{
+	return plan->fuse_reason;
+}
+
+/*
+ * Raw sys_enter/sys_exit or the per-syscall tracepoints, each in three
+ * flavours: bpf_get_current_task_btf (5.11), with bpf_rdonly_cast (6.2),
+ * or by probe reads (5.10).
+ */
+static int syscall_chosen(const struct les_probe_plan *plan)
+{
+	int flavour = !plan->syscall_task_btf ? SYSCALL_NOBTF
+		      : plan->syscall_cast   ? SYSCALL_CAST
+					     : SYSCALL_BTF;
+
+	if (!plan->syscall)
+		return -1;
+	return plan->syscall_per_call ? SYSCALL_FLAVOURS + flavour : flavour;
+}
+
+static int proc_chosen(const struct les_probe_plan *plan)
+{
+	return plan->proc_notices ? 0 : -1;
+}
+
+static bool rpc_owns(const struct les_probe_plan *plan, const char *prog_name, bool *want)
+{
+	return les_rpc_plan_owns(&plan->rpc, prog_name, want);
+}
+
+static bool fn_owns(const struct les_probe_plan *plan, const char *prog_name, bool *want)
+{
+	enum les_attach_method method;
+	bool multi;
+	int slot;
+
+	if (!les_fn_prog_parse(prog_name, &slot, &method, &multi))
+		return false;
+	*want = fn_wants(&plan->fn, prog_name);
+	return true;
+}
+
+static void rpc_json(const struct les_probe_plan *plan, struct jw *w)
+{
+	les_rpc_plan_json(&plan->rpc, w);
+}
+
+static void rpc_text(const struct les_probe_plan *plan, FILE *out)
+{
+	les_rpc_plan_text(&plan->rpc, out);
+}
+
+static void fn_json(const struct les_probe_plan *plan, struct jw *w)
+{
+	for (size_t i = 0; i < plan->fn.n; i++)
+		json_fn_probe(w, &plan->fn, &plan->fn.probe[i]);
+}
+
+static void fn_text(const struct les_probe_plan *plan, FILE *out)
+{
+	for (size_t i = 0; i < plan->fn.n; i++)
+		print_fn_probe(out, &plan->fn, &plan->fn.probe[i]);
+}
+
+static void any_json(const struct les_probe_plan *plan, struct jw *w)
+{
+	for (unsigned int op = 0; op < LES_OP_MAX; op++)
+		json_any_op(w, plan, op);
+}
+
+static void any_text(const struct les_probe_plan *plan, FILE *out)
+{
+	for (unsigned int op = 0; op < LES_OP_MAX; op++)
+		print_any_op(out, plan, op);
+}
+
+#define PLAN_ALTS 6
+
+/*
+ * One member of the plan, and the BPF programs that serve it: the one
+ * table les_probe_plan_wants and --list-probes read. A member either names
+ * its programs, entry and exit, per alternative (a method or a flavour:
+ * the one the plan chose loads, the others do not), or is a planner with a
+ * table of its own (PtlRPC/LDLM/sunrpc/FUSE functions, the access plane's
+ * functions) that owns its programs. Its --list-probes lines are a line of
+ * its own (line.probe) or its planner's rows. A program no member owns
+ * does not load.
+ */
+struct plan_member {
+	const char *name;
+	const char *alt[PLAN_ALTS][2];
+	const char *alt_method[PLAN_ALTS]; /* --list-probes' method of each alternative */
+	int (*chosen)(const struct les_probe_plan *plan); /* the alternative, -1: none */
+	const char *(*reason)(const struct les_probe_plan *plan); /* why none */
+	bool (*owns)(const struct les_probe_plan *plan, const char *prog_name, bool *want);
+	struct {
+		const char *plane, *fs, *proto;
+		const char *probe; /* the JSON line's probe; NULL: no line of its own */
+		const char *text_probe; /* the text line's */
+	} line;
+	void (*json)(const struct les_probe_plan *plan, struct jw *w);
+	void (*text)(const struct les_probe_plan *plan, FILE *out);
+};
+
+/* In the order of --list-probes. */
+static const struct plan_member members[] = {
+	{
+		.name = "fuse tracepoints",
+		.alt = { { "fuse_send_btf", "fuse_end_btf" }, { "fuse_send_tp", "fuse_end_tp" } },
+		.alt_method = { "tp_btf", "tracepoint" },
+		.chosen = fuse_chosen,
+		.reason = fuse_reason,
+		.line = { "rpc", "fuse", "fuse", "fuse:fuse_request_send/end",
+			  "fuse_request_send/end" },
+	},
+	{ .name = "rpc", .owns = rpc_owns, .json = rpc_json, .text = rpc_text },
+	{ .name = "access functions", .owns = fn_owns, .json = fn_json, .text = fn_text },
+	{
+		.name = "syscall fallback",
+		.alt = {
+			[SYSCALL_BTF] = { "sys_enter", "sys_exit" },
+			[SYSCALL_CAST] = { "sys_enter_cast", "sys_exit_cast" },
+			[SYSCALL_NOBTF] = { "sys_enter_nobtf", "sys_exit_nobtf" },
+			[SYSCALL_FLAVOURS + SYSCALL_BTF] = { "sys_enter_tp", "sys_exit_tp" },
+			[SYSCALL_FLAVOURS + SYSCALL_CAST] = { "sys_enter_tp_cast", "sys_exit_tp_cast" },
+			[SYSCALL_FLAVOURS + SYSCALL_NOBTF] = { "sys_enter_tp_nobtf",
+							       "sys_exit_tp_nobtf" },
+		},
+		.chosen = syscall_chosen,
+		.json = any_json,
+		.text = any_text,
+	},
+	{
+		.name = "process notices",
+		.alt = { { "proc_exec", "proc_fork" } },
+		.chosen = proc_chosen,
+	},
+};
+
+#define N_MEMBERS (sizeof(members) / sizeof(members[0]))
+
+/* Whether m owns prog_name; if so, *want says if the plan loads it. */
+static bool member_owns(const struct plan_member *m, const struct les_probe_plan *plan,
+			const char *prog_name, bool *want)
+{
+	if (m->owns)
+		return m->owns(plan, prog_name, want);
+	for (int a = 0; a < PLAN_ALTS; a++) {
+		for (int i = 0; i < 2; i++) {
+			if (!m->alt[a][i] || strcmp(m->alt[a][i], prog_name) != 0)
+				continue;
+			*want = m->chosen(plan) == a;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The programs are named by the members; section is not needed to tell them. */
+bool les_probe_plan_wants(const struct les_probe_plan *plan, const char *prog_name,
+			  const char *section)
+{
+	bool want;
+
+	(void)section;
+	for (size_t i = 0; i < N_MEMBERS; i++)
+		if (member_owns(&members[i], plan, prog_name, &want))
+			return want;
+	return false;
+}
+
+static const char *member_method(const struct plan_member *m, const struct les_probe_plan *plan)
+{
+	int a = m->chosen(plan);
+
+	return a >= 0 ? m->alt_method[a] : "none";
+}
+
+static void member_json(const struct plan_member *m, const struct les_probe_plan *plan,
+			struct jw *w)
+{
+	if (m->json) {
+		m->json(plan, w);
+		return;
+	}
+	if (!m->line.probe)
+		return;
+	jw_obj_begin(w);
+	jw_kv_cstr(w, "plane", m->line.plane);
+	jw_kv_cstr(w, "fs", m->line.fs);
+	jw_kv_cstr(w, "proto", m->line.proto);
+	jw_kv_cstr(w, "probe", m->line.probe);
+	jw_kv_cstr(w, "method", member_method(m, plan));
+	jw_kv_cstr(w, "reason", m->reason ? m->reason(plan) : NULL);
+	jw_obj_end(w);
+}
+
+static void member_text(const struct plan_member *m, const struct les_probe_plan *plan,
+			FILE *out)
+{
+	const char *reason = m->reason ? m->reason(plan) : NULL;
+
+	if (m->text) {
+		m->text(plan, out);
+		return;
+	}
+	if (!m->line.probe)
+		return;
+	fprintf(out, "%-7s %-6s %-10s %-26s %-12s %s\n", m->line.plane, m->line.fs, "-",
+		m->line.text_probe, member_method(m, plan), reason ? reason : "");
+}
+
 static void print_json(const struct les_probe_plan *plan, FILE *out,
 		       const struct les_refusals *refused)
 {
@@ -338,19 +543,8 @@ static void print_json(const struct les_probe_plan *plan, FILE *out,
 	jw_obj_begin(&w);
 	jw_key(&w, "probes");
 	jw_arr_begin(&w);
-	jw_obj_begin(&w);
-	jw_kv_cstr(&w, "plane", "rpc");
-	jw_kv_cstr(&w, "fs", "fuse");
-	jw_kv_cstr(&w, "proto", "fuse");
-	jw_kv_cstr(&w, "probe", "fuse:fuse_request_send/end");
-	jw_kv_cstr(&w, "method", fuse_method_name(plan->fuse));
-	jw_kv_cstr(&w, "reason", plan->fuse_reason);
-	jw_obj_end(&w);
-	les_rpc_plan_json(&plan->rpc, &w);
-	for (size_t i = 0; i < plan->fn.n; i++)
-		json_fn_probe(&w, &plan->fn, &plan->fn.probe[i]);
-	for (unsigned int op = 0; op < LES_OP_MAX; op++)
-		json_any_op(&w, plan, op);
+	for (size_t i = 0; i < N_MEMBERS; i++)
+		member_json(&members[i], plan, &w);
 	jw_arr_end(&w);
 	jw_key(&w, "methods");
 	jw_obj_begin(&w);
@@ -367,22 +561,6 @@ static void print_json(const struct les_probe_plan *plan, FILE *out,
 	if (!w.overflow)
 		fwrite(buf, 1, w.len, out);
 	free(buf);
-}
-
-static void print_fn_probe(FILE *out, const struct les_fn_plan *fn, const struct les_fn_probe *pr)
-{
-	char note[256];
-
-	if (pr->reason[0])
-		snprintf(note, sizeof(note), "%s", pr->reason);
-	else
-		snprintf(note, sizeof(note), "arg %u (%s), returns %s, from %s", pr->desc.arg,
-			 les_fn_kind_name(pr->desc.kind), les_fn_ret_name(pr->desc.ret),
-			 pr->proto_from);
-	fprintf(out, "%-7s %-6s %-10s %-26s %-12s %s\n", "access",
-		les_fs_family_name(pr->e->family),
-		pr->e->flags & LES_FN_F_CONTEXT ? "(context)" : les_op_name(pr->e->op), pr->e->func,
-		fn_method_name(fn, pr), note);
 }
 
 static void print_refused(FILE *out, const struct les_probe_plan *plan,
@@ -406,28 +584,14 @@ static void print_refused(FILE *out, const struct les_probe_plan *plan,
 void les_probe_plan_print(const struct les_probe_plan *plan, FILE *out, bool json,
 			  const struct les_refusals *refused)
 {
-	char families[64];
-
 	if (json) {
 		print_json(plan, out, refused);
 		return;
 	}
 	fprintf(out, "%-7s %-6s %-10s %-26s %-12s %s\n", "PLANE", "FS", "OP", "PROBE", "METHOD",
 		"NOTE");
-	fprintf(out, "%-7s %-6s %-10s %-26s %-12s %s\n", "rpc", "fuse", "-",
-		"fuse_request_send/end", fuse_method_name(plan->fuse),
-		plan->fuse_reason ? plan->fuse_reason : "");
-	les_rpc_plan_text(&plan->rpc, out);
-	for (size_t i = 0; i < plan->fn.n; i++)
-		print_fn_probe(out, &plan->fn, &plan->fn.probe[i]);
-	for (unsigned int op = 0; op < LES_OP_MAX; op++) {
-		covered_families(plan, op, families, sizeof(families));
-		fprintf(out, "%-7s %-6s %-10s %-26s %-12s %s%s%s\n", "access", "any",
-			les_op_name(op), "raw_syscalls", plan->syscall ? "syscall" : "none",
-			plan->syscall ? "" : plan->syscall_reason,
-			plan->syscall && families[0] ? "not for mounts of: " : "",
-			plan->syscall ? families : "");
-	}
+	for (size_t i = 0; i < N_MEMBERS; i++)
+		member_text(&members[i], plan, out);
 	fprintf(out, "\nfentry: %s\nkprobe: %s%s%s\nsyscall fallback: %s\nrule: %s\npaths: %s\n",
 		plan->fn.fentry_ok ? "available" : plan->fn.fentry_reason,
 		plan->fn.kprobe_ok ? "available" : plan->fn.kprobe_reason,

@@ -34,8 +34,8 @@
 
 /* One row per line: clang-format would break the stringified names apart. */
 /* clang-format off */
-#define PTL(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_PTLRPC, r, { kp, kr }, { fe, fx }, NULL }
-#define LDLM(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_LDLM, r, { kp, kr }, { fe, fx }, NULL }
+#define PTL(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_PTLRPC, r, { kp, kr }, { fe, fx }, NULL, { 0 }, true }
+#define LDLM(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_LDLM, r, { kp, kr }, { fe, fx }, NULL, { 0 }, true }
 #define SUNRPC(tp, r, prog) { "sunrpc:" #tp, LES_PROTO_SUNRPC, r, { 0 }, { 0 }, prog }
 #define FUSE(fn, r, kp, fe, nb) { #fn, LES_PROTO_FUSE, r, { kp, NULL }, { fe, NULL }, NULL, { nb } }
 /* clang-format on */
@@ -108,8 +108,9 @@ static const struct les_rpc_fn rpc_table[] = {
 	SUNRPC(xprt_retransmit, "retransmit events", "sunrpc_retransmit_btf"),
 };
 
-_Static_assert(sizeof(rpc_table) / sizeof(rpc_table[0]) <= LES_RPC_FN_MAX,
-	       "LES_RPC_FN_MAX too small for the table");
+#define RPC_TABLE_ROWS (sizeof(rpc_table) / sizeof(rpc_table[0]))
+
+_Static_assert(RPC_TABLE_ROWS <= LES_RPC_FN_MAX, "LES_RPC_FN_MAX too small for the table");
 
 /* Where the row's function is, or why it is not probed when kallsyms lacks it. */
 static bool locate(struct les_rpc_probe *pr, const struct les_kfacts *f)
@@ -351,7 +352,7 @@ void les_rpc_plan_wants(struct les_kf_wants *w)
 	les_kf_want_type(w, "ptlrpc_request", BTF_KIND_STRUCT);
 	les_kf_want_type(w, "fuse_req", BTF_KIND_STRUCT);
 	les_kf_want_type(w, "fuse_copy_state", BTF_KIND_STRUCT);
-	for (size_t i = 0; i < sizeof(rpc_table) / sizeof(rpc_table[0]); i++) {
+	for (size_t i = 0; i < RPC_TABLE_ROWS; i++) {
 		const char *event;
 
 		if (!rpc_table[i].tp_btf) {
@@ -371,7 +372,7 @@ void les_rpc_plan_make(struct les_rpc_plan *p, const struct les_kfacts *f,
 		       const char *reqmsg_env, const struct les_rpc_fuse *fuse)
 {
 	memset(p, 0, sizeof(*p));
-	p->n = sizeof(rpc_table) / sizeof(rpc_table[0]);
+	p->n = RPC_TABLE_ROWS;
 	for (size_t i = 0; i < p->n; i++) {
 		struct les_rpc_probe *pr = &p->probe[i];
 
@@ -392,6 +393,18 @@ void les_rpc_plan_make(struct les_rpc_plan *p, const struct les_kfacts *f,
 static bool name_is(const char *prog, const char *name)
 {
 	return name && strcmp(prog, name) == 0;
+}
+
+const char *les_rpc_kprobe_twin(const char *prog_name)
+{
+	for (size_t i = 0; i < RPC_TABLE_ROWS; i++) {
+		const struct les_rpc_fn *f = &rpc_table[i];
+
+		for (int end = 0; end < 2 && f->kprobe_twin; end++)
+			if (name_is(prog_name, f->fentry[end]))
+				return f->kprobe[end];
+	}
+	return NULL;
 }
 
 bool les_rpc_plan_owns(const struct les_rpc_plan *p, const char *prog_name, bool *want)

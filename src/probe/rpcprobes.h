@@ -18,7 +18,11 @@
 #include "les_record.h"
 #include "probe/attach.h"
 
-#define LES_RPC_FN_MAX	     32
+/*
+ * Room for the table's rows (rpcprobes.c checks it holds them all): today's
+ * client rows and the server and LNet rows to come, with room to spare.
+ */
+#define LES_RPC_FN_MAX	     128
 #define LES_RPC_REASON_MAX   160
 /* Environment: offset of rq_reqmsg in struct ptlrpc_request (see rpcprobes.c). */
 #define LES_PTLRPC_REQMSG_ENV "LES_PTLRPC_REQMSG_OFFSET"
@@ -32,6 +36,12 @@ struct les_rpc_fn {
 	const char *fentry[2];
 	const char *tp_btf; /* tracepoint rows: the program */
 	const char *kprobe_nobtf[2]; /* FUSE: kprobes that read no struct by BTF */
+	/*
+	 * A fentry/fexit program the kernel refuses at load gives way to its
+	 * kprobe/kretprobe twin (kprobe[i] for fentry[i]). FUSE rows have
+	 * none: their send and end go together in one flavour (planned).
+	 */
+	bool kprobe_twin;
 };
 
 struct les_rpc_probe {
@@ -71,6 +81,12 @@ void les_rpc_plan_make(struct les_rpc_plan *p, const struct les_kfacts *f,
 
 /* How the function or tracepoint name is reached, LES_ATTACH_NONE if not. */
 enum les_attach_method les_rpc_plan_method(const struct les_rpc_plan *p, const char *name);
+
+/*
+ * The kprobe/kretprobe program that stands in for fentry/fexit program
+ * prog_name when the kernel refuses it, as its row says; NULL: none.
+ */
+const char *les_rpc_kprobe_twin(const char *prog_name);
 
 /* Whether prog_name is a program of this plane; if so, *want says if it loads. */
 bool les_rpc_plan_owns(const struct les_rpc_plan *p, const char *prog_name, bool *want);

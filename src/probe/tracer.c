@@ -25,6 +25,50 @@
 #include "probe/tracer.h"
 
 
+static void read_fuse_inflight(int fd, struct les_kernel_stats *ks);
+static void read_ptlrpc_inflight(int fd, struct les_kernel_stats *ks);
+static void read_sunrpc_inflight(int fd, struct les_kernel_stats *ks);
+
+/* What sizes a map of in-flight state: --inflight-max or --threads-max (les_tracer_config). */
+enum plane_map_size { SIZE_INFLIGHT, SIZE_THREADS };
+
+/*
+ * The state each plane keeps in flight, one row per map: what sizes it,
+ * how its sweep tells a stale entry (a timestamp and, for threads, whether
+ * an op is in flight) and where it counts what went, and what it adds to
+ * the requests in flight. Configure, read_stats and sweep read the rows; a
+ * new map of a plane is a row here. In the order read_stats reads them.
+ */
+static const struct plane_map {
+	const char *plane;
+	const char *name; /* the map's name in the BPF object */
+	enum plane_map_size size;
+	size_t time_off; /* the u64 timestamp a sweep goes by */
+	long live_off; /* the u32 that is not zero while an op is in flight; -1: none */
+	bool threads; /* swept entries count as threads_swept, else stale_swept */
+	void (*inflight)(int fd, struct les_kernel_stats *ks); /* NULL: adds none */
+} plane_maps[] = {
+	/* A thread that died mid-op. */
+	{ "access", "thread_ops", SIZE_THREADS, offsetof(struct thread_ops, updated_ns),
+	  offsetof(struct thread_ops, depth), true, NULL },
+	/* RPC state whose free, stats or return was missed. */
+	{ "rpc", "fuse_inflight", SIZE_INFLIGHT, offsetof(struct fuse_inflight, start_ns), -1,
+	  false, read_fuse_inflight },
+	{ "rpc", "ptlrpc_reqs", SIZE_INFLIGHT, offsetof(struct ptlrpc_req, created_ns), -1, false,
+	  read_ptlrpc_inflight },
+	{ "rpc", "ptlrpc_waits", SIZE_INFLIGHT, offsetof(struct ptlrpc_wait, start_ns), -1, false,
+	  NULL },
+	{ "rpc", "sunrpc_tasks", SIZE_INFLIGHT, offsetof(struct sunrpc_task, start_ns), -1, false,
+	  read_sunrpc_inflight },
+};
+
+#define N_PLANE_MAPS (sizeof(plane_maps) / sizeof(plane_maps[0]))
+
+static struct bpf_map *plane_map(const struct les_tracer *t, const struct plane_map *m)
+{
+	return bpf_object__find_map_by_name(t->skel->obj, m->name);
+}
+
 int les_tracer_open(struct les_tracer *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -205,11 +249,14 @@ int les_tracer_configure(struct les_tracer *t, const struct les_tracer_config *o
 		les_rpc_plan_method(&plan->rpc, "ptlrpc_lprocfs_brw") != LES_ATTACH_NONE;
 
 	err = bpf_map__set_max_entries(s->maps.events, (__u32)o->ringbuf_bytes);
-	err = err ?: bpf_map__set_max_entries(s->maps.fuse_inflight, o->inflight_max);
-	err = err ?: bpf_map__set_max_entries(s->maps.ptlrpc_reqs, o->inflight_max);
-	err = err ?: bpf_map__set_max_entries(s->maps.ptlrpc_waits, o->inflight_max);
-	err = err ?: bpf_map__set_max_entries(s->maps.sunrpc_tasks, o->inflight_max);
-	err = err ?: bpf_map__set_max_entries(s->maps.thread_ops, o->threads_max);
+	for (size_t i = 0; !err && i < N_PLANE_MAPS; i++) {
+		struct bpf_map *map = plane_map(t, &plane_maps[i]);
+
+		err = !map ? -ENOENT
+			   : bpf_map__set_max_entries(map, plane_maps[i].size == SIZE_THREADS
+								   ? o->threads_max
+								   : o->inflight_max);
+	}
 	if (err)
 		return err;
 
@@ -410,22 +457,15 @@ static bool refused_already(const struct les_tracer *t, const char *prog)
 }
 
 /*
- * A PtlRPC fentry/fexit program's kprobe twin (ptl_x_fe -> ptl_x_kp,
- * ptl_x_fx -> ptl_x_kr), or NULL. Function-probe slots have none here:
- * a refused slot leaves its op to the syscall fallback.
+ * A fentry/fexit program's kprobe twin, from its row of the RPC plane's
+ * table (les_rpc_kprobe_twin), or NULL. Function-probe slots have none
+ * here: a refused slot leaves its op to the syscall fallback.
  */
 static struct bpf_program *kprobe_twin(struct les_bpf *s, const char *prog)
 {
-	size_t len = strlen(prog);
-	char twin[LES_PROG_NAME_LEN];
+	const char *twin = les_rpc_kprobe_twin(prog);
 
-	if (len < 4 || len >= sizeof(twin) || strncmp(prog, "ptl_", 4) != 0 ||
-	    (strcmp(prog + len - 3, "_fe") != 0 && strcmp(prog + len - 3, "_fx") != 0))
-		return NULL;
-	memcpy(twin, prog, len + 1);
-	twin[len - 1] = prog[len - 1] == 'e' ? 'p' : 'r';
-	twin[len - 2] = 'k';
-	return bpf_object__find_program_by_name(s->obj, twin);
+	return twin ? bpf_object__find_program_by_name(s->obj, twin) : NULL;
 }
 
 /* Turn the refused programs off in a freshly configured object. */
@@ -907,28 +947,49 @@ static void inflight_add(struct les_kernel_stats *ks, enum les_rpc_proto proto, 
 	ks->n_inflight++;
 }
 
+/* FUSE requests between send and end. */
+static void read_fuse_inflight(int fd, struct les_kernel_stats *ks)
+{
+	struct fuse_inflight_key key, next;
+	struct fuse_inflight req;
+	__u64 n = 0;
+
+	for (void *prev = NULL; bpf_map_get_next_key(fd, prev, &next) == 0; prev = &key) {
+		key = next;
+		if (bpf_map_lookup_elem(fd, &key, &req))
+			continue; /* ended meanwhile */
+		inflight_add(ks, LES_PROTO_FUSE, key.dev, &req.task, req.flags & LES_RPC_F_ASYNC);
+		n++;
+	}
+	ks->inflight_fuse = n;
+}
+
 /*
  * PtlRPC requests between their first send and their free, sunrpc tasks
  * between begin and end: what the maps hold, so the count can never go
  * negative, and a request whose end was missed leaves with the sweep.
  */
-static void read_rpc_inflight(struct les_tracer *t, struct les_kernel_stats *ks)
+static void read_ptlrpc_inflight(int fd, struct les_kernel_stats *ks)
 {
-	int ptl_fd = bpf_map__fd(t->skel->maps.ptlrpc_reqs);
-	int sun_fd = bpf_map__fd(t->skel->maps.sunrpc_tasks);
 	struct ptlrpc_req req;
-	struct sunrpc_task task;
 	__u64 key, next;
 
-	for (void *prev = NULL; bpf_map_get_next_key(ptl_fd, prev, &next) == 0; prev = &key) {
+	for (void *prev = NULL; bpf_map_get_next_key(fd, prev, &next) == 0; prev = &key) {
 		key = next;
-		if (bpf_map_lookup_elem(ptl_fd, &key, &req) == 0 && req.sent_ns && !req.replied_ns)
+		if (bpf_map_lookup_elem(fd, &key, &req) == 0 && req.sent_ns && !req.replied_ns)
 			inflight_add(ks, LES_PROTO_PTLRPC, req.dev, &req.task,
 				     req.flags & LES_RPC_F_ASYNC);
 	}
-	for (void *prev = NULL; bpf_map_get_next_key(sun_fd, prev, &next) == 0; prev = &key) {
+}
+
+static void read_sunrpc_inflight(int fd, struct les_kernel_stats *ks)
+{
+	struct sunrpc_task task;
+	__u64 key, next;
+
+	for (void *prev = NULL; bpf_map_get_next_key(fd, prev, &next) == 0; prev = &key) {
 		key = next;
-		if (bpf_map_lookup_elem(sun_fd, &key, &task) == 0 && task.inflight)
+		if (bpf_map_lookup_elem(fd, &key, &task) == 0 && task.inflight)
 			inflight_add(ks, LES_PROTO_SUNRPC, task.dev, &task.task, false);
 	}
 }
@@ -937,11 +998,7 @@ void les_tracer_read_stats(struct les_tracer *t, struct les_kernel_stats *ks)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	int fd = bpf_map__fd(t->skel->maps.counters);
-	int inflight_fd = bpf_map__fd(t->skel->maps.fuse_inflight);
-	struct fuse_inflight_key key, next;
-	struct fuse_inflight req;
 	__u64 *percpu;
-	__u64 n = 0;
 
 	memset(ks, 0, sizeof(*ks));
 	percpu = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*percpu)) : NULL;
@@ -952,15 +1009,12 @@ void les_tracer_read_stats(struct les_tracer *t, struct les_kernel_stats *ks)
 			ks->counters[slot] += percpu[cpu];
 	}
 	free(percpu);
-	for (void *prev = NULL; bpf_map_get_next_key(inflight_fd, prev, &next) == 0; prev = &key) {
-		key = next;
-		if (bpf_map_lookup_elem(inflight_fd, &key, &req))
-			continue; /* ended meanwhile */
-		inflight_add(ks, LES_PROTO_FUSE, key.dev, &req.task, req.flags & LES_RPC_F_ASYNC);
-		n++;
+	for (size_t i = 0; i < N_PLANE_MAPS; i++) {
+		struct bpf_map *map = plane_maps[i].inflight ? plane_map(t, &plane_maps[i]) : NULL;
+
+		if (map)
+			plane_maps[i].inflight(bpf_map__fd(map), ks);
 	}
-	ks->inflight_fuse = n;
-	read_rpc_inflight(t, ks);
 	ks->refused = &t->refused;
 	ks->kretprobe_missed =
 		t->kretprobes.n ? les_kretprobes_missed(&t->kretprobes) : t->kretprobe_missed;
@@ -1009,19 +1063,17 @@ void les_tracer_sweep(struct les_tracer *t, uint64_t max_age_ns)
 {
 	uint64_t now = les_mono_ns();
 	uint64_t cutoff = now > max_age_ns ? now - max_age_ns : 0;
-	struct les_bpf *s = t->skel;
 
-	t->stale_swept += sweep_map(s->maps.fuse_inflight, offsetof(struct fuse_inflight, start_ns),
-				    -1, cutoff);
-	/* A thread that died mid-op; RPC state whose free, stats or return was missed. */
-	t->threads_swept += sweep_map(s->maps.thread_ops, offsetof(struct thread_ops, updated_ns),
-				      offsetof(struct thread_ops, depth), cutoff);
-	t->stale_swept +=
-		sweep_map(s->maps.ptlrpc_reqs, offsetof(struct ptlrpc_req, created_ns), -1, cutoff);
-	t->stale_swept +=
-		sweep_map(s->maps.sunrpc_tasks, offsetof(struct sunrpc_task, start_ns), -1, cutoff);
-	t->stale_swept +=
-		sweep_map(s->maps.ptlrpc_waits, offsetof(struct ptlrpc_wait, start_ns), -1, cutoff);
+	for (size_t i = 0; i < N_PLANE_MAPS; i++) {
+		const struct plane_map *m = &plane_maps[i];
+		struct bpf_map *map = plane_map(t, m);
+		uint64_t swept = map ? sweep_map(map, m->time_off, m->live_off, cutoff) : 0;
+
+		if (m->threads)
+			t->threads_swept += swept;
+		else
+			t->stale_swept += swept;
+	}
 }
 
 #define DETACH_THREADS 16
