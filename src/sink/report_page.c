@@ -144,6 +144,7 @@ static void put_series_row(struct jw *w, const struct les_report_data *d, const 
 	jw_kv_cstr(w, "dim", dim);
 	jw_kv_cstr(w, "key", key);
 	jw_kv_u64(w, "t", r->t_ns / 1000000);
+	jw_kv_u64(w, "t2", (r->t_ns + d->window_ns) / 1000000);
 	jw_kv_u64(w, "ops", r->count);
 	jw_kv_u64(w, "bytes", r->bytes);
 	jw_kv_double(w, "ops_s", (double)r->count / secs, 3);
