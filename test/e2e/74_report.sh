@@ -7,7 +7,8 @@
 #   - four instances attach at once: A captures the records (gzip), B, C
 #     and D write --aggregate 2s windows by job_id, username and process;
 #   - two Slurm jobs as nobody: job 101 writes with dd, job 102 reads with
-#     python3; every 10th request takes 60 ms, the others 1 ms;
+#     python3; every 10th request takes 60 ms, the others 1 ms, and every
+#     5th read fails with EIO;
 #   - the report of A's capture renders without a script error or a
 #     console message, every chart drawn (SVG), nothing fetched;
 #   - its top tables, as the browser shows them, equal B's, C's and D's
@@ -26,9 +27,9 @@ les_init 74_report chromium python3 setpriv gzip
 JS=$("$LES_SRC/scripts/fetch-report-js") || les_fail "fetch-report-js"
 M=$WORK/mnt
 NW=20 # writes of K bytes by job 101
-NR=15 # reads of K bytes by job 102
+NR=15 # reads of K bytes by job 102; every 5th fails with EIO
 K=4096
-les_testfs "$M" --direct-io --latency-ms=1 --slow-every=10 --slow-ms=60
+les_testfs "$M" --direct-io --latency-ms=1 --slow-every=10 --slow-ms=60 --inject=read:EIO:5
 chmod 1777 "$M"
 NOBODY=$(id -u nobody)
 as_job() { # JOB COMMAND...: run as nobody in Slurm job JOB
@@ -57,9 +58,15 @@ as_job 102 /usr/bin/python3 - "$M/data" $NR $K <<'EOF' || les_fail "workload: re
 import os, sys
 path, n, k = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 fd = os.open(path, os.O_RDONLY)
+failed = 0
 for i in range(n):
-    os.pread(fd, k, i * k)
+    try:
+        os.pread(fd, k, i * k)
+    except OSError as e:
+        assert e.errno == 5, e
+        failed += 1
 os.close(fd)
+assert failed == n // 5, failed
 EOF
 sleep 0.5
 for name in A B C D; do
@@ -180,8 +187,9 @@ check_top() { # DIM TABLE_COLUMN FIELD INSTANCE_FILE
 check_top job job job_id "$WORK/B.jsonl"
 check_top user user username "$WORK/C.jsonl"
 check_top process process process "$WORK/D.jsonl"
-les_eq "top jobs: the bytes of job 101 (written) and 102 (read)" "$((NW * K)) $((NR * K))" \
+les_eq "top jobs: the bytes of job 101 (written) and 102 (read, the failed reads none)" "$((NW * K)) $(((NR - NR / 5) * K))" \
 	"$(t '[.["top-job"][] | select(.job=="101" or .job=="102")] | sort_by(.job) | map(.bytes) | join(" ")')"
+les_eq "top jobs: job 102's EIO reads" $((NR / 5)) "$(t '.["top-job"][] | select(.job=="102") | .errors')"
 les_eq "top jobs: the busiest first" true \
 	"$(t '[.["top-job"][].ops | tonumber] | . == (sort | reverse)')"
 
