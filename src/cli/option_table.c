@@ -244,6 +244,7 @@ static const char *const section_heading[LES_SEC_MAX] = {
 
 static const char usage_head[] =
 	"Usage: lustre-ebpf-stream [OPTIONS]\n"
+	"       lustre-ebpf-stream report CAPTURE -o FILE.html   (report --help)\n"
 	"Stream every file operation and client request on Lustre, NFS and FUSE mounts\n"
 	"as JSON Lines, attributed to the process, user and job that caused it.\n";
 

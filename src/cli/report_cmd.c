@@ -57,7 +57,8 @@ static void usage(FILE *f)
 		"processes, the slowest ops with their request chains.\n"
 		"\n"
 		"  -o, --output FILE   the HTML file (default report.html; - for stdout)\n"
-		"  -w, --window DUR    window width (default: the span over ~100 windows,\n"
+		"  -w, --window DUR    window width, 2s, 1m; a bare number is seconds (default:\n"
+		"                      the capture's span over ~100 windows,\n"
 		"                      1s, 2s, 5s, 10s, ...); the windows of --aggregate DUR\n"
 		"      --by LIST       time series by user,process besides the jobs'\n"
 		"      --slowest N     slow ops listed with their chains (default %d, at most %d)\n"
@@ -116,11 +117,16 @@ static int parse_count(const char *name, const char *arg, uint32_t max, uint32_t
 	return 0;
 }
 
+/* A bare number is seconds, as in the tracing command's durations. */
 static int parse_window(const char *arg, uint64_t *ns)
 {
-	if (les_parse_duration_ns(arg, ns) || *ns < 1000000ULL)
-		return usage_error("--window %s: a duration of 1ms or more, with its unit (2s)",
-				   arg);
+	char with_unit[64];
+	int err = les_parse_duration_ns(arg, ns);
+
+	if (err == -EDOM && snprintf(with_unit, sizeof(with_unit), "%ss", arg) < 63)
+		err = les_parse_duration_ns(with_unit, ns);
+	if (err || *ns < 1000000ULL)
+		return usage_error("--window %s: a duration of 1ms or more (2s, 500ms, 1m)", arg);
 	return 0;
 }
 

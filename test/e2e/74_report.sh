@@ -263,7 +263,7 @@ les_true "a corrupt gzip stream: no page" test ! -e "$WORK/bad.html"
 rep 1 "no scripts" "$CAP" -o "$WORK/nojs.html" --js-dir "$WORK/none"
 rep 2 "no capture named" -o "$WORK/x.html"
 rep 2 "--by a word of no dimension" "$CAP" --by group
-rep 2 "--window without a unit" "$CAP" --window 2
+rep 2 "--window of an unknown unit" "$CAP" --window 2x
 rep 2 "an unknown option" "$CAP" --colour
 
 les_done
