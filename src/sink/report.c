@@ -407,6 +407,15 @@ out:
 	return ret;
 }
 
+/* The windows from the first record's to the last's, empty ones included. */
+static uint64_t windows_spanned(const struct les_report_stats *st, uint64_t window_ns)
+{
+	uint64_t first = les_window_start(st->first_ns, window_ns);
+	uint64_t last = les_window_start(st->last_ns, window_ns);
+
+	return st->records ? (last - first) / window_ns + 1 : 0;
+}
+
 int les_report_run(const struct les_report_config *cfg, struct les_report_stats *st, char *err,
 		   size_t errlen)
 {
@@ -418,7 +427,7 @@ int les_report_run(const struct les_report_config *cfg, struct les_report_stats 
 		return fail(err, errlen, "out of memory");
 	ret = read_capture(cfg, d, st, err, errlen);
 	if (!ret) {
-		st->windows = d->n_windows[LES_REPORT_DIM_JOB];
+		st->windows = windows_spanned(st, d->window_ns);
 		ret = les_report_write(cfg, d, st, err, errlen);
 	}
 	for (uint32_t i = 0; i < d->n_slow; i++)

@@ -51,7 +51,7 @@ struct les_report_stats {
 	bool truncated;	    /* a gzip stream that ended early: read up to its cut */
 	uint64_t first_ns, last_ns;
 	uint64_t window_ns;
-	uint64_t windows; /* the job aggregator's window lines */
+	uint64_t windows; /* from the first record's window to the last's */
 	size_t bytes_written;
 };
 
