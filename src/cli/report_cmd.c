@@ -175,7 +175,7 @@ static int parse(int argc, char **argv, struct les_report_config *cfg)
 static void summary(const struct les_report_config *cfg, const struct les_report_stats *st)
 {
 	fprintf(stderr,
-		"lustre-ebpf-stream: report %s: %llu lines, %llu records, %llu windows of %g s; "
+		"lustre-ebpf-stream report: %s: %llu lines, %llu records, %llu windows of %g s; "
 		"skipped %llu malformed, %llu over 256 KiB%s; wrote %s (%zu bytes)\n",
 		cfg->input_path, (unsigned long long)st->lines, (unsigned long long)st->records,
 		(unsigned long long)st->windows, (double)st->window_ns / 1e9,
@@ -202,7 +202,7 @@ int les_report_main(int argc, char **argv)
 	if (ret)
 		return ret == 1 ? LES_EXIT_OK : ret;
 	if (les_report_run(&cfg, &st, err, sizeof(err))) {
-		fprintf(stderr, "lustre-ebpf-stream: report: %s\n", err);
+		fprintf(stderr, "lustre-ebpf-stream report: %s\n", err);
 		return LES_EXIT_RUNTIME;
 	}
 	summary(&cfg, &st);

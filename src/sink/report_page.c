@@ -427,18 +427,22 @@ static char *load_script(const char *dir, const char *name, size_t *len, char *e
 	return js;
 }
 
-/* The data, every '<' as \u003c: only strings hold one, and none ends the element. */
-static void write_data(FILE *f, const char *s, size_t n)
+/*
+ * The data, every '<' as \u003c: only strings hold one, and none ends the
+ * element. Returns the bytes written.
+ */
+static size_t write_data(FILE *f, const char *s, size_t n)
 {
 	const char *lt;
+	size_t out = 0;
 
 	while ((lt = memchr(s, '<', n))) {
-		fwrite(s, 1, (size_t)(lt - s), f);
-		fputs("\\u003c", f);
+		out += fwrite(s, 1, (size_t)(lt - s), f);
+		out += fwrite("\\u003c", 1, 6, f);
 		n -= (size_t)(lt - s) + 1;
 		s = lt + 1;
 	}
-	fwrite(s, 1, n, f);
+	return out + fwrite(s, 1, n, f);
 }
 
 struct page {
@@ -457,24 +461,26 @@ static void page_free(struct page *p)
 	free(p->data);
 }
 
-static int write_page(FILE *f, const struct les_report_config *cfg, const struct page *p)
+/* The page into f; *n: the bytes written (a pipe has no position to ask). */
+static int write_page(FILE *f, const struct les_report_config *cfg, const struct page *p, size_t *n)
 {
 	const char *t = cfg->page, *end = cfg->page + cfg->page_len;
 	const char *ms = strstr(t, MARK_SCRIPTS), *md = strstr(t, MARK_DATA);
 
 	if (!ms || !md || md < ms)
 		return -1;
-	fwrite(t, 1, (size_t)(ms - t), f);
+	*n = fwrite(t, 1, (size_t)(ms - t), f);
 	for (size_t i = 0; i < N_SCRIPTS; i++) {
-		fprintf(f, "<script>/* %s */\n", scripts[i]);
-		fwrite(p->js[i], 1, p->js_len[i], f);
-		fputs("\n</script>\n", f);
+		int head = fprintf(f, "<script>/* %s */\n", scripts[i]);
+
+		*n += (head > 0 ? (size_t)head : 0) + fwrite(p->js[i], 1, p->js_len[i], f);
+		*n += fwrite("\n</script>\n", 1, 11, f);
 	}
 	t = ms + strlen(MARK_SCRIPTS);
-	fwrite(t, 1, (size_t)(md - t), f);
-	write_data(f, p->data, p->data_len);
+	*n += fwrite(t, 1, (size_t)(md - t), f);
+	*n += write_data(f, p->data, p->data_len);
 	t = md + strlen(MARK_DATA);
-	fwrite(t, 1, (size_t)(end - t), f);
+	*n += fwrite(t, 1, (size_t)(end - t), f);
 	return 0;
 }
 
@@ -487,15 +493,14 @@ static int write_file(const struct les_report_config *cfg, const struct page *p,
 	int bad;
 
 	if (strcmp(cfg->output_path, "-") == 0) {
-		bad = write_page(stdout, cfg, p) || fflush(stdout);
+		bad = write_page(stdout, cfg, p, &st->bytes_written) || fflush(stdout);
 		return bad ? fail(err, errlen, "standard output: %s", strerror(errno)) : 0;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", cfg->output_path);
 	f = fopen(tmp, "w");
 	if (!f)
 		return fail(err, errlen, "%s: %s", tmp, strerror(errno));
-	bad = write_page(f, cfg, p);
-	st->bytes_written = (size_t)ftell(f);
+	bad = write_page(f, cfg, p, &st->bytes_written);
 	bad |= ferror(f);
 	bad |= fclose(f);
 	if (bad || rename(tmp, cfg->output_path)) {
