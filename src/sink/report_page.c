@@ -309,8 +309,13 @@ static void put_meta(struct jw *w, const struct les_report_config *cfg,
 	jw_kv_cstr(w, "tool", "lustre-ebpf-stream " LES_VERSION);
 	jw_kv_cstr(w, "input", cfg->input_path);
 	jw_kv_cstr(w, "scripts", versions);
-	jw_kv_time(w, "first", st->first_ns);
-	jw_kv_time(w, "last", st->last_ns);
+	if (st->records) {
+		jw_kv_time(w, "first", st->first_ns);
+		jw_kv_time(w, "last", st->last_ns);
+	} else {
+		jw_kv_null(w, "first"); /* no record: no time */
+		jw_kv_null(w, "last");
+	}
 	jw_kv_double(w, "window_s", (double)st->window_ns / 1e9, 3);
 	jw_kv_u64(w, "lines", st->lines);
 	jw_kv_u64(w, "records", st->records);
