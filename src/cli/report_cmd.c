@@ -160,6 +160,8 @@ static int parse(int argc, char **argv, struct les_report_config *cfg)
 {
 	int c, ret;
 
+	/* getopt names the program by argv[0]: the command, as every other message. */
+	argv[0] = (char *)"lustre-ebpf-stream report";
 	opterr = 1;
 	while ((c = getopt_long(argc, argv, "o:w:h", long_opts, NULL)) != -1)
 		if ((ret = parse_one(c, cfg)))
