@@ -26,13 +26,13 @@
 /* A batch goes out when full or this long after its first trace. */
 #define BATCH_DELAY_NS (LES_NS_PER_SEC)
 /* Retry: 100 ms doubled at each failure, at most 5 s (OTLP asks for exponential backoff). */
-#define BACKOFF_MIN_NS (100ULL * 1000000ULL)
-#define BACKOFF_MAX_NS (5ULL * LES_NS_PER_SEC)
+#define BACKOFF_MIN_NS	   (100ULL * 1000000ULL)
+#define BACKOFF_MAX_NS	   (5ULL * LES_NS_PER_SEC)
 #define REQUEST_TIMEOUT_MS 10000L
 #define CONNECT_TIMEOUT_MS 3000L
 /* A rejected batch is told at most this often. */
 #define REJECT_LOG_NS (60ULL * LES_NS_PER_SEC)
-#define PATH_TRACES "/v1/traces"
+#define PATH_TRACES   "/v1/traces"
 
 enum slot_state { SLOT_FREE = 0, SLOT_FILLING, SLOT_READY, SLOT_SENDING };
 
@@ -234,8 +234,8 @@ static void report(const struct les_otlp *o)
 			"lustre-ebpf-stream: otlp: %" PRIu64 " of %" PRIu64
 			" spans not exported (%" PRIu64 " on a full queue, %" PRIu64
 			" rejected, %" PRIu64 " still queued at exit, %" PRIu64 " too big)\n",
-			dropped, c.spans, c.dropped_queue_full, c.dropped_rejected,
-			c.dropped_exit, c.dropped_too_big);
+			dropped, c.spans, c.dropped_queue_full, c.dropped_rejected, c.dropped_exit,
+			c.dropped_too_big);
 	else if (o->cfg.verbose)
 		fprintf(stderr, "lustre-ebpf-stream: otlp: all %" PRIu64 " spans exported\n",
 			c.exported);

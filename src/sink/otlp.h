@@ -48,11 +48,11 @@ struct les_otlp_config {
 
 /* What the stats record and /metrics show (docs/otlp.md). */
 struct les_otlp_counters {
-	uint64_t ops;		/* access records seen */
+	uint64_t ops;		  /* access records seen */
 	uint64_t ops_sampled_out; /* left out by --otlp-sample, with their spans */
 	uint64_t spans_sampled_out;
-	uint64_t spans;	     /* kept: queued for export */
-	uint64_t exported;   /* acknowledged by the collector */
+	uint64_t spans;		     /* kept: queued for export */
+	uint64_t exported;	     /* acknowledged by the collector */
 	uint64_t dropped_queue_full; /* kept, but no batch buffer was free */
 	uint64_t dropped_rejected;   /* the collector refused the batch (not retryable) */
 	uint64_t dropped_exit;	     /* still queued when the flush timeout ran out */

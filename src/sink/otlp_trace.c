@@ -18,8 +18,8 @@
 
 /* An rpc or rpc_event record, kept until its op's record comes. */
 struct child {
-	uint64_t op_id; /* its parent_op_id; 0: the slot is free */
-	uint32_t kind;	/* LES_REC_RPC or LES_REC_RPC_EVENT */
+	uint64_t op_id;		   /* its parent_op_id; 0: the slot is free */
+	uint32_t kind;		   /* LES_REC_RPC or LES_REC_RPC_EVENT */
 	uint64_t start_ns, end_ns; /* epoch */
 	uint64_t req_id, wait_id, parent_wait_id, xid, bytes, latency_ns;
 	int err;
@@ -449,8 +449,7 @@ static void attrs_child(struct jw *w, const struct child *c)
 }
 
 /* The rpc_event records of req_id (0: those of no request in the trace) as span events. */
-static void put_events(struct jw *w, const struct les_otlp_traces *t, uint64_t req_id,
-		       bool orphans)
+static void put_events(struct jw *w, const struct les_otlp_traces *t, uint64_t req_id, bool orphans)
 {
 	bool open = false;
 

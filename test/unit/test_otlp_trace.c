@@ -19,11 +19,25 @@ static char buf[1 << 20];
 static struct les_event access_ev(uint64_t op_id, uint64_t latency, int err)
 {
 	return (struct les_event){
-		.kind = LES_REC_ACCESS, .type = "access", .ts_epoch_ns = T0 + latency,
-		.host = "node1", .fs_type = "lustre", .fs = "lustre", .mount = "/mnt/lustre",
-		.op = "read", .access_intent = "data_read", .op_id = op_id, .latency_ns = latency,
-		.bytes = 4096, .err = err, .pid = 42, .tid = 43, .uid = 1000, .comm = "dd",
-		.username = "alice", .job_id = "101",
+		.kind = LES_REC_ACCESS,
+		.type = "access",
+		.ts_epoch_ns = T0 + latency,
+		.host = "node1",
+		.fs_type = "lustre",
+		.fs = "lustre",
+		.mount = "/mnt/lustre",
+		.op = "read",
+		.access_intent = "data_read",
+		.op_id = op_id,
+		.latency_ns = latency,
+		.bytes = 4096,
+		.err = err,
+		.pid = 42,
+		.tid = 43,
+		.uid = 1000,
+		.comm = "dd",
+		.username = "alice",
+		.job_id = "101",
 	};
 }
 
@@ -32,8 +46,15 @@ static struct les_event rpc_ev(uint64_t op_id, const char *proto, const char *op
 			       uint64_t lat)
 {
 	return (struct les_event){
-		.kind = LES_REC_RPC, .type = "rpc", .ts_epoch_ns = T0 + end, .op = op,
-		.proto = proto, .parent_op_id = op_id, .latency_ns = lat, .pid = 42, .tid = 43,
+		.kind = LES_REC_RPC,
+		.type = "rpc",
+		.ts_epoch_ns = T0 + end,
+		.op = op,
+		.proto = proto,
+		.parent_op_id = op_id,
+		.latency_ns = lat,
+		.pid = 42,
+		.tid = 43,
 	};
 }
 
@@ -66,9 +87,8 @@ static json_t *span_named(json_t *spans, const char *name)
 	size_t i;
 	json_t *s;
 
-	json_array_foreach(spans, i, s)
-		if (!strcmp(json_string_value(json_object_get(s, "name")), name))
-			return s;
+	json_array_foreach(spans, i, s) if (!strcmp(json_string_value(json_object_get(s, "name")),
+						    name)) return s;
 	ck_abort_msg("no span %s", name);
 	return NULL;
 }
@@ -97,8 +117,12 @@ START_TEST(test_lustre_tree)
 	struct les_event qw = rpc_ev(0x5000, "ptlrpc", "queue_wait", 5000, 3000);
 	struct les_event req = rpc_ev(0x5000, "ptlrpc", "ldlm_enqueue", 4900, 2800);
 	struct les_event cp = rpc_ev(0x5000, "ldlm", "lock_completion", 8900, 3500);
-	struct les_event ev = {.kind = LES_REC_RPC_EVENT, .type = "rpc_event", .event = "resend",
-			       .proto = "ptlrpc", .ts_epoch_ns = T0 + 4000, .parent_op_id = 0x5000,
+	struct les_event ev = {.kind = LES_REC_RPC_EVENT,
+			       .type = "rpc_event",
+			       .event = "resend",
+			       .proto = "ptlrpc",
+			       .ts_epoch_ns = T0 + 4000,
+			       .parent_op_id = 0x5000,
 			       .req_id = 0x777};
 	struct les_event op = access_ev(0x5000, 10000, 0);
 	unsigned int spans, over;
@@ -206,8 +230,9 @@ START_TEST(test_caps)
 	struct les_otlp_counters c = {0};
 	struct les_event op = access_ev(0x9000, 50000, 0);
 	unsigned int spans, over;
-	char small[256];
+	char small[1024];
 	struct jw w;
+	size_t len;
 
 	jw_init(&w, buf, sizeof(buf));
 	for (uint64_t i = 1; i <= LES_OTLP_CHILDREN_MAX + 6; i++) {
@@ -216,8 +241,7 @@ START_TEST(test_caps)
 		r.req_id = i;
 		les_otlp_traces_add(t, &r, &w, &spans, &over);
 	}
-	ck_assert_int_eq(les_otlp_traces_add(t, &op, &w, &spans, &over),
-			 LES_OTLP_CHILDREN_MAX + 1);
+	ck_assert_int_eq(les_otlp_traces_add(t, &op, &w, &spans, &over), LES_OTLP_CHILDREN_MAX + 1);
 	ck_assert_uint_eq(spans, LES_OTLP_CHILDREN_MAX + 7);
 	ck_assert_uint_eq(over, 6);
 	les_otlp_traces_counters(t, &c);
@@ -226,7 +250,8 @@ START_TEST(test_caps)
 	op.op_id = 0xa000;
 	jw_init(&w, small, sizeof(small));
 	les_otlp_batch_begin(&w, "node1");
-	size_t len = w.len;
+	ck_assert(!w.overflow);
+	len = w.len;
 	ck_assert_int_eq(les_otlp_traces_add(t, &op, &w, &spans, &over), -ENOSPC);
 	ck_assert_uint_eq(spans, 1);
 	ck_assert_uint_eq(w.len, len);
