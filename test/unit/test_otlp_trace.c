@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "sink/otlp.h"
 
@@ -129,6 +130,7 @@ START_TEST(test_lustre_tree)
 	char id[17], tid[33];
 	struct jw w;
 	json_t *doc, *all, *s;
+	char *dump;
 
 	enq.wait_id = 0x10;
 	qw.wait_id = 0x11, qw.parent_wait_id = 0x10, qw.req_id = 0x777;
@@ -171,7 +173,9 @@ START_TEST(test_lustre_tree)
 	ck_assert_int_eq(json_integer_value(json_object_get(s, "kind")), 3);
 	ck_assert_str_eq(str(s, "startTimeUnixNano"), "1796538144000002100");
 	ck_assert_str_eq(str(json_array_get(json_object_get(s, "events"), 0), "name"), "resend");
-	ck_assert(strstr(json_dumps(s, 0), "\"network.peer.address\""));
+	dump = json_dumps(s, 0);
+	ck_assert(strstr(dump, "\"network.peer.address\""));
+	free(dump);
 	json_decref(doc);
 	les_otlp_traces_free(t);
 }
