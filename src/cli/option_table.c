@@ -76,6 +76,21 @@ const struct les_opt les_opts[] = {
 	  "wait this long at exit for delivery\n"
 	  "(default 10s)", .complete = "none" },
 
+	/* OTLP */
+	{ "otlp", OPT_OTLP, required_argument, "URL", LES_SEC_OTLP,
+	  "send traces to an OpenTelemetry collector at\n"
+	  "URL/v1/traces (OTLP/HTTP, JSON), e.g.\n"
+	  "http://127.0.0.1:4318", .complete = "none" },
+	{ "otlp-sample", OPT_OTLP_SAMPLE, required_argument, "N", LES_SEC_OTLP,
+	  "trace 1 op in N (default 100); every op with\n"
+	  "--min-latency; failed and resent ones always", .complete = "none" },
+	{ "otlp-queue-size", OPT_OTLP_QUEUE_SIZE, required_argument, "MIB", LES_SEC_OTLP,
+	  "batches held for collector outages (default 16);\n"
+	  "when full, spans are dropped and counted", .complete = "none" },
+	{ "otlp-flush-timeout", OPT_OTLP_FLUSH_TIMEOUT, required_argument, "DUR", LES_SEC_OTLP,
+	  "wait this long at exit for export\n"
+	  "(default 10s)", .complete = "none" },
+
 	/* Attribution */
 	{ "job-env", OPT_JOB_ENV, required_argument, "NAME", LES_SEC_ATTRIBUTION,
 	  "a site variable holding the job id (repeatable)", .complete = "none" },
@@ -227,6 +242,7 @@ static const char *const section_heading[LES_SEC_MAX] = {
 	[LES_SEC_OUTPUT] = "\nOutput:\n",
 	[LES_SEC_KAFKA] =
 		"\nKafka (every output line also goes to a topic; -o /dev/null for Kafka only):\n",
+	[LES_SEC_OTLP] = "\nOpenTelemetry (each op a trace, its requests child spans):\n",
 	[LES_SEC_ATTRIBUTION] = "\nAttribution (who a record belongs to):\n",
 	[LES_SEC_AGGREGATION] =
 		"\nAggregation (windows of per-group counts, bytes, errors, latency):\n",

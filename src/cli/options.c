@@ -15,6 +15,7 @@
 #include "decode/filter.h"
 #include "sink/sink_kafka.h"
 #include "sink/aggregate.h"
+#include "sink/otlp.h"
 #include "sink/prom.h"
 
 
@@ -35,6 +36,9 @@ void les_options_defaults(struct les_options *o)
 	o->kafka_key = LES_KAFKA_KEY_JOB_ID;
 	o->kafka_queue_bytes = 256ULL << 20;
 	o->kafka_flush_timeout_ns = 10 * LES_NS_PER_SEC;
+	o->otlp_sample = 100;
+	o->otlp_queue_bytes = 16ULL << 20;
+	o->otlp_flush_timeout_ns = 10 * LES_NS_PER_SEC;
 	o->group_by = LES_GROUP_BY_DEFAULT;
 	o->max_groups = LES_AGG_MAX_GROUPS_DEFAULT;
 	o->prom_path = LES_PROM_PATH_DEFAULT;
@@ -326,6 +330,33 @@ static int parse_kafka_opt(struct les_options *o, int opt, const char *arg)
 					  &o->kafka_flush_timeout_ns);
 	case 'X':
 		return parse_kafka_prop(o, arg);
+	}
+	return LES_EXIT_USAGE;
+}
+
+static int parse_otlp_opt(struct les_options *o, int opt, const char *arg)
+{
+	struct les_otlp_config cfg = {.url = arg};
+	char err[512];
+	uint64_t v;
+
+	if (!LES_HAVE_OTLP)
+		return not_built_in(opt, "OTLP export", "LES_WITH_OTLP");
+	switch (opt) {
+	case OPT_OTLP:
+		if (les_otlp_check(&cfg, err, sizeof(err)))
+			return usage_error("%s", err);
+		o->otlp_url = arg;
+		return 0;
+	case OPT_OTLP_SAMPLE:
+		return parse_u32_opt("--otlp-sample", arg, 1, UINT32_MAX, &o->otlp_sample);
+	case OPT_OTLP_QUEUE_SIZE:
+		if (les_parse_u64(arg, 1, 1 << 16, &v))
+			return usage_error("invalid --otlp-queue-size '%s': MiB from 1 to 65536", arg);
+		o->otlp_queue_bytes = v << 20;
+		return 0;
+	case OPT_OTLP_FLUSH_TIMEOUT:
+		return parse_duration_opt("--otlp-flush-timeout", arg, &o->otlp_flush_timeout_ns);
 	}
 	return LES_EXIT_USAGE;
 }
@@ -637,6 +668,11 @@ static int parse_one(struct les_options *o, int opt, const char *arg)
 	case OPT_KAFKA_QUEUE_SIZE:
 	case OPT_KAFKA_FLUSH_TIMEOUT:
 		return parse_kafka_opt(o, opt, arg);
+	case OPT_OTLP:
+	case OPT_OTLP_SAMPLE:
+	case OPT_OTLP_QUEUE_SIZE:
+	case OPT_OTLP_FLUSH_TIMEOUT:
+		return parse_otlp_opt(o, opt, arg);
 	case OPT_JOB_ENV:
 	case OPT_ENV_TAG:
 	case OPT_JOBID_NAME:
@@ -845,6 +881,9 @@ static const struct {
 	{ OPT_KAFKA_QUEUE_SIZE, "--kafka-queue-size", OPT_KAFKA_BROKERS, "--kafka-brokers" },
 	{ OPT_KAFKA_FLUSH_TIMEOUT, "--kafka-flush-timeout", OPT_KAFKA_BROKERS, "--kafka-brokers" },
 	{ OPT_SERIES_TTL, "--series-ttl", OPT_PROMETHEUS, "--prometheus" },
+	{ OPT_OTLP_SAMPLE, "--otlp-sample", OPT_OTLP, "--otlp" },
+	{ OPT_OTLP_QUEUE_SIZE, "--otlp-queue-size", OPT_OTLP, "--otlp" },
+	{ OPT_OTLP_FLUSH_TIMEOUT, "--otlp-flush-timeout", OPT_OTLP, "--otlp" },
 };
 
 static int check_option_needs(void)

@@ -78,6 +78,11 @@ struct les_options {
 	size_t n_kafka_props;
 	uint64_t kafka_queue_bytes; /* local queue bound */
 	uint64_t kafka_flush_timeout_ns; /* at exit */
+	/* OTLP trace export (src/sink/otlp.h): on when otlp_url is set */
+	const char *otlp_url;
+	uint32_t otlp_sample;
+	uint64_t otlp_queue_bytes;
+	uint64_t otlp_flush_timeout_ns;
 	/* Windowed aggregation (src/sink/aggregate.h): on when aggregate_ns is set */
 	uint64_t aggregate_ns; /* --aggregate window length */
 	uint32_t group_by; /* mask of enum les_group_field */

@@ -89,6 +89,14 @@ void les_sinks_config_of(const struct les_options *o, struct les_sinks_config *c
 {
 	memset(cfg, 0, sizeof(*cfg));
 	les_kafka_config_of(o, &cfg->kafka);
+	cfg->otlp = (struct les_otlp_config){
+		.url = o->otlp_url,
+		.sample = o->otlp_sample,
+		.min_latency = o->min_latency_ns != 0,
+		.queue_bytes = o->otlp_queue_bytes,
+		.flush_timeout_ns = o->otlp_flush_timeout_ns,
+		.verbose = o->verbose != 0,
+	};
 	les_aggregate_config_of(o, &cfg->aggregate);
 	cfg->records = o->records;
 	les_prom_config_of(o, &cfg->prom);

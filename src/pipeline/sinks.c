@@ -57,6 +57,48 @@ static int kafka_close(struct les_sink_slot *slot, struct les_run *r)
 	return les_sink_kafka_close(slot->sink) != 0;
 }
 
+/* --- --otlp: traces to an OpenTelemetry collector --------------------------------- */
+
+static int otlp_check(const struct les_sinks_config *cfg, char *err, size_t errlen)
+{
+	return les_otlp_check(&cfg->otlp, err, errlen);
+}
+
+static int otlp_open(struct les_sink_slot *slot, struct les_run *r,
+		     const struct les_sinks_config *cfg, char *err, size_t errlen)
+{
+	(void)r;
+	return les_otlp_open((struct les_otlp **)&slot->sink, &cfg->otlp, err, errlen);
+}
+
+static void otlp_counters(void *ctx, struct les_sink_counters *sc)
+{
+	les_otlp_counters(ctx, &sc->otlp);
+	sc->have_otlp = true;
+}
+
+/* Every pass: a batch due goes out, the collector's answer is read; never waits. */
+static void otlp_tick(struct les_sink_slot *slot, struct les_run *r, uint64_t now_ns)
+{
+	(void)r;
+	les_otlp_tick(slot->sink, now_ns);
+}
+
+/* The final stats record counts what did not leave: flushed before it. */
+static void otlp_flush(struct les_sink_slot *slot, struct les_run *r)
+{
+	(void)r;
+	les_otlp_flush(slot->sink);
+}
+
+/* Spans are a sample already: the dropped are counted and told, the run does not fail. */
+static int otlp_close(struct les_sink_slot *slot, struct les_run *r)
+{
+	(void)r;
+	les_otlp_close(slot->sink);
+	return 0;
+}
+
 /* --- --aggregate: windows out through the consumer ---------------------------- */
 
 static int aggregate_open(struct les_sink_slot *slot, struct les_run *r,
@@ -133,6 +175,8 @@ static void prom_tick(struct les_sink_slot *slot, struct les_run *r, uint64_t no
 	les_consumer_sink_counters(&r->consumer, &sc);
 	if (sc.have_kafka)
 		les_prom_update_kafka(slot->sink, &sc.kafka);
+	if (sc.have_otlp)
+		les_prom_update_otlp(slot->sink, &sc.otlp);
 	les_prom_tick(slot->sink, now_ns);
 	slot->next_ns = now_ns + LES_NS_PER_SEC;
 }
@@ -302,8 +346,9 @@ static int summary_close(struct les_sink_slot *slot, struct les_run *r)
 /*
  * In the order they are opened and their hooks run: Kafka, the line sink,
  * first (its stats member leads the sinks'; it is flushed last, after the
- * windows the aggregator puts out at the end); the summary last, so that
- * it prints before the others close.
+ * windows the aggregator puts out at the end); OTLP next, an event sink
+ * whose flush sends its last batches before the final stats record; the
+ * summary last, so that it prints before the others close.
  */
 static const struct les_sink_ops sink_table[] = {
 	{
@@ -316,6 +361,17 @@ static const struct les_sink_ops sink_table[] = {
 		.tick = kafka_tick,
 		.flush = kafka_flush,
 		.close = kafka_close,
+	},
+	{
+		.name = "otlp",
+		.check = otlp_check,
+		.open = otlp_open,
+		.event = les_otlp_event,
+		.stats = les_otlp_stats_json,
+		.counters = otlp_counters,
+		.tick = otlp_tick,
+		.flush = otlp_flush,
+		.close = otlp_close,
 	},
 	{
 		.name = "aggregate",

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include "pipeline/consumer.h"
 #include "sink/aggregate.h"
+#include "sink/otlp.h"
 #include "sink/prom.h"
 #include "sink/sink_kafka.h"
 
@@ -21,6 +22,7 @@ struct les_run;
 /* The sinks' part of the command line: each sink's own configuration. */
 struct les_sinks_config {
 	struct les_kafka_config kafka;	       /* off without brokers */
+	struct les_otlp_config otlp;	       /* off without a URL */
 	struct les_aggregate_config aggregate; /* off when window_ns is 0 */
 	bool records;			       /* --records: per-op lines besides the windows */
 	struct les_prom_config prom;	       /* off when listen is NULL */
@@ -38,6 +40,8 @@ struct les_sinks_config {
 struct les_sink_counters {
 	bool have_kafka;
 	struct les_kafka_counters kafka;
+	bool have_otlp;
+	struct les_otlp_counters otlp;
 };
 
 struct les_sink_slot;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The optional outputs' entry points in a binary configured without them
- * (-DLES_WITH_KAFKA=OFF, -DLES_WITH_PROMETHEUS=OFF), so that main wires the
+ * (-DLES_WITH_KAFKA=OFF, -DLES_WITH_PROMETHEUS=OFF, -DLES_WITH_OTLP=OFF), so that main wires the
  * stages the same way in every build. They are never reached with the
  * output asked for: the options refuse its settings first (src/cli/options.c,
  * not_built_in), so each behaves as the real module does when its output
@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "sink/otlp.h"
 #include "sink/prom.h"
 #include "sink/sink_kafka.h"
 
@@ -118,8 +119,68 @@ void les_prom_update_kafka(struct les_prom *p, const struct les_kafka_counters *
 	(void)p, (void)kc;
 }
 
+void les_prom_update_otlp(struct les_prom *p, const struct les_otlp_counters *oc)
+{
+	(void)p, (void)oc;
+}
+
 void les_prom_free(struct les_prom *p)
 {
 	(void)p;
 }
 #endif /* !LES_HAVE_PROMETHEUS */
+
+#if !LES_HAVE_OTLP
+uint64_t les_otlp_dropped(const struct les_otlp_counters *c)
+{
+	(void)c;
+	return 0;
+}
+
+int les_otlp_check(const struct les_otlp_config *cfg, char *err, size_t errlen)
+{
+	(void)cfg, (void)err, (void)errlen;
+	return 0;
+}
+
+int les_otlp_open(struct les_otlp **out, const struct les_otlp_config *cfg, char *err,
+		  size_t errlen)
+{
+	(void)cfg, (void)err, (void)errlen;
+	*out = NULL;
+	return 0;
+}
+
+int les_otlp_event(void *ctx, const struct les_event *ev)
+{
+	(void)ctx, (void)ev;
+	return 0;
+}
+
+void les_otlp_tick(struct les_otlp *o, uint64_t now_ns)
+{
+	(void)o, (void)now_ns;
+}
+
+void les_otlp_flush(struct les_otlp *o)
+{
+	(void)o;
+}
+
+void les_otlp_stats_json(void *ctx, struct jw *w)
+{
+	(void)ctx, (void)w;
+}
+
+void les_otlp_counters(const struct les_otlp *o, struct les_otlp_counters *out)
+{
+	(void)o;
+	memset(out, 0, sizeof(*out));
+}
+
+uint64_t les_otlp_close(struct les_otlp *o)
+{
+	(void)o;
+	return 0;
+}
+#endif /* !LES_HAVE_OTLP */

@@ -117,6 +117,10 @@ struct les_kafka_counters;
 /* The Kafka sink's counters, for lustre_ebpf_stream_kafka_*; not called without Kafka. */
 void les_prom_update_kafka(struct les_prom *p, const struct les_kafka_counters *kc);
 
+struct les_otlp_counters;
+/* The OTLP sink's counters, for lustre_ebpf_stream_otlp_*; not called without --otlp. */
+void les_prom_update_otlp(struct les_prom *p, const struct les_otlp_counters *oc);
+
 /* The consumer is stalled when its once-a-second update is older than this. */
 #define LES_PROM_STALL_NS (10 * 1000000000ULL)
 

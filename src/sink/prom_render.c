@@ -268,6 +268,33 @@ static void render_kafka(struct out *o, const struct les_kafka_counters *kc)
 	out_fmt(o, "lustre_ebpf_stream_kafka_errors_total %" PRIu64 "\n", kc->errors);
 }
 
+/* The OTLP sink's spans by outcome, as the stats record's "otlp" counts them. */
+static void render_otlp(struct out *o, const struct les_otlp_counters *oc)
+{
+	family_header(o, "lustre_ebpf_stream_otlp_spans_total", "counter",
+		      "Spans of the traces kept for OTLP export, by outcome: kept, exported "
+		      "(acknowledged by the collector), and dropped by reason.");
+	out_fmt(o,
+		"lustre_ebpf_stream_otlp_spans_total{outcome=\"kept\"} %" PRIu64 "\n"
+		"lustre_ebpf_stream_otlp_spans_total{outcome=\"exported\"} %" PRIu64 "\n"
+		"lustre_ebpf_stream_otlp_spans_total{outcome=\"dropped\",reason=\"queue_full\"} %" PRIu64 "\n"
+		"lustre_ebpf_stream_otlp_spans_total{outcome=\"dropped\",reason=\"rejected\"} %" PRIu64 "\n"
+		"lustre_ebpf_stream_otlp_spans_total{outcome=\"dropped\",reason=\"exit\"} %" PRIu64 "\n"
+		"lustre_ebpf_stream_otlp_spans_total{outcome=\"dropped\",reason=\"too_big\"} %" PRIu64 "\n",
+		oc->spans, oc->exported, oc->dropped_queue_full, oc->dropped_rejected,
+		oc->dropped_exit, oc->dropped_too_big);
+	family_header(o, "lustre_ebpf_stream_otlp_spans_pending", "gauge",
+		      "Spans kept and not yet exported (held through a collector outage).");
+	out_fmt(o, "lustre_ebpf_stream_otlp_spans_pending %" PRIu64 "\n", oc->pending);
+	family_header(o, "lustre_ebpf_stream_otlp_spans_sampled_out_total", "counter",
+		      "Spans of the ops --otlp-sample left out.");
+	out_fmt(o, "lustre_ebpf_stream_otlp_spans_sampled_out_total %" PRIu64 "\n",
+		oc->spans_sampled_out);
+	family_header(o, "lustre_ebpf_stream_otlp_errors_total", "counter",
+		      "Export requests that failed: the collector not reachable, or an HTTP error.");
+	out_fmt(o, "lustre_ebpf_stream_otlp_errors_total %" PRIu64 "\n", oc->errors);
+}
+
 /*
  * The bounded tables: lustre_ebpf_stream_enrich_* (one family per member
  * of the stats record's "enrich", _total for counts) and the mounts.
@@ -295,6 +322,8 @@ static void render_tables(struct out *o, const struct self_stats *st)
 		st->c.mounts_skipped_limit, st->c.mounts_skipped_too_long);
 	if (st->have_kafka)
 		render_kafka(o, &st->kafka);
+	if (st->have_otlp)
+		render_otlp(o, &st->otlp);
 }
 
 /*

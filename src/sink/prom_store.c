@@ -351,6 +351,8 @@ void les_prom_update_stats(struct les_prom *p, const struct les_prom_consumer_st
 	pthread_mutex_lock(&p->lock);
 	st.have_kafka = p->self.have_kafka;
 	st.kafka = p->self.kafka;
+	st.have_otlp = p->self.have_otlp;
+	st.otlp = p->self.otlp;
 	p->prev_self = p->self;
 	p->self = st;
 	pthread_mutex_unlock(&p->lock);
@@ -364,6 +366,16 @@ void les_prom_update_kafka(struct les_prom *p, const struct les_kafka_counters *
 	pthread_mutex_lock(&p->lock);
 	p->self.have_kafka = true;
 	p->self.kafka = *kc;
+	pthread_mutex_unlock(&p->lock);
+}
+
+void les_prom_update_otlp(struct les_prom *p, const struct les_otlp_counters *oc)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->self.have_otlp = true;
+	p->self.otlp = *oc;
 	pthread_mutex_unlock(&p->lock);
 }
 

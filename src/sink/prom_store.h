@@ -17,6 +17,7 @@
 #include "model/families.h"
 #include "model/ops.h"
 #include "sink/prom.h"
+#include "sink/otlp.h"
 #include "sink/sink_kafka.h"
 
 struct MHD_Daemon;
@@ -75,6 +76,8 @@ struct self_stats {
 	uint64_t dropped_kernel;
 	bool have_kafka;
 	struct les_kafka_counters kafka;
+	bool have_otlp;
+	struct les_otlp_counters otlp;
 };
 
 struct les_prom {
