@@ -199,7 +199,7 @@ static const char *field_str(const struct les_event *ev, enum les_group_field f)
 		return ev->mount;
 	case LES_GF_OP:
 		/* RPC events group by the key minus op: their op is the event. */
-		return ev->kind == LES_REC_RPC_EVENT ? NULL : ev->op;
+		return les_rec_kind_shape(ev->kind) == LES_SHAPE_EVENT ? NULL : ev->op;
 	case LES_GF_ACCESS_INTENT:
 		return ev->access_intent;
 	case LES_GF_USERNAME:
@@ -332,12 +332,12 @@ static void group_add(struct agg_group *g, const struct les_event *ev)
 	g->bytes += ev->bytes;
 	if (ev->err)
 		g->errors[les_errno_class(ev->err)]++;
-	switch (g->kind) {
-	case LES_REC_RPC_EVENT:
+	switch (les_rec_kind_shape(g->kind)) {
+	case LES_SHAPE_EVENT:
 		if (ev->event_id < LES_EV_MAX)
 			g->events[ev->event_id]++;
 		return;
-	case LES_REC_ACCESS:
+	case LES_SHAPE_ACCESS:
 		g->rpc_wait_ns += ev->rpc_wait_ns;
 		g->rpc_count += ev->rpc_count;
 		if (ev->access_op == LES_OP_READ) {
@@ -435,15 +435,17 @@ static void put_events(struct jw *w, const struct agg_group *g)
 
 static void put_stats(struct jw *w, const struct agg_group *g)
 {
+	enum les_rec_shape shape = les_rec_kind_shape(g->kind);
+
 	jw_kv_u64(w, "count", g->count);
 	put_errors(w, g);
 	jw_kv_u64(w, "bytes", g->bytes);
-	if (g->kind == LES_REC_RPC_EVENT) {
+	if (shape == LES_SHAPE_EVENT) {
 		put_events(w, g);
 		return;
 	}
 	put_histogram(w, &g->latency);
-	if (g->kind == LES_REC_ACCESS) {
+	if (shape == LES_SHAPE_ACCESS) {
 		jw_kv_u64(w, "rpc_wait_ns", g->rpc_wait_ns);
 		jw_kv_u64(w, "rpc_count", g->rpc_count);
 		if (g->reads)
