@@ -621,6 +621,8 @@ int les_sinks_close(struct les_run *r)
 
 		if ((slot->sink || slot->priv) && slot->ops->close)
 			failed |= slot->ops->close(slot, r);
+		/* A later close (the output's, last) adds no message to a failure. */
+		r->failed |= failed != 0;
 	}
 	free(r->sinks.slots);
 	memset(&r->sinks, 0, sizeof(r->sinks));
