@@ -3,10 +3,10 @@
 #include <string.h>
 #include "model/kinds.h"
 
-#define KIND_ROW(kind, name, size, shape, formatter, decoder)                                     \
-	[kind] = { name, size, shape, shape != LES_SHAPE_NOTICE },
+#define KIND_ROW(kind, name, size, shape, formatter, decoder) \
+	[kind] = {name, size, shape, shape != LES_SHAPE_NOTICE},
 
-static const struct les_rec_kind_info kinds[LES_REC_KIND_MAX] = { LES_REC_KINDS(KIND_ROW) };
+static const struct les_rec_kind_info kinds[LES_REC_KIND_MAX] = {LES_REC_KINDS(KIND_ROW)};
 
 const struct les_rec_kind_info *les_rec_kind_info(unsigned int kind)
 {

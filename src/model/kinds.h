@@ -22,8 +22,8 @@
 enum les_rec_shape {
 	LES_SHAPE_NOTICE = 0, /* not a per-op record: a notice the enricher takes */
 	LES_SHAPE_ACCESS,     /* a file operation: op, latency, bytes, rpc_count, rpc_wait_ns */
-	LES_SHAPE_REQUEST,    /* a wait of the RPC plane: op, proto, rpc_op, latency, the wait ids */
-	LES_SHAPE_EVENT,      /* an RPC event: event, proto; no latency */
+	LES_SHAPE_REQUEST, /* a wait of the RPC plane: op, proto, rpc_op, latency, the wait ids */
+	LES_SHAPE_EVENT,   /* an RPC event: event, proto; no latency */
 	LES_SHAPE_MAX,
 };
 

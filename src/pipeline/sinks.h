@@ -20,8 +20,8 @@ struct les_run;
 
 /* The sinks' part of the command line: each sink's own configuration. */
 struct les_sinks_config {
-	const char *output;		       /* --output: the file sink's path; NULL or "-": stdout */
-	struct les_kafka_config kafka;	       /* off without brokers */
+	const char *output;	       /* --output: the file sink's path; NULL or "-": stdout */
+	struct les_kafka_config kafka; /* off without brokers */
 	struct les_aggregate_config aggregate; /* off when window_ns is 0 */
 	bool records;			       /* --records: per-op lines besides the windows */
 	struct les_prom_config prom;	       /* off when listen is NULL */

@@ -18,8 +18,8 @@
 #include "model/ops.h"
 #include "model/waits.h"
 
-#define AGG_KEY_MAX	    4096  /* longest serialized group key */
-#define AGG_ARENA_PER_GROUP 256	  /* key bytes budgeted per group */
+#define AGG_KEY_MAX	    4096 /* longest serialized group key */
+#define AGG_ARENA_PER_GROUP 256	 /* key bytes budgeted per group */
 
 /*
  * Record kinds aggregate apart even when every grouped field matches: a
@@ -181,8 +181,8 @@ struct les_aggregate *les_aggregate_new(const struct les_aggregate_config *cfg,
 					les_window_out_fn out, void *out_ctx)
 {
 	struct les_window_json *json = les_window_json_new(out, out_ctx);
-	struct les_aggregate *a = json ? les_aggregate_new_groups(cfg, les_window_json_group, json)
-				       : NULL;
+	struct les_aggregate *a =
+		json ? les_aggregate_new_groups(cfg, les_window_json_group, json) : NULL;
 
 	if (!a) {
 		les_window_json_free(json);

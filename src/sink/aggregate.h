@@ -107,8 +107,8 @@ struct les_window_group {
 	uint64_t bytes;
 	uint64_t rpc_wait_ns;
 	uint64_t rpc_count;
-	uint64_t reads;	       /* access reads, to know when cache_served applies */
-	uint64_t cache_served; /* successful reads that sent no request */
+	uint64_t reads;		/* access reads, to know when cache_served applies */
+	uint64_t cache_served;	/* successful reads that sent no request */
 	const uint64_t *errors; /* [LES_ERRC_MAX], by errno class */
 	const uint64_t *events; /* [LES_EV_MAX], RPC events by event */
 	const struct les_hist *latency;

@@ -16,7 +16,8 @@ struct les_window_json *les_window_json_new(les_window_out_fn out, void *out_ctx
 void les_window_json_free(struct les_window_json *wj);
 
 /* A les_window_fn: the group's line, to out. */
-int les_window_json_group(void *ctx, const struct les_window *win, const struct les_window_group *g);
+int les_window_json_group(void *ctx, const struct les_window *win,
+			  const struct les_window_group *g);
 
 /* Lines handed to out, and lines that did not fit the line buffer. */
 void les_window_json_counts(const struct les_window_json *wj, uint64_t *lines,
