@@ -28,7 +28,6 @@
 #include "probe/probes.h"
 #include "cli/sdnotify.h"
 #include "sink/replay.h"
-#include "sink/sink.h"
 #include "cli/stage_config.h"
 #include "probe/tracer.h"
 #include "util/utf8.h"
@@ -418,11 +417,15 @@ static int check_config_path(const struct les_options *o)
 	return 0;
 }
 
-/* --output: a path others could write or replace is refused (outfile.h). */
-static int open_output(struct les_sink_file *out, const struct les_options *o)
+/* Before the probes load: the output (sinks.c's early rows), its path checked as root. */
+static int open_output(struct app *a)
 {
-	if (les_sink_file_open(out, o->output))
-		return fail(LES_EXIT_RUNTIME, "--output %s: %s", o->output, out->why);
+	char err[512];
+	int ret;
+
+	ret = les_sinks_open_early(&a->run, &a->sinks_cfg, err, sizeof(err));
+	if (ret)
+		return fail(ret == -EINVAL ? LES_EXIT_USAGE : LES_EXIT_RUNTIME, "%s", err);
 	return 0;
 }
 
@@ -447,13 +450,12 @@ static int start_and_run(struct app *a)
 	if (ret)
 		return ret;
 	les_mountwatch_open(&a->run.mountwatch, o->mountinfo_path);
-	ret = open_output(&a->run.out, o);
+	ret = open_output(a);
 	ret = ret ?: start_tracer(&a->run.tracer, o, &a->run.observed);
 	if (ret)
 		return ret;
 	les_consumer_config_of(o, &a->consumer_cfg);
 	les_consumer_init(&a->run.consumer, &a->consumer_cfg, &a->run.observed, a->host);
-	les_pipeline_attach_file(&a->run.consumer, &a->run.out);
 	if (les_tracer_ring(&a->run.tracer, les_consumer_on_record, &a->run.consumer))
 		return fail(LES_EXIT_RUNTIME, "cannot set up the ring buffer: %s", strerror(errno));
 	/* Every thread (user names, librdkafka, microhttpd) starts after this. */
@@ -481,17 +483,17 @@ static int start_and_run(struct app *a)
 
 static int app_free(struct app *a, int ret)
 {
-	/* Exit status 1 when a sink lost what it took (a line that did not reach Kafka). */
+	/*
+	 * Exit status 1 when a sink lost what it took (a line that did not
+	 * reach Kafka, the output's last bytes): each says why, unless the run
+	 * failed already.
+	 */
+	a->run.failed = ret != LES_EXIT_OK;
 	if (les_sinks_close(&a->run) && ret == LES_EXIT_OK)
 		ret = LES_EXIT_RUNTIME;
 	les_consumer_release(&a->run.consumer);
 	les_tracer_destroy(&a->run.tracer);
 	les_enrich_free(a->enricher);
-	/* The file's last bytes (a gzip end, NFS's delayed errors) go out at close. */
-	if (les_sink_file_close(&a->run.out) && ret == LES_EXIT_OK)
-		ret = fail(LES_EXIT_RUNTIME, "closing %s: %s",
-			   a->run.out.path ? a->run.out.path : "stdout",
-			   strerror(a->run.out.last_errno));
 	les_observed_free(&a->run.observed);
 	les_observed_free_paths(a->real_mounts);
 	les_mountwatch_close(&a->run.mountwatch);

@@ -425,10 +425,10 @@ static int parse_exporter_opt(struct les_options *o, int opt, const char *arg)
 	return LES_EXIT_USAGE;
 }
 
+/* --aggregate and its windows' options; --records beside them. */
 static int parse_aggregate_opt(struct les_options *o, int opt, const char *arg)
 {
-	char host[LES_PROM_HOST_MAX], err[512];
-	uint16_t port;
+	char err[512];
 
 	switch (opt) {
 	case OPT_AGGREGATE:
@@ -446,6 +446,17 @@ static int parse_aggregate_opt(struct les_options *o, int opt, const char *arg)
 	case OPT_RECORDS:
 		o->records = true;
 		return 0;
+	}
+	return LES_EXIT_USAGE;
+}
+
+/* --prometheus, its endpoint and its series. */
+static int parse_prometheus_opt(struct les_options *o, int opt, const char *arg)
+{
+	char host[LES_PROM_HOST_MAX];
+	uint16_t port;
+
+	switch (opt) {
 	case OPT_PROMETHEUS:
 		if (!LES_HAVE_PROMETHEUS)
 			return not_built_in(opt, "Prometheus endpoint", "LES_WITH_PROMETHEUS");
@@ -512,12 +523,11 @@ static int parse_enrich_opt(struct les_options *o, int opt, const char *arg)
 	return LES_EXIT_USAGE;
 }
 
-/* --comm, --op, --intent, --job (src/decode/filter.h) and --summary. */
+/* --comm, --op, --intent, --job (src/decode/filter.h). */
 static int parse_filter_opt(struct les_options *o, int opt, const char *arg)
 {
 	uint64_t comm[2];
 	char err[768];
-	bool on;
 
 	switch (opt) {
 	case OPT_COMM:
@@ -539,11 +549,14 @@ static int parse_filter_opt(struct les_options *o, int opt, const char *arg)
 			return usage_error("invalid --job '%s': empty", arg);
 		o->filter_job = arg;
 		return 0;
-	case OPT_SUMMARY:
-		if (parse_bool_opt("--summary", arg, &on))
-			return LES_EXIT_USAGE;
-		o->summary = on;
-		return 0;
+	}
+	return LES_EXIT_USAGE;
+}
+
+/* --top, its screen and the capture it replays (--input, --speed). */
+static int parse_top_opt(struct les_options *o, int opt, const char *arg)
+{
+	switch (opt) {
 	case OPT_TOP:
 		o->top = true;
 		return 0;
@@ -576,6 +589,7 @@ static int parse_filter_opt(struct les_options *o, int opt, const char *arg)
 static int parse_one(struct les_options *o, int opt, const char *arg)
 {
 	uint64_t v;
+	bool on;
 
 	switch (opt) {
 	case 'm':
@@ -595,6 +609,11 @@ static int parse_one(struct les_options *o, int opt, const char *arg)
 		return 0;
 	case 'o':
 		o->output = arg;
+		return 0;
+	case OPT_SUMMARY:
+		if (parse_bool_opt("--summary", arg, &on))
+			return LES_EXIT_USAGE;
+		o->summary = on;
 		return 0;
 	case OPT_RINGBUF:
 		if (les_parse_size(arg, &v) || v < 4096 || v > (1ULL << 30) || (v & (v - 1)))
@@ -687,23 +706,24 @@ static int parse_one(struct les_options *o, int opt, const char *arg)
 	case OPT_GROUP_BY:
 	case OPT_MAX_GROUPS:
 	case OPT_RECORDS:
+		return parse_aggregate_opt(o, opt, arg);
 	case OPT_PROMETHEUS:
 	case OPT_TELEMETRY_PATH:
 	case OPT_UID_LABELS:
 	case OPT_HIST_PROCESS:
 	case OPT_SERIES_TTL:
-		return parse_aggregate_opt(o, opt, arg);
+		return parse_prometheus_opt(o, opt, arg);
 	case OPT_COMM:
 	case OPT_OP:
 	case OPT_INTENT:
 	case OPT_JOB:
-	case OPT_SUMMARY:
+		return parse_filter_opt(o, opt, arg);
 	case OPT_TOP:
 	case OPT_INTERVAL:
 	case OPT_BATCH:
 	case OPT_INPUT:
 	case OPT_SPEED:
-		return parse_filter_opt(o, opt, arg);
+		return parse_top_opt(o, opt, arg);
 	case OPT_ONCE:
 	case OPT_DRAIN_INTERVAL:
 	case OPT_SLURM_JOBID:

@@ -76,7 +76,6 @@ void les_run_config_of(const struct les_options *o, struct les_run_config *cfg)
 		.mountinfo_path = o->mountinfo_path,
 		.mounts = o->mounts,
 		.n_mounts = o->n_mounts,
-		.output = o->output,
 		.poll_ms = o->poll_ms,
 		.duration_ns = o->duration_ns,
 		.stats_interval_ns = o->stats_interval_ns,
@@ -88,6 +87,7 @@ void les_run_config_of(const struct les_options *o, struct les_run_config *cfg)
 void les_sinks_config_of(const struct les_options *o, struct les_sinks_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
+	cfg->output = o->output;
 	les_kafka_config_of(o, &cfg->kafka);
 	cfg->otlp = (struct les_otlp_config){
 		.url = o->otlp_url,

@@ -120,7 +120,7 @@ int les_capture_parse(struct les_capture *cap, const char *line, struct les_even
 	read_what(doc, ev);
 	read_who(doc, ev);
 	read_ids(doc, ev);
-	if (ev->kind == LES_REC_RPC) {
+	if (les_rec_kind_shape(ev->kind) == LES_SHAPE_REQUEST) {
 		ev->rpc_op = les_rpc_op_of(ev->op, str_of(doc, "function"));
 		/* A wait inside another: its time is the parent's (aggregation skips it). */
 		ev->nested_wait = ev->parent_wait_id != 0;

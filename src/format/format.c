@@ -6,6 +6,7 @@
 #include <time.h>
 #include "util/clock.h"
 #include "format/format.h"
+#include "model/kinds.h"
 #include "model/ops.h"
 
 /* The access op, intent and method members of a record. */
@@ -479,4 +480,37 @@ void les_format_rpc_event(struct jw *w, const struct les_fmt_ctx *fc,
 		      r->worker_comm);
 	jw_obj_end(w);
 	jw_newline(w);
+}
+
+void les_format_access_line(struct jw *w, const struct les_fmt_ctx *fc,
+			    const struct les_observed_mount *m, const void *rec,
+			    const struct les_enriched *en, const char *wire_job)
+{
+	(void)wire_job;
+	les_format_access(w, fc, m, rec, en);
+}
+
+void les_format_rpc_line(struct jw *w, const struct les_fmt_ctx *fc,
+			 const struct les_observed_mount *m, const void *rec,
+			 const struct les_enriched *en, const char *wire_job)
+{
+	les_format_rpc(w, fc, m, rec, en, wire_job);
+}
+
+void les_format_rpc_event_line(struct jw *w, const struct les_fmt_ctx *fc,
+			       const struct les_observed_mount *m, const void *rec,
+			       const struct les_enriched *en, const char *wire_job)
+{
+	(void)wire_job;
+	les_format_rpc_event(w, fc, m, rec, en);
+}
+
+/* The formatter column of the kinds list (model/kinds.h). */
+#define FORMAT_ROW(kind, name, size, shape, formatter, decoder) [kind] = formatter,
+
+static les_rec_format_fn *const formatters[LES_REC_KIND_MAX] = { LES_REC_KINDS(FORMAT_ROW) };
+
+les_rec_format_fn *les_format_of(unsigned int kind)
+{
+	return kind < LES_REC_KIND_MAX ? formatters[kind] : NULL;
 }

@@ -59,4 +59,19 @@ void les_format_rpc_event(struct jw *w, const struct les_fmt_ctx *fc,
 			  const struct les_observed_mount *m, const struct les_rec_rpc_event *r,
 			  const struct les_enriched *en);
 
+/*
+ * A record kind's formatter, the column of the kinds list (model/kinds.h)
+ * that format/ expands: rec is the kind's struct; wire_job as for
+ * les_format_rpc (NULL for kinds that have none).
+ */
+typedef void les_rec_format_fn(struct jw *w, const struct les_fmt_ctx *fc,
+			       const struct les_observed_mount *m, const void *rec,
+			       const struct les_enriched *en, const char *wire_job);
+
+/* The kinds list's formatters, as les_rec_format_fn. */
+les_rec_format_fn les_format_access_line, les_format_rpc_line, les_format_rpc_event_line;
+
+/* The formatter of kind's lines; NULL for a notice, or a kind no row names. */
+les_rec_format_fn *les_format_of(unsigned int kind);
+
 #endif /* LES_FORMAT_H */

@@ -14,7 +14,7 @@
 #include "les_record.h"
 
 struct les_event {
-	uint32_t kind; /* LES_REC_ACCESS, LES_REC_RPC, LES_REC_RPC_EVENT */
+	uint32_t kind; /* a per-op kind of model/kinds.h; what it sets: its shape */
 	const char *type; /* "access", "rpc", "rpc_event" */
 	uint64_t ts_epoch_ns; /* completion time */
 

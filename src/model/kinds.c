@@ -3,15 +3,10 @@
 #include <string.h>
 #include "model/kinds.h"
 
-static const struct les_rec_kind_info kinds[LES_REC_KIND_MAX] = {
-	[LES_REC_ACCESS] = {"access", sizeof(struct les_rec_access), true},
-	[LES_REC_RPC] = {"rpc", sizeof(struct les_rec_rpc), true},
-	[LES_REC_RPC_EVENT] = {"rpc_event", sizeof(struct les_rec_rpc_event), true},
-	[LES_REC_PROC_EXEC] = {"proc_exec", sizeof(struct les_rec_proc), false},
-	/* Reserved: named in the stats record's counts, never in the ring. */
-	[LES_REC_PROC_EXIT] = {"proc_exit", 0, false},
-	[LES_REC_PROC_FORK] = {"proc_fork", sizeof(struct les_rec_fork), false},
-};
+#define KIND_ROW(kind, name, size, shape, formatter, decoder) \
+	[kind] = {name, size, shape, shape != LES_SHAPE_NOTICE},
+
+static const struct les_rec_kind_info kinds[LES_REC_KIND_MAX] = {LES_REC_KINDS(KIND_ROW)};
 
 const struct les_rec_kind_info *les_rec_kind_info(unsigned int kind)
 {
@@ -37,6 +32,13 @@ bool les_rec_kind_is_op(unsigned int kind)
 	const struct les_rec_kind_info *k = les_rec_kind_info(kind);
 
 	return k && k->op_record;
+}
+
+enum les_rec_shape les_rec_kind_shape(unsigned int kind)
+{
+	const struct les_rec_kind_info *k = les_rec_kind_info(kind);
+
+	return k ? k->shape : LES_SHAPE_NOTICE;
 }
 
 unsigned int les_rec_op_kind_by_name(const char *name)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The one rule of which waits count (see waits.h). */
+#include "model/kinds.h"
 #include "model/waits.h"
 
 /*
@@ -20,7 +21,7 @@ static enum les_wait_part ptlrpc_ldlm_part(const struct les_event *ev)
 
 enum les_wait_part les_wait_part(const struct les_event *ev)
 {
-	if (ev->kind != LES_REC_RPC)
+	if (les_rec_kind_shape(ev->kind) != LES_SHAPE_REQUEST)
 		return LES_WAIT_NONE;
 	switch (ev->proto_id) {
 	case LES_PROTO_PTLRPC:

@@ -341,6 +341,20 @@ static const struct les_enriched *enriched(struct les_consumer *c)
 	return c->enricher ? c->enriched : NULL;
 }
 
+/*
+ * A decoded per-op record, c->ev filled: its line by its kind's formatter
+ * (the kinds list, model/kinds.h), unless no line is made, then the sinks.
+ */
+static int format_emit(struct les_consumer *c, const struct les_observed_mount *m, const void *rec,
+		       const char *wire_job)
+{
+	les_rec_format_fn *format = les_format_of(c->ev.kind);
+
+	if (c->records_to_lines && format)
+		format(&c->jw, &c->fmt, m, rec, enriched(c), wire_job);
+	return emit_record(c);
+}
+
 static int on_access(struct les_consumer *c, const void *rec)
 {
 	const struct les_rec_access *r = rec;
@@ -358,9 +372,7 @@ static int on_access(struct les_consumer *c, const void *rec)
 	ev->errno_class = les_errno_class_name(les_errno_class(r->err));
 	ev->rpc_count = r->rpc_count;
 	ev->rpc_wait_ns = r->rpc_wait_ns;
-	if (c->records_to_lines)
-		les_format_access(&c->jw, &c->fmt, m, r, enriched(c));
-	return emit_record(c);
+	return format_emit(c, m, r, NULL);
 }
 
 /*
@@ -448,9 +460,7 @@ static int on_rpc(struct les_consumer *c, const void *rec)
 	event_rpc_ids(c, r);
 	event_worker(c, r->flags, r->worker_comm);
 	job = charge_wire_job(c, r);
-	if (c->records_to_lines)
-		les_format_rpc(&c->jw, &c->fmt, m, r, enriched(c), job);
-	return emit_record(c);
+	return format_emit(c, m, r, job);
 }
 
 static int on_rpc_event(struct les_consumer *c, const void *rec)
@@ -472,9 +482,7 @@ static int on_rpc_event(struct les_consumer *c, const void *rec)
 	if (r->proto == LES_PROTO_PTLRPC)
 		event_target(ev, r->name, r->flags);
 	event_worker(c, r->flags, r->worker_comm);
-	if (c->records_to_lines)
-		les_format_rpc_event(&c->jw, &c->fmt, m, r, enriched(c));
-	return emit_record(c);
+	return format_emit(c, m, r, NULL);
 }
 
 static int on_exec(struct les_consumer *c, const void *rec)
@@ -492,15 +500,12 @@ static int on_fork(struct les_consumer *c, const void *rec)
 }
 
 /*
- * What the consumer does with each kind model/kinds.c says the ring
- * carries (checked there for its size first).
+ * What the consumer does with each kind the ring carries: the decoder
+ * column of the kinds list (model/kinds.h), after the size check.
  */
 typedef int (*record_fn)(struct les_consumer *c, const void *rec);
-static const record_fn handlers[LES_REC_KIND_MAX] = {
-	[LES_REC_ACCESS] = on_access,	    [LES_REC_RPC] = on_rpc,
-	[LES_REC_RPC_EVENT] = on_rpc_event, [LES_REC_PROC_EXEC] = on_exec,
-	[LES_REC_PROC_FORK] = on_fork,
-};
+#define DECODER_ROW(kind, name, size, shape, formatter, decoder) [kind] = decoder,
+static const record_fn handlers[LES_REC_KIND_MAX] = { LES_REC_KINDS(DECODER_ROW) };
 
 static int on_record(struct les_consumer *c, void *data, size_t size)
 {

@@ -60,29 +60,12 @@ static void emit_stats(struct les_run *r, bool final)
 
 	les_tracer_read_stats(&r->tracer, &ks);
 	/* Lines still buffered are written (or dropped) before they are counted. */
-	les_sink_file_flush(&r->out);
+	les_sinks_sync(r);
 	les_consumer_emit_stats(c, &ks, final);
-	les_sink_file_flush(&r->out);
+	les_sinks_sync(r);
 	/* -v: the final numbers also when the records go to /dev/null (benchmarks). */
 	if (final && r->cfg->verbose && !c->jw.overflow)
 		fprintf(stderr, "lustre-ebpf-stream: final stats: %.*s", (int)c->jw.len, c->line);
-}
-
-/* A full disk loses lines: say so on stderr, at most once per interval. */
-static void warn_output_drops(struct les_run *r, uint64_t now)
-{
-	const struct les_sink_file *f = &r->out;
-
-	if (!f->last_errno || f->dropped == r->drops_warned || now < r->next_drop_warn_ns)
-		return;
-	fprintf(stderr,
-		"lustre-ebpf-stream: warning: writing %s: %s: %" PRIu64 " lines (%" PRIu64
-		" records) dropped so far\n",
-		f->path ? f->path : "stdout", strerror(f->last_errno), f->dropped,
-		f->records_dropped);
-	r->drops_warned = f->dropped;
-	r->next_drop_warn_ns =
-		now + (r->cfg->stats_interval_ns ? r->cfg->stats_interval_ns : 10 * LES_NS_PER_SEC);
 }
 
 /*
@@ -164,23 +147,6 @@ static void tick_trim(struct les_run *r, uint64_t now)
 	r->next_trim_ns = now + 10 * LES_NS_PER_SEC;
 }
 
-/* SIGHUP: close and reopen the output file (the old one was rotated away). */
-static void reopen_if_asked(struct les_run *r)
-{
-	const struct les_run_config *cfg = r->cfg;
-	int err;
-
-	if (!reopen_output)
-		return;
-	reopen_output = 0;
-	err = les_sink_file_reopen(&r->out);
-	if (err)
-		les_say("cannot reopen %s: %s; lines are counted as dropped until the next SIGHUP",
-			cfg->output, r->out.why);
-	else if (cfg->verbose && r->out.path)
-		fprintf(stderr, "lustre-ebpf-stream: reopened %s\n", r->out.path);
-}
-
 /* Once a second on a terminal: the status line. */
 static void tick_status(struct les_run *r, uint64_t now)
 {
@@ -241,14 +207,16 @@ int les_run(struct les_run *r)
 		if (err < 0 && err != -ECANCELED)
 			break;
 		err = 0;
-		les_sink_file_flush(&r->out);
-		reopen_if_asked(r);
 		now = les_mono_ns();
 		tick_status(r, now);
-		warn_output_drops(r, now);
 		if (les_mountwatch_changed(&r->mountwatch))
 			refresh_mounts(r);
+		/* SIGHUP: logrotate moved the file away; the output's tick reopens it. */
+		r->reopen = reopen_output;
+		if (r->reopen)
+			reopen_output = 0;
 		les_sinks_tick(r, now);
+		r->reopen = false;
 		tick_trim(r, now);
 		if (cfg->duration_ns && now - r->start_ns >= cfg->duration_ns)
 			break;
@@ -274,14 +242,8 @@ int les_run(struct les_run *r)
 		les_say("reading the ring buffer: %s", strerror(-err));
 		return -1;
 	}
-	/* Lines lost to write errors (not a closed pipe): the run failed, say how much. */
-	if (r->out.write_errors && r->out.dropped) {
-		les_say("writing %s: %" PRIu64 " lines (%" PRIu64 " records) dropped: %s",
-			r->out.path ? r->out.path : "stdout", r->out.dropped,
-			r->out.records_dropped, strerror(r->out.last_errno));
-		return -1;
-	}
-	return 0;
+	/* Lines a sink lost to write errors (not a closed pipe): the run failed, said by it. */
+	return les_sinks_verdict(r) ? -1 : 0;
 }
 
 void les_run_clear_status(struct les_run *r)

@@ -18,7 +18,6 @@
 #include "pipeline/consumer.h"
 #include "pipeline/sinks.h"
 #include "probe/tracer.h"
-#include "sink/sink.h"
 #include "sink/summary.h"
 
 /* The run loop's part of the command line. */
@@ -26,7 +25,6 @@ struct les_run_config {
 	const char *mountinfo_path; /* NULL: /proc/self/mountinfo */
 	const char *const *mounts;  /* --mount, followed when the mounts change */
 	size_t n_mounts;
-	const char *output;	    /* --output as given, for the reopen message */
 	uint32_t poll_ms;	    /* the ring's poll timeout */
 	uint64_t duration_ns;	    /* 0: until stopped */
 	uint64_t stats_interval_ns; /* 0: only the final stats record */
@@ -42,15 +40,15 @@ struct les_run {
 	const struct les_run_config *cfg;
 	struct les_observed observed; /* changed when the mounts change */
 	struct les_mountwatch mountwatch;
-	struct les_sink_file out;
 	struct les_tracer tracer;
 	struct les_consumer consumer;
-	struct les_sinks sinks;	  /* the sinks besides the output (sinks.h) */
+	struct les_sinks sinks;	  /* the output and every other sink (sinks.h) */
 	struct les_status status; /* .out NULL: no status line */
 	bool ran;		  /* les_run was called: the sinks' end-of-run reports apply */
+	bool reopen;		  /* SIGHUP, this pass: the outputs reopen their files */
+	bool failed;		  /* the run failed already: a sink's close adds no message */
 	uint64_t start_ns;
-	uint64_t next_stats_ns, next_status_ns, next_drop_warn_ns, next_trim_ns;
-	uint64_t drops_warned; /* output lines lost, as last warned about */
+	uint64_t next_stats_ns, next_status_ns, next_trim_ns;
 };
 
 /*

@@ -1,16 +1,122 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The sinks' table and the run's part of their lifecycle (see sinks.h). */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "util/clock.h"
+#include "util/utf8.h"
 #include "pipeline/run.h"
 #include "pipeline/sinks.h"
 #include "pipeline/wiring.h"
+#include "sink/sink.h"
 #include "sink/summary.h"
 #include "sink/top.h"
+
+/* --- the output: the file sink (--output, else stdout) ----------------------- */
+
+/* Its warnings of lines lost: at most one per stats interval. */
+struct output_state {
+	uint64_t drops_warned; /* lines lost, as last warned about */
+	uint64_t next_warn_ns;
+};
+
+/*
+ * Before the probes load, as root: a path others could write or replace
+ * is refused (outfile.h), and fails the start before anything loads. The
+ * consumer's output, its counts at the stats record's fixed places.
+ */
+static int output_open(struct les_sink_slot *slot, struct les_run *r,
+		       const struct les_sinks_config *cfg, char *err, size_t errlen)
+{
+	struct les_sink_file *f = calloc(1, sizeof(*f));
+
+	(void)r;
+	slot->sink = f;
+	slot->priv = calloc(1, sizeof(struct output_state));
+	if (!f || !slot->priv) {
+		snprintf(err, errlen, "cannot set up the output: out of memory");
+		return -ENOMEM;
+	}
+	if (les_sink_file_open(f, cfg->output)) {
+		snprintf(err, errlen, "--output %s: %s", cfg->output, f->why);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* A full disk loses lines: say so on stderr, at most once per interval. */
+static void output_warn_drops(struct les_sink_slot *slot, struct les_run *r, uint64_t now)
+{
+	const struct les_sink_file *f = slot->sink;
+	struct output_state *st = slot->priv;
+
+	if (!f->last_errno || f->dropped == st->drops_warned || now < st->next_warn_ns)
+		return;
+	fprintf(stderr,
+		"lustre-ebpf-stream: warning: writing %s: %s: %" PRIu64 " lines (%" PRIu64
+		" records) dropped so far\n",
+		f->path ? f->path : "stdout", strerror(f->last_errno), f->dropped,
+		f->records_dropped);
+	st->drops_warned = f->dropped;
+	st->next_warn_ns =
+		now + (r->cfg->stats_interval_ns ? r->cfg->stats_interval_ns : 10 * LES_NS_PER_SEC);
+}
+
+/*
+ * Every pass: what is buffered goes out; on SIGHUP the file is reopened
+ * (the old one was rotated away); lines lost are warned about.
+ */
+static void output_tick(struct les_sink_slot *slot, struct les_run *r, uint64_t now_ns)
+{
+	struct les_sink_file *f = slot->sink;
+
+	les_sink_file_flush(f);
+	if (r->reopen) {
+		if (les_sink_file_reopen(f))
+			les_say("cannot reopen %s: %s; lines are counted as dropped until the next "
+				"SIGHUP",
+				slot->cfg->output, f->why);
+		else if (slot->cfg->verbose && f->path)
+			fprintf(stderr, "lustre-ebpf-stream: reopened %s\n", f->path);
+	}
+	output_warn_drops(slot, r, now_ns);
+}
+
+static void output_sync(struct les_sink_slot *slot, struct les_run *r)
+{
+	(void)r;
+	les_sink_file_flush(slot->sink);
+}
+
+/* Lines lost to write errors (not a closed pipe): the run failed, say how much. */
+static int output_verdict(struct les_sink_slot *slot, struct les_run *r)
+{
+	const struct les_sink_file *f = slot->sink;
+
+	(void)r;
+	if (!f->write_errors || !f->dropped)
+		return 0;
+	les_say("writing %s: %" PRIu64 " lines (%" PRIu64 " records) dropped: %s",
+		f->path ? f->path : "stdout", f->dropped, f->records_dropped,
+		strerror(f->last_errno));
+	return 1;
+}
+
+/* The file's last bytes (a gzip end, NFS's delayed errors) go out at close, last of all. */
+static int output_close(struct les_sink_slot *slot, struct les_run *r)
+{
+	struct les_sink_file *f = slot->sink;
+	int failed = f && les_sink_file_close(f);
+
+	if (failed && !r->failed)
+		les_say("closing %s: %s", f->path ? f->path : "stdout", strerror(f->last_errno));
+	free(f);
+	free(slot->priv);
+	return failed;
+}
 
 /* --- Kafka: a line sink ------------------------------------------------------ */
 
@@ -344,13 +450,26 @@ static int summary_close(struct les_sink_slot *slot, struct les_run *r)
 /* --- the table --------------------------------------------------------------------- */
 
 /*
- * In the order they are opened and their hooks run: Kafka, the line sink,
- * first (its stats member leads the sinks'; it is flushed last, after the
- * windows the aggregator puts out at the end); OTLP next, an event sink
- * whose flush sends its last batches before the final stats record; the
- * summary last, so that it prints before the others close.
+ * In the order they are opened and their hooks run: the output first (it
+ * opens before the probes load, and closes last of all, its last bytes out
+ * after every other sink's); Kafka, the line sink, next (its stats member
+ * leads the sinks'; it is flushed last, after the windows the aggregator
+ * puts out at the end); OTLP next, an event sink whose flush sends its last
+ * batches before the final stats record; the summary last, so that it
+ * prints before the others close.
  */
 static const struct les_sink_ops sink_table[] = {
+	{
+		.name = "output",
+		.early = true,
+		.open = output_open,
+		.output = les_sink_file_line,
+		.counts = les_sink_file_counts,
+		.tick = output_tick,
+		.sync = output_sync,
+		.verdict = output_verdict,
+		.close = output_close,
+	},
 	{
 		.name = "kafka",
 		.check = kafka_check,
@@ -432,43 +551,78 @@ static int register_hooks(struct les_consumer *c, const struct les_sink_slot *sl
 	const struct les_sink_ops *ops = slot->ops;
 	int err = 0;
 
+	if (ops->output)
+		les_consumer_set_output(c, ops->output, slot->sink);
 	if (ops->event)
 		err = les_consumer_add_event_sink(c, ops->event, slot->sink);
 	if (!err && ops->line)
 		err = les_consumer_add_line_sink(c, ops->line, slot->sink);
-	if (!err && (ops->stats || ops->counters))
+	if (!err && (ops->stats || ops->counts || ops->counters))
 		err = les_consumer_add_stats_hook(c, &(const struct les_stats_hook){
 							     .members = ops->stats,
+							     .counts = ops->counts,
 							     .counters = ops->counters,
 							     .ctx = slot->sink,
 						     });
 	return err;
 }
 
-int les_sinks_open(struct les_run *r, const struct les_sinks_config *cfg, char *err, size_t errlen)
+/* One slot per row, made once. */
+static int slots_make(struct les_sinks *s, const struct les_sinks_config *cfg, char *err,
+		      size_t errlen)
 {
-	struct les_sinks *s = &r->sinks;
-
+	if (s->slots)
+		return 0;
 	s->slots = calloc(N_SINKS, sizeof(*s->slots));
 	if (!s->slots) {
 		snprintf(err, errlen, "cannot set up the outputs: out of memory");
 		return -ENOMEM;
 	}
+	s->n = N_SINKS;
 	for (size_t i = 0; i < N_SINKS; i++) {
-		struct les_sink_slot *slot = &s->slots[s->n++];
-		int ret;
+		s->slots[i].ops = &sink_table[i];
+		s->slots[i].cfg = cfg;
+	}
+	return 0;
+}
 
-		slot->ops = &sink_table[i];
-		slot->cfg = cfg;
-		ret = slot->ops->open(slot, r, cfg, err, errlen);
-		if (ret)
-			return ret;
-		if (slot->sink && register_hooks(&r->consumer, slot)) {
+static int open_row(struct les_sink_slot *slot, struct les_run *r,
+		    const struct les_sinks_config *cfg, char *err, size_t errlen)
+{
+	if (slot->opened)
+		return 0;
+	slot->opened = true;
+	return slot->ops->open(slot, r, cfg, err, errlen);
+}
+
+int les_sinks_open_early(struct les_run *r, const struct les_sinks_config *cfg, char *err,
+			 size_t errlen)
+{
+	struct les_sinks *s = &r->sinks;
+	int ret = slots_make(s, cfg, err, errlen);
+
+	for (size_t i = 0; i < s->n && !ret; i++)
+		if (s->slots[i].ops->early)
+			ret = open_row(&s->slots[i], r, cfg, err, errlen);
+	return ret;
+}
+
+/* The early rows, opened already, are registered in their place among the others. */
+int les_sinks_open(struct les_run *r, const struct les_sinks_config *cfg, char *err, size_t errlen)
+{
+	struct les_sinks *s = &r->sinks;
+	int ret = slots_make(s, cfg, err, errlen);
+
+	for (size_t i = 0; i < s->n && !ret; i++) {
+		struct les_sink_slot *slot = &s->slots[i];
+
+		ret = open_row(slot, r, cfg, err, errlen);
+		if (!ret && slot->sink && register_hooks(&r->consumer, slot)) {
 			snprintf(err, errlen, "cannot set up %s: out of memory", slot->ops->name);
 			return -ENOMEM;
 		}
 	}
-	return 0;
+	return ret;
 }
 
 void les_sinks_tick(struct les_run *r, uint64_t now_ns)
@@ -479,6 +633,29 @@ void les_sinks_tick(struct les_run *r, uint64_t now_ns)
 		if (slot->sink && slot->ops->tick)
 			slot->ops->tick(slot, r, now_ns);
 	}
+}
+
+void les_sinks_sync(struct les_run *r)
+{
+	for (size_t i = 0; i < r->sinks.n; i++) {
+		struct les_sink_slot *slot = &r->sinks.slots[i];
+
+		if (slot->sink && slot->ops->sync)
+			slot->ops->sync(slot, r);
+	}
+}
+
+int les_sinks_verdict(struct les_run *r)
+{
+	int failed = 0;
+
+	for (size_t i = 0; i < r->sinks.n; i++) {
+		struct les_sink_slot *slot = &r->sinks.slots[i];
+
+		if (slot->sink && slot->ops->verdict)
+			failed |= slot->ops->verdict(slot, r);
+	}
+	return failed;
 }
 
 void les_sinks_flush(struct les_run *r)
@@ -500,6 +677,8 @@ int les_sinks_close(struct les_run *r)
 
 		if ((slot->sink || slot->priv) && slot->ops->close)
 			failed |= slot->ops->close(slot, r);
+		/* A later close (the output's, last) adds no message to a failure. */
+		r->failed |= failed != 0;
 	}
 	free(r->sinks.slots);
 	memset(&r->sinks, 0, sizeof(r->sinks));

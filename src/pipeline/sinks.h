@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The sinks besides the output, by one interface: a row of the table in
- * sinks.c each. The run opens every row whose configuration asks for it,
- * registers its hooks with the consumer, ticks, flushes and closes them;
- * neither the run loop nor main names a sink.
+ * The sinks, the output (the file sink) included, by one interface: a row
+ * of the table in sinks.c each. The run opens every row whose
+ * configuration asks for it, registers its hooks with the consumer, ticks,
+ * flushes and closes them; neither the run loop nor main names a sink.
  */
 #ifndef LES_SINKS_H
 #define LES_SINKS_H
@@ -21,6 +21,7 @@ struct les_run;
 
 /* The sinks' part of the command line: each sink's own configuration. */
 struct les_sinks_config {
+	const char *output;		       /* --output: the file sink's path; NULL or "-": stdout */
 	struct les_kafka_config kafka;	       /* off without brokers */
 	struct les_otlp_config otlp;	       /* off without a URL */
 	struct les_aggregate_config aggregate; /* off when window_ns is 0 */
@@ -49,14 +50,22 @@ struct les_sink_slot;
 /*
  * One sink. open builds it when cfg asks for it and sets slot->sink (left
  * NULL: not asked for); 0, or a negative errno with one line in err,
- * -EINVAL for a usage error. event, line, stats and counters are
- * registered with the consumer, slot->sink their ctx. tick runs on every
- * pass of the loop, flush once at the end before the final stats record,
- * close after the run (a nonzero return fails the run). Any hook may be
- * NULL.
+ * -EINVAL for a usage error. A row marked early opens before the probes
+ * load and the capabilities are dropped (les_sinks_open_early: the output,
+ * whose path is checked as root); the others after. Every row's hooks are
+ * registered with the consumer by les_sinks_open, in the table's order,
+ * slot->sink their ctx: event, line, output (the consumer's output, between
+ * the two: at most one row), and the stats hook's stats, counts (the
+ * output's, at the stats record's fixed places) and counters. tick runs on every pass of the loop, sync before and
+ * after each stats record (what a row buffers is written, so the record
+ * counts it and goes out itself), flush once at the end before the final
+ * stats record, verdict after it (nonzero: the run failed, said on stderr
+ * by the row), close after the run (a nonzero return fails the run). Any
+ * hook may be NULL.
  */
 struct les_sink_ops {
 	const char *name;
+	bool early;
 	int (*check)(const struct les_sinks_config *cfg, char *err, size_t errlen);
 	/* Whether it will bind a port below 1024 (after the capability drop). */
 	bool (*binds_privileged_port)(const struct les_sinks_config *cfg);
@@ -64,10 +73,14 @@ struct les_sink_ops {
 		    const struct les_sinks_config *cfg, char *err, size_t errlen);
 	les_event_fn event;
 	les_event_fn line;
+	les_output_fn output;
 	les_stats_fn stats;
+	les_output_counts_fn counts;
 	les_sink_counters_fn counters;
 	void (*tick)(struct les_sink_slot *slot, struct les_run *r, uint64_t now_ns);
+	void (*sync)(struct les_sink_slot *slot, struct les_run *r);
 	void (*flush)(struct les_sink_slot *slot, struct les_run *r);
+	int (*verdict)(struct les_sink_slot *slot, struct les_run *r);
 	int (*close)(struct les_sink_slot *slot, struct les_run *r);
 };
 
@@ -76,6 +89,7 @@ struct les_sink_slot {
 	const struct les_sinks_config *cfg;
 	void *sink;	  /* the sink's object, its hooks' ctx; NULL: not open */
 	void *priv;	  /* what its row keeps besides, freed by its close */
+	bool opened;	  /* its open ran */
 	uint64_t next_ns; /* when its periodic work is due next */
 };
 
@@ -91,14 +105,30 @@ int les_sinks_check(const struct les_sinks_config *cfg, char *err, size_t errlen
 /* Whether a sink cfg asks for binds a port below 1024: its capability is kept. */
 bool les_sinks_bind_privileged_port(const struct les_sinks_config *cfg);
 
-/* Open every sink cfg asks for, in the table's order; 0, or as open. cfg outlasts the run. */
+/*
+ * Before the probes load: open the early rows (the output), in the table's
+ * order; 0, or as open. cfg outlasts the run.
+ */
+int les_sinks_open_early(struct les_run *r, const struct les_sinks_config *cfg, char *err,
+			 size_t errlen);
+
+/*
+ * Open every other sink cfg asks for, and register every open row's hooks
+ * with the consumer, in the table's order; 0, or as open. cfg outlasts the run.
+ */
 int les_sinks_open(struct les_run *r, const struct les_sinks_config *cfg, char *err, size_t errlen);
 
 /* Each open sink's tick, in the table's order. */
 void les_sinks_tick(struct les_run *r, uint64_t now_ns);
 
+/* Each open sink's sync, around a stats record. */
+void les_sinks_sync(struct les_run *r);
+
 /* Each open sink's flush, last row first: a sink's lines reach the line sinks before it. */
 void les_sinks_flush(struct les_run *r);
+
+/* After the final stats record: nonzero when a sink says the run failed (each says why). */
+int les_sinks_verdict(struct les_run *r);
 
 /* Close every sink, last row first; nonzero when one says the run failed. */
 int les_sinks_close(struct les_run *r);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Windowed aggregation: records -> groups (open addressing over a fixed
- * pool) -> one type:"window" line per group when the window closes.
+ * Windowed aggregation, the accumulator: records -> groups (open
+ * addressing over a fixed pool) -> the window's groups as data
+ * (struct les_window_group) when the window closes, to a les_window_fn:
+ * the JSON window writer (window_json.c), or any other output of them.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -9,15 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sink/aggregate.h"
+#include "sink/window_json.h"
 #include "util/histogram.h"
 #include "util/json.h"
 #include "model/kinds.h"
 #include "model/ops.h"
 #include "model/waits.h"
 
-#define AGG_KEY_MAX	    4096  /* longest serialized group key */
-#define AGG_ARENA_PER_GROUP 256	  /* key bytes budgeted per group */
-#define AGG_LINE_MAX	    32768 /* a window line, histogram included */
+#define AGG_KEY_MAX	    4096 /* longest serialized group key */
+#define AGG_ARENA_PER_GROUP 256	 /* key bytes budgeted per group */
 
 /*
  * Record kinds aggregate apart even when every grouped field matches: a
@@ -67,8 +69,9 @@ struct agg_group {
 
 struct les_aggregate {
 	struct les_aggregate_config cfg;
-	les_window_out_fn out;
-	void *out_ctx;
+	les_window_fn emit; /* where a closing window's groups go */
+	void *emit_ctx;
+	struct les_window_json *json; /* made by les_aggregate_new: the writer emit is */
 
 	struct agg_group *groups; /* pool, max_groups entries */
 	uint32_t n_groups;
@@ -84,9 +87,6 @@ struct les_aggregate {
 
 	struct les_aggregate_stats st;
 	char key[AGG_KEY_MAX];
-	struct jw jw;
-	struct les_event ev;
-	char line[AGG_LINE_MAX];
 };
 
 const char *les_group_field_name(enum les_group_field f)
@@ -147,8 +147,8 @@ static uint32_t table_size(uint32_t max_groups)
 	return n;
 }
 
-struct les_aggregate *les_aggregate_new(const struct les_aggregate_config *cfg,
-					les_window_out_fn out, void *out_ctx)
+struct les_aggregate *les_aggregate_new_groups(const struct les_aggregate_config *cfg,
+					       les_window_fn fn, void *fn_ctx)
 {
 	struct les_aggregate *a;
 	uint32_t nslots;
@@ -159,8 +159,8 @@ struct les_aggregate *les_aggregate_new(const struct les_aggregate_config *cfg,
 	if (!a)
 		return NULL;
 	a->cfg = *cfg;
-	a->out = out;
-	a->out_ctx = out_ctx;
+	a->emit = fn;
+	a->emit_ctx = fn_ctx;
 	nslots = table_size(cfg->max_groups);
 	a->slot_mask = nslots - 1;
 	a->arena_cap = (size_t)cfg->max_groups * AGG_ARENA_PER_GROUP;
@@ -174,7 +174,21 @@ struct les_aggregate *les_aggregate_new(const struct les_aggregate_config *cfg,
 		les_aggregate_free(a);
 		return NULL;
 	}
-	jw_init(&a->jw, a->line, sizeof(a->line));
+	return a;
+}
+
+struct les_aggregate *les_aggregate_new(const struct les_aggregate_config *cfg,
+					les_window_out_fn out, void *out_ctx)
+{
+	struct les_window_json *json = les_window_json_new(out, out_ctx);
+	struct les_aggregate *a =
+		json ? les_aggregate_new_groups(cfg, les_window_json_group, json) : NULL;
+
+	if (!a) {
+		les_window_json_free(json);
+		return NULL;
+	}
+	a->json = json;
 	return a;
 }
 
@@ -182,6 +196,7 @@ void les_aggregate_free(struct les_aggregate *a)
 {
 	if (!a)
 		return;
+	les_window_json_free(a->json);
 	free(a->groups);
 	free(a->slots);
 	free(a->arena);
@@ -199,7 +214,7 @@ static const char *field_str(const struct les_event *ev, enum les_group_field f)
 		return ev->mount;
 	case LES_GF_OP:
 		/* RPC events group by the key minus op: their op is the event. */
-		return ev->kind == LES_REC_RPC_EVENT ? NULL : ev->op;
+		return les_rec_kind_shape(ev->kind) == LES_SHAPE_EVENT ? NULL : ev->op;
 	case LES_GF_ACCESS_INTENT:
 		return ev->access_intent;
 	case LES_GF_USERNAME:
@@ -332,12 +347,12 @@ static void group_add(struct agg_group *g, const struct les_event *ev)
 	g->bytes += ev->bytes;
 	if (ev->err)
 		g->errors[les_errno_class(ev->err)]++;
-	switch (g->kind) {
-	case LES_REC_RPC_EVENT:
+	switch (les_rec_kind_shape(g->kind)) {
+	case LES_SHAPE_EVENT:
 		if (ev->event_id < LES_EV_MAX)
 			g->events[ev->event_id]++;
 		return;
-	case LES_REC_ACCESS:
+	case LES_SHAPE_ACCESS:
 		g->rpc_wait_ns += ev->rpc_wait_ns;
 		g->rpc_count += ev->rpc_count;
 		if (ev->access_op == LES_OP_READ) {
@@ -354,149 +369,67 @@ static void group_add(struct agg_group *g, const struct les_event *ev)
 
 /* --- window lines ------------------------------------------------------ */
 
-/* Write the grouped fields, decoded from the key; all null for "other". */
-static void put_fields(struct les_aggregate *a, struct jw *w, const struct agg_group *g, bool other)
+/* The grouped fields, decoded from the group's key; all NULL for "other". */
+static void decode_fields(const struct les_aggregate *a, const struct agg_group *g, bool other,
+			  struct les_window_group *v)
 {
 	const char *k = other ? NULL : a->arena + g->key_off + 1;
-	struct les_event *ev = &a->ev;
 
-	for (int f = 0; f < LES_GF_MAX; f++) {
-		const char *s = NULL;
-		uint32_t uid;
-
+	for (int f = 0; f < LES_GF_MAX && k; f++) {
 		if (!(a->cfg.group_by & (1u << f)) || f == LES_GF_TYPE)
 			continue;
-		if (f == LES_GF_UID && k) {
-			memcpy(&uid, k + 1, sizeof(uid));
-			k += 1 + sizeof(uid);
-			ev->uid = uid;
-			jw_kv_u64(w, field_names[f], uid);
+		if (f == LES_GF_UID) {
+			memcpy(&v->uid, k + 1, sizeof(v->uid));
+			k += 1 + sizeof(v->uid);
 			continue;
 		}
-		if (k) {
-			if (*k == KEY_STR)
-				s = k + 1;
-			k += *k == KEY_STR ? 2 + strlen(k + 1) : 1;
-		}
-		if (f == LES_GF_HOST)
-			continue; /* written once, from the config */
-		if (f == LES_GF_FS_TYPE)
-			ev->fs_type = s;
-		else if (f == LES_GF_JOB_ID)
-			ev->job_id = s;
-		jw_kv_cstr(w, field_names[f], s);
+		if (*k == KEY_STR)
+			v->field[f] = k + 1;
+		k += *k == KEY_STR ? 2 + strlen(k + 1) : 1;
 	}
 }
 
-static void put_errors(struct jw *w, const struct agg_group *g)
+/* A group as data, for the window's outputs. */
+static int emit_group(struct les_aggregate *a, const struct les_window *win,
+		      const struct agg_group *g, bool other)
 {
-	jw_key(w, "errors");
-	jw_obj_begin(w);
-	for (unsigned int c = LES_ERRC_NONE + 1; c < LES_ERRC_MAX; c++)
-		if (g->errors[c])
-			jw_kv_u64(w, les_errno_class_name(c), g->errors[c]);
-	jw_obj_end(w);
-}
+	struct les_window_group v = {
+		.kind = g->kind,
+		.other = other,
+		.count = g->count,
+		.bytes = g->bytes,
+		.rpc_wait_ns = g->rpc_wait_ns,
+		.rpc_count = g->rpc_count,
+		.reads = g->reads,
+		.cache_served = g->cache_served,
+		.errors = g->errors,
+		.events = g->events,
+		.latency = &g->latency,
+	};
 
-/* Non-empty buckets as [lower_ns, upper_ns, count]; the last bucket's upper is null. */
-static void put_histogram(struct jw *w, const struct les_hist *h)
-{
-	jw_key(w, "latency_hist");
-	jw_arr_begin(w);
-	for (unsigned int i = 0; i < LES_HIST_BUCKETS; i++) {
-		if (!h->buckets[i])
-			continue;
-		jw_arr_begin(w);
-		jw_u64(w, les_hist_lower(i));
-		if (i == LES_HIST_BUCKETS - 1)
-			jw_null(w);
-		else
-			jw_u64(w, les_hist_upper(i));
-		jw_u64(w, h->buckets[i]);
-		jw_arr_end(w);
-	}
-	jw_arr_end(w);
-	jw_kv_u64(w, "min_ns", h->count ? h->min : 0);
-	jw_kv_u64(w, "p50_ns", les_hist_percentile(h, 500));
-	jw_kv_u64(w, "p90_ns", les_hist_percentile(h, 900));
-	jw_kv_u64(w, "p99_ns", les_hist_percentile(h, 990));
-	jw_kv_u64(w, "max_ns", h->max);
-	jw_kv_u64(w, "sum_latency_ns", h->sum);
-}
-
-static void put_events(struct jw *w, const struct agg_group *g)
-{
-	jw_key(w, "events");
-	jw_obj_begin(w);
-	for (unsigned int e = 0; e < LES_EV_MAX; e++)
-		jw_kv_u64(w, les_rpc_event_name(e), g->events[e]);
-	jw_obj_end(w);
-}
-
-static void put_stats(struct jw *w, const struct agg_group *g)
-{
-	jw_kv_u64(w, "count", g->count);
-	put_errors(w, g);
-	jw_kv_u64(w, "bytes", g->bytes);
-	if (g->kind == LES_REC_RPC_EVENT) {
-		put_events(w, g);
-		return;
-	}
-	put_histogram(w, &g->latency);
-	if (g->kind == LES_REC_ACCESS) {
-		jw_kv_u64(w, "rpc_wait_ns", g->rpc_wait_ns);
-		jw_kv_u64(w, "rpc_count", g->rpc_count);
-		if (g->reads)
-			jw_kv_u64(w, "cache_served", g->cache_served);
-	}
-}
-
-static int emit_group(struct les_aggregate *a, const struct agg_group *g, bool other, bool partial)
-{
-	struct jw *w = &a->jw;
-	struct les_event *ev = &a->ev;
-
-	memset(ev, 0, sizeof(*ev));
-	ev->type = "window";
-	ev->host = a->cfg.host;
-	jw_reset(w);
-	jw_obj_begin(w);
-	jw_kv_cstr(w, "type", "window");
-	jw_kv_time(w, "window_start", a->window_start);
-	jw_kv_time(w, "window_end", a->window_start + a->cfg.window_ns);
-	jw_kv_cstr(w, "host", a->cfg.host);
-	jw_kv_cstr(w, "record_type", les_rec_kind_name(g->kind));
-	put_fields(a, w, g, other);
-	if (other)
-		jw_kv_bool(w, "other", 1);
-	put_stats(w, g);
-	if (partial)
-		jw_kv_bool(w, "partial", 1);
-	jw_obj_end(w);
-	jw_newline(w);
-	if (w->overflow) {
-		a->st.format_errors++;
-		return 0;
-	}
-	ev->ts_epoch_ns = a->window_start + a->cfg.window_ns;
-	ev->line = a->line;
-	ev->line_len = w->len;
-	a->st.groups++;
-	return a->out ? a->out(a->out_ctx, ev) : 0;
+	decode_fields(a, g, other, &v);
+	return a->emit ? a->emit(a->emit_ctx, win, &v) : 0;
 }
 
 /* Output every group of the open window, then empty the table for the next. */
 static int close_window(struct les_aggregate *a, bool partial)
 {
+	struct les_window win = {
+		.start_ns = a->window_start,
+		.end_ns = a->window_start + a->cfg.window_ns,
+		.partial = partial,
+		.host = a->cfg.host,
+		.group_by = a->cfg.group_by,
+	};
 	int err = 0;
 
 	if (!a->window_open)
 		return 0;
 	for (uint32_t i = 0; i < a->n_groups && !err; i++)
-		err = emit_group(a, &a->groups[i], false, partial);
+		err = emit_group(a, &win, &a->groups[i], false);
 	for (unsigned int kind = 0; kind < LES_REC_KIND_MAX && !err; kind++)
 		if (a->other[kind].count)
-			err = emit_group(a, &a->other[kind], true, partial);
+			err = emit_group(a, &win, &a->other[kind], true);
 	if (a->n_groups > a->st.max_groups_seen)
 		a->st.max_groups_seen = a->n_groups;
 	a->st.windows++;
@@ -563,6 +496,8 @@ int les_aggregate_flush(struct les_aggregate *a, uint64_t now_epoch_ns)
 void les_aggregate_get_stats(const struct les_aggregate *a, struct les_aggregate_stats *st)
 {
 	*st = a->st;
+	if (a->json)
+		les_window_json_counts(a->json, &st->groups, &st->format_errors);
 	if (a->n_groups > st->max_groups_seen)
 		st->max_groups_seen = a->n_groups;
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Windowed aggregation (--aggregate): records are summed per group and
- * per tumbling window; at the window's close each group becomes one
- * type:"window" line. See docs/aggregation.md.
+ * per tumbling window; at the window's close its groups are handed over as
+ * data (struct les_window_group), which the JSON window writer
+ * (sink/window_json.h) makes one type:"window" line each. See
+ * docs/aggregation.md.
  *
  * Windows are aligned to wall-clock multiples of the window length, so
  * 2 s windows end at even seconds and instances on different nodes cut
@@ -20,9 +22,12 @@
 #ifndef LES_AGGREGATE_H
 #define LES_AGGREGATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "util/histogram.h"
 #include "model/event.h"
+#include "model/ops.h"
 
 /* Record fields a group can be keyed by (--group-by). */
 enum les_group_field {
@@ -79,6 +84,44 @@ struct les_aggregate_config {
 /* Where finished window lines go: les_consumer_output() in the tool. */
 typedef int (*les_window_out_fn)(void *ctx, const struct les_event *ev);
 
+/* A closed window, as the outputs of its groups see it. */
+struct les_window {
+	uint64_t start_ns, end_ns; /* epoch */
+	bool partial;		   /* closed at exit before its end */
+	const char *host;	   /* the config's */
+	uint32_t group_by;	   /* mask of enum les_group_field */
+};
+
+/*
+ * One group of a closed window, as data: what a JSON window line
+ * (sink/window_json.h), a Prometheus-like output, an OTLP exporter or a
+ * report take. Valid during the call that hands it over only.
+ */
+struct les_window_group {
+	unsigned int kind; /* a per-op kind (model/kinds.h); its shape says which sums apply */
+	bool other;	   /* the kind's overflow group: every grouped field null */
+	/* Grouped fields by enum les_group_field: NULL where null, or not grouped. */
+	const char *field[LES_GF_MAX];
+	uint32_t uid; /* LES_GF_UID's value, when grouped and not other */
+	uint64_t count;
+	uint64_t bytes;
+	uint64_t rpc_wait_ns;
+	uint64_t rpc_count;
+	uint64_t reads;		/* access reads, to know when cache_served applies */
+	uint64_t cache_served;	/* successful reads that sent no request */
+	const uint64_t *errors; /* [LES_ERRC_MAX], by errno class */
+	const uint64_t *events; /* [LES_EV_MAX], RPC events by event */
+	const struct les_hist *latency;
+};
+
+/*
+ * Where a closing window's groups go, one call per group (the groups of
+ * the table first, then the overflow groups by kind): 0, or an error that
+ * stops the window's remaining groups.
+ */
+typedef int (*les_window_fn)(void *ctx, const struct les_window *win,
+			     const struct les_window_group *g);
+
 struct les_aggregate_stats {
 	uint64_t windows;	   /* windows closed with at least one group */
 	uint64_t groups;	   /* window lines written */
@@ -92,8 +135,15 @@ struct les_aggregate_stats {
 
 struct les_aggregate;
 
+/*
+ * The accumulator whose windows become JSON window lines (sink/window_json.h)
+ * handed to out.
+ */
 struct les_aggregate *les_aggregate_new(const struct les_aggregate_config *cfg,
 					les_window_out_fn out, void *out_ctx);
+/* The accumulator whose windows' groups go to fn as data. */
+struct les_aggregate *les_aggregate_new_groups(const struct les_aggregate_config *cfg,
+					       les_window_fn fn, void *fn_ctx);
 void les_aggregate_free(struct les_aggregate *a);
 
 /* Event sink (les_event_fn): add one record. May close a window. */

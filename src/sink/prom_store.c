@@ -11,6 +11,7 @@
 #include <string.h>
 #include "util/clock.h"
 #include "sink/aggregate.h"
+#include "model/kinds.h"
 #include "model/kstats.h"
 #include "model/waits.h"
 #include "sink/prom_store.h"
@@ -238,15 +239,17 @@ int les_prom_add(void *ctx, const struct les_event *ev)
 {
 	struct les_prom *p = ctx;
 
-	switch (ev->kind) {
-	case LES_REC_ACCESS:
+	switch (les_rec_kind_shape(ev->kind)) {
+	case LES_SHAPE_ACCESS:
 		add_access(p, ev);
 		break;
-	case LES_REC_RPC:
+	case LES_SHAPE_REQUEST:
 		add_rpc(p, ev);
 		break;
-	case LES_REC_RPC_EVENT:
+	case LES_SHAPE_EVENT:
 		add_rpc_event(p, ev);
+		break;
+	default:
 		break;
 	}
 	return 0;

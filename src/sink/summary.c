@@ -62,16 +62,28 @@ void les_summary_free(struct les_summary *s)
 	free(s);
 }
 
-/* The plane a kind's jobs and processes are ranked in; -1: none. */
+/* The plane a kind's jobs and processes are ranked in, by its shape; -1: none. */
 static int plane_of(unsigned int kind)
 {
-	switch (kind) {
-	case LES_REC_ACCESS:
+	switch (les_rec_kind_shape(kind)) {
+	case LES_SHAPE_ACCESS:
 		return PLANE_ACCESS;
-	case LES_REC_RPC:
+	case LES_SHAPE_REQUEST:
 		return PLANE_REQUEST;
+	default:
+		return -1;
 	}
-	return -1;
+}
+
+/* Records of kinds of one shape. */
+static uint64_t by_shape(const struct les_summary *s, enum les_rec_shape shape)
+{
+	uint64_t n = 0;
+
+	for (unsigned int kind = 0; kind < LES_REC_KIND_MAX; kind++)
+		if (les_rec_kind_shape(kind) == shape)
+			n += s->by_type[kind];
+	return n;
 }
 
 static void count_type_op(struct les_summary *s, unsigned int type, const char *op)
@@ -239,8 +251,9 @@ static void print_top(const struct name_table *t, const char *what, const char *
 void les_summary_print(const struct les_summary *s, const struct les_summary_totals *t, FILE *out)
 {
 	double secs = (double)t->elapsed_ns / 1e9;
-	int plane = s->by_type[LES_REC_ACCESS] || !s->by_type[LES_REC_RPC] ? PLANE_ACCESS
-									   : PLANE_REQUEST;
+	int plane = by_shape(s, LES_SHAPE_ACCESS) || !by_shape(s, LES_SHAPE_REQUEST)
+			    ? PLANE_ACCESS
+			    : PLANE_REQUEST;
 	const char *plane_name = plane == PLANE_ACCESS ? "access" : "request";
 
 	fprintf(out,

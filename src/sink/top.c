@@ -7,6 +7,7 @@
 #include <time.h>
 #include "sink/aggregate.h" /* les_key_hash */
 #include "util/histogram.h"
+#include "model/kinds.h"
 #include "model/ops.h"
 #include "sink/top.h"
 #include "util/utf8.h"
@@ -221,11 +222,12 @@ static void row_add(struct top_row *r, const struct les_event *ev, int op)
 int les_top_event(void *ctx, const struct les_event *ev)
 {
 	struct les_top *t = ctx;
+	enum les_rec_shape shape = les_rec_kind_shape(ev->kind);
 	char buf[16];
 
 	if (filtered_out(t, ev))
 		return 0;
-	if (ev->kind == LES_REC_RPC) {
+	if (shape == LES_SHAPE_REQUEST) {
 		t->open->requests++;
 		if (ev->proto_id == LES_PROTO_SUNRPC) {
 			t->open->sunrpc++;
@@ -234,14 +236,14 @@ int les_top_event(void *ctx, const struct les_event *ev)
 		}
 		return 0;
 	}
-	if (ev->kind == LES_REC_RPC_EVENT) {
+	if (shape == LES_SHAPE_EVENT) {
 		if (ev->event_id == LES_EV_RESEND)
 			t->open->resends++;
 		else if (ev->event_id == LES_EV_EXPIRE)
 			t->open->expires++;
 		return 0;
 	}
-	if (ev->kind != LES_REC_ACCESS)
+	if (shape != LES_SHAPE_ACCESS)
 		return 0;
 	for (int g = 0; g < LES_TOP_GROUP_MAX; g++)
 		row_add(find_row(&t->open->by[g], group_key(ev, (enum les_top_group)g, buf,
