@@ -25,11 +25,6 @@ K=4096
 les_testfs "$M" --direct-io --inject=read:EIO:3
 chmod 1777 "$M"
 NOBODY=$(id -u nobody)
-as_job() { # JOB COMMAND...: run as nobody in Slurm job JOB
-	local job=$1
-	shift
-	env SLURM_JOB_ID="$job" setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
-}
 
 start() { # NAME OPTIONS...: start one instance, remember its pid
 	local name=$1
@@ -43,24 +38,7 @@ start C --aggregate 2s --records
 start D --aggregate 2s --group-by op --max-groups 3
 les_pass "four instances attached"
 
-as_job 101 dd if=/dev/zero of="$M/data" bs=$K count=$NW status=none ||
-	les_fail "workload: dd failed"
-sleep 2.2 # the next job's ops land in a later window
-as_job 102 /usr/bin/python3 - "$M/data" $NR $K <<'EOF' || les_fail "workload: reads failed"
-import os, sys
-path, n, k = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-fd = os.open(path, os.O_RDONLY)
-failed = 0
-for i in range(n):
-    try:
-        os.pread(fd, k, i * k)
-    except OSError as e:
-        assert e.errno == 5, e
-        failed += 1
-os.close(fd)
-assert failed == n // 3, failed
-EOF
-sleep 0.5
+les_two_jobs "$M/data" $K $NW $NR 3
 
 for name in A B C D; do
 	LES_PID=$(eval echo "\$PID_$name")

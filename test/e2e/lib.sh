@@ -155,3 +155,39 @@ les_dashboard_rules() {
 		printf '      - record: dashboard:q%d\n        expr: %s\n' "$n" "$(jq -Rn --arg e "$e" '$e')"
 	done <"$1"
 }
+
+# les_as_job JOB COMMAND...: run COMMAND as nobody in Slurm job JOB.
+les_as_job() {
+	local job=$1
+	shift
+	env SLURM_JOB_ID="$job" setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
+}
+
+# les_two_jobs FILE K NW NR EVERY: the two jobs' workload the window tests
+# share. Job 101 writes NW blocks of K bytes to FILE; after 2.2 s (its ops
+# in a window of their own at 2 s) job 102 reads NR blocks back, and
+# checks that exactly every EVERY-th read failed with EIO, as the test
+# filesystem was told to inject (--inject=read:EIO:EVERY with --direct-io).
+les_two_jobs() {
+	local file=$1 k=$2 nw=$3 nr=$4 every=$5
+
+	les_as_job 101 dd if=/dev/zero of="$file" bs="$k" count="$nw" status=none ||
+		les_fail "workload: dd failed"
+	sleep 2.2
+	les_as_job 102 /usr/bin/python3 - "$file" "$nr" "$k" "$every" <<'EOF' ||
+import os, sys
+path, n, k, every = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+fd = os.open(path, os.O_RDONLY)
+failed = 0
+for i in range(n):
+    try:
+        os.pread(fd, k, i * k)
+    except OSError as e:
+        assert e.errno == 5, e
+        failed += 1
+os.close(fd)
+assert failed == n // every, failed
+EOF
+		les_fail "workload: reads failed"
+	sleep 0.5
+}
