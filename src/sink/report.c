@@ -27,19 +27,6 @@ struct reader {
 	bool counting; /* the first pass counts lines; the second reads the same */
 };
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /*
  * The next line: 1, or 0 at the end. A line over LINE_MAX_LEN bytes is
  * skipped whole and counted (as --top --input does), not read as pieces.
@@ -106,8 +93,8 @@ static int reader_end(struct reader *r, const char *path, char *err, size_t errl
 		return 0;
 	}
 	if (zerr == Z_ERRNO)
-		return fail(err, errlen, "%s: %s", path, strerror(errno));
-	return fail(err, errlen, "%s: not a readable gzip stream (%s)", path, msg);
+		return les_report_fail(err, errlen, "%s: %s", path, strerror(errno));
+	return les_report_fail(err, errlen, "%s: not a readable gzip stream (%s)", path, msg);
 }
 
 /* --- the first pass: span and the slowest ops ---------------------------- */
@@ -382,7 +369,8 @@ static int read_capture(const struct les_report_config *cfg, struct les_report_d
 	r.line = malloc(LINE_BUF);
 	r.in = gzopen(cfg->input_path, "rb");
 	if (!r.line || !r.in) {
-		fail(err, errlen, "%s: %s", cfg->input_path, strerror(errno ? errno : ENOMEM));
+		les_report_fail(err, errlen, "%s: %s", cfg->input_path,
+				strerror(errno ? errno : ENOMEM));
 		goto out;
 	}
 	first_pass(&r, d, cfg->slowest);
@@ -391,11 +379,12 @@ static int read_capture(const struct les_report_config *cfg, struct les_report_d
 	d->window_ns = cfg->window_ns ?: les_report_auto_window(st->last_ns - st->first_ns);
 	st->window_ns = d->window_ns;
 	if (gzrewind(r.in)) {
-		fail(err, errlen, "%s: cannot read it again from the start", cfg->input_path);
+		les_report_fail(err, errlen, "%s: cannot read it again from the start",
+				cfg->input_path);
 		goto out;
 	}
 	if (second_pass(&r, d)) {
-		fail(err, errlen, "out of memory");
+		les_report_fail(err, errlen, "out of memory");
 		goto out;
 	}
 	ret = 0;
@@ -424,7 +413,7 @@ int les_report_run(const struct les_report_config *cfg, struct les_report_stats 
 
 	memset(st, 0, sizeof(*st));
 	if (!d)
-		return fail(err, errlen, "out of memory");
+		return les_report_fail(err, errlen, "out of memory");
 	ret = read_capture(cfg, d, st, err, errlen);
 	if (!ret) {
 		st->windows = windows_spanned(st, d->window_ns);

@@ -2,6 +2,8 @@
 /* The report's rows, kept while the capture is read (see report_data.h). */
 #include <errno.h>
 #include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sink/report_data.h"
@@ -264,4 +266,14 @@ int les_report_data_wait(struct les_report_data *d, uint64_t t_ns, const char *k
 	if (2 * (uint64_t)d->n_waits > d->wait_mask)
 		return rehash_waits(d);
 	return 0;
+}
+
+int les_report_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
 }

@@ -112,4 +112,8 @@ int les_report_data_wait(struct les_report_data *d, uint64_t t_ns, const char *k
 int les_report_write(const struct les_report_config *cfg, const struct les_report_data *d,
 		     struct les_report_stats *st, char *err, size_t errlen);
 
+/* The report's error: err filled from fmt; returns -1, for `return les_report_fail(...)`. */
+int les_report_fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 #endif /* LES_REPORT_DATA_H */

@@ -27,19 +27,6 @@
 static const char *const scripts[] = {"vega.min.js", "vega-lite.min.js", "vega-embed.min.js"};
 #define N_SCRIPTS (sizeof(scripts) / sizeof(scripts[0]))
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* --- the data ---------------------------------------------------------------- */
 
 static const char *key_text(const struct les_report_data *d, uint32_t id)
@@ -417,12 +404,14 @@ static char *load_script(const char *dir, const char *name, size_t *len, char *e
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	js = slurp(path, len);
 	if (!js) {
-		fail(err, errlen, "%s: %s (the report's scripts: --js-dir, docs/report.md)", path,
-		     strerror(errno));
+		les_report_fail(err, errlen,
+				"%s: %s (the report's scripts: --js-dir, docs/report.md)", path,
+				strerror(errno));
 		return NULL;
 	}
 	if (strlen(js) != *len || ends_element(js)) {
-		fail(err, errlen, "%s: cannot be inlined (a NUL byte or \"</script\" in it)", path);
+		les_report_fail(err, errlen,
+				"%s: cannot be inlined (a NUL byte or \"</script\" in it)", path);
 		free(js);
 		return NULL;
 	}
@@ -499,17 +488,18 @@ static int write_file(const struct les_report_config *cfg, const struct page *p,
 
 	if (strcmp(cfg->output_path, "-") == 0) {
 		bad = write_page(stdout, cfg, p, &st->bytes_written) || fflush(stdout);
-		return bad ? fail(err, errlen, "standard output: %s", strerror(errno)) : 0;
+		return bad ? les_report_fail(err, errlen, "standard output: %s", strerror(errno))
+			   : 0;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", cfg->output_path);
 	f = fopen(tmp, "w");
 	if (!f)
-		return fail(err, errlen, "%s: %s", tmp, strerror(errno));
+		return les_report_fail(err, errlen, "%s: %s", tmp, strerror(errno));
 	bad = write_page(f, cfg, p, &st->bytes_written);
 	bad |= ferror(f);
 	bad |= fclose(f);
 	if (bad || rename(tmp, cfg->output_path)) {
-		fail(err, errlen, "%s: %s", cfg->output_path, strerror(errno ?: EIO));
+		les_report_fail(err, errlen, "%s: %s", cfg->output_path, strerror(errno ?: EIO));
 		unlink(tmp);
 		return -1;
 	}
@@ -532,7 +522,7 @@ int les_report_write(const struct les_report_config *cfg, const struct les_repor
 	if (p.versions)
 		p.versions[strcspn(p.versions, "\n")] = '\0';
 	if (data_json(cfg, d, st, p.versions, &p.data, &p.data_len)) {
-		fail(err, errlen, "out of memory");
+		les_report_fail(err, errlen, "out of memory");
 		goto out;
 	}
 	ret = write_file(cfg, &p, st, err, errlen);
