@@ -275,11 +275,43 @@ struct obd_import___les {
 	struct ptlrpc_connection___les *imp_connection;
 } __attribute__((preserve_access_index));
 
+/*
+ * The server's side of a request (lustre_net.h): its request buffer leads
+ * to its service (rqbd_svcpt->scp_service->srv_name); its arrival is
+ * Lustre's CLOCK_REALTIME stamp. rq_srv sits in an anonymous union with the
+ * client's rq_cli, which CO-RE looks through.
+ */
+struct ptlrpc_service___les {
+	char *srv_name;
+} __attribute__((preserve_access_index));
+
+struct ptlrpc_service_part___les {
+	struct ptlrpc_service___les *scp_service;
+} __attribute__((preserve_access_index));
+
+struct ptlrpc_request_buffer_desc___les {
+	struct ptlrpc_service_part___les *rqbd_svcpt;
+} __attribute__((preserve_access_index));
+
+struct ptlrpc_srv_req___les {
+	struct ptlrpc_request_buffer_desc___les *sr_rqbd;
+	struct timespec64 sr_arrival_time;
+} __attribute__((preserve_access_index));
+
+struct obd_export___les {
+	struct obd_device___les *exp_obd;
+} __attribute__((preserve_access_index));
+
 struct ptlrpc_request___les {
 	int rq_status;
 	void *rq_reqmsg;
 	__u64 rq_xid;
+	__u64 rq_transno;
 	struct obd_import___les *rq_import;
+	struct obd_export___les *rq_export;
+	struct lnet_nid___les rq_self;
+	struct lnet_processid___les rq_peer;
+	struct ptlrpc_srv_req___les rq_srv;
 } __attribute__((preserve_access_index));
 
 /* Lustre's superblock magic; struct ll_inode_info's offsets come from userspace. */

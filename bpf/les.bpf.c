@@ -10,6 +10,7 @@
 #include "proc.bpf.h"
 #include "rpc_fuse.bpf.h"
 #include "rpc_ptlrpc.bpf.h"
+#include "rpc_ptlrpc_srv.bpf.h"
 #include "rpc_sunrpc.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

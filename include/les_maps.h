@@ -123,6 +123,17 @@ struct ptlrpc_req {
 	struct les_lnet_nid nid;       /* the import's peer at the first send, with LES_RPC_F_NID */
 };
 
+/*
+ * A request a PtlRPC service has queued or is handling (map ptlrpc_srv,
+ * key: its struct ptlrpc_request *): the monotonic times of its steps.
+ */
+struct ptlrpc_srv {
+	__u64 nrs_ns; /* ptlrpc_nrs_req_add, 0: not seen */
+	__u64 start_ns; /* ptlrpc_server_request_get returned it, 0: not yet */
+	__u64 handler_ns; /* the handler's entry */
+	__u64 reply_ns; /* ptlrpc_send_reply, 0: none yet */
+};
+
 /* A request being packed on a thread (map ptlrpc_packing, key: tid). */
 struct ptlrpc_packing {
 	__u64 req;

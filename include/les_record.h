@@ -41,6 +41,7 @@ enum les_rec_kind {
 	LES_REC_PROC_EXEC = 4, /* struct les_rec_proc */
 	LES_REC_PROC_EXIT = 5, /* reserved */
 	LES_REC_PROC_FORK = 6, /* struct les_rec_fork */
+	LES_REC_SRV = 7, /* struct les_rec_srv: a request a PtlRPC service handled */
 	LES_REC_KIND_MAX,
 };
 
@@ -136,6 +137,10 @@ enum les_counter {
 	LES_CNT_FUSE_UNVERIFIED,
 	/* FUSE without BTF: a request whose mount could not be read (no candidate held) */
 	LES_CNT_FUSE_UNPLACED,
+	/* PtlRPC server: a handler ran on a request whose dequeue was not seen (no record) */
+	LES_CNT_SRV_UNTRACKED,
+	/* PtlRPC server: the table of requests queued or in handling was full */
+	LES_CNT_SRV_FULL,
 	LES_CNT_MAX,
 };
 
@@ -164,6 +169,10 @@ enum les_probe_id {
 	LES_PROBE_SUNRPC_END,
 	LES_PROBE_SUNRPC_RETRANSMIT,
 	LES_PROBE_FUSE_READ, /* the daemon reads a request (fuse_copy_args to it) */
+	LES_PROBE_SRV_NRS_ADD, /* server: a request enters the NRS policy queue */
+	LES_PROBE_SRV_DEQUEUE, /* server: a service thread takes a request to handle */
+	LES_PROBE_SRV_HANDLE,  /* server: the service's handler returns (the record) */
+	LES_PROBE_SRV_REPLY,   /* server: the reply is sent (early replies are not) */
 	LES_PROBE_MAX,
 };
 
@@ -284,6 +293,49 @@ struct les_rec_rpc {
 #define LES_RPC_F_LOCK_BLOCKED 0x800
 /* FUSE: the daemon's read was seen: backlog_ns is queued -> read, rtt_ns read -> end */
 #define LES_RPC_F_DAEMON_READ 0x1000
+
+/*
+ * One request a PtlRPC service handled (server side: MDS, OSS, MGS, and a
+ * client's own LDLM callback service). Times are CLOCK_MONOTONIC except
+ * arrival_real_ns, which is Lustre's own stamp (rq_arrival_time,
+ * CLOCK_REALTIME): userspace moves it onto the monotonic clock. Every
+ * field is read by CO-RE from module BTF; without it there is no record.
+ */
+struct les_rec_srv {
+	__u32 kind; /* LES_REC_SRV */
+	__u16 opcode; /* pb_opc of the request message, with LES_SRV_F_OPCODE */
+	__u16 flags; /* LES_SRV_F_* */
+	__u64 ts_ns; /* the handler returned */
+	__u64 arrival_real_ns; /* LNet delivered the request (request_in_callback) */
+	__u64 nrs_ns; /* put into the NRS policy queue (ptlrpc_nrs_req_add); 0: not seen */
+	__u64 start_ns; /* a service thread took it (ptlrpc_server_request_get) */
+	__u64 handler_ns; /* the service's handler was called (so_req_handler) */
+	__u64 reply_ns; /* the reply was sent (ptlrpc_send_reply); 0: none */
+	__u64 xid; /* rq_xid: the match bits the client sent it with */
+	__u64 transno; /* rq_transno: the transaction a modifying request got, 0: none */
+	__s32 status; /* rq_status: the handler's result, a negative errno or 0 */
+	__u32 msg_flags; /* pb_flags: MSG_RESENT 0x2, MSG_REPLAY 0x4, ... */
+	__u32 tid; /* the service thread */
+	__u32 _pad;
+	struct les_lnet_nid peer; /* rq_peer: the client's NID as this server's LNet knows it */
+	struct les_lnet_nid self; /* rq_self: this server's NID the request came to (the client's import peer) */
+	char comm[LES_COMM_LEN]; /* the service thread's name (mdt00_002, ll_ost_io00_000) */
+	char service[LES_RPC_NAME_LEN]; /* srv_name: mdt, ost_io, ldlm_canceld, ... */
+	char target[LES_RPC_NAME_LEN]; /* the export's obd_name (lustre-OST0000), with LES_SRV_F_TARGET */
+	char jobid[LES_JOBID_LEN]; /* pb_jobid, with LES_SRV_F_JOBID */
+};
+
+#define LES_SRV_F_OPCODE 0x1 /* opcode is valid */
+#define LES_SRV_F_TARGET 0x2 /* target is the export's device */
+#define LES_SRV_F_JOBID	 0x4 /* jobid holds the request's job ID */
+#define LES_SRV_F_FLAGS	 0x8 /* msg_flags were read from the request's body */
+#define LES_SRV_F_NRS	 0x10 /* nrs_ns is valid */
+#define LES_SRV_F_REPLY	 0x20 /* reply_ns is valid */
+#define LES_SRV_F_PEER	 0x40 /* peer is valid (a struct lnet_nid: Lustre 2.15 and later) */
+
+/* pb_flags bits the server record names (lustre_idl.h). */
+#define LES_MSG_RESENT 0x0002
+#define LES_MSG_REPLAY 0x0004
 
 /* A notable event in a request's life (resend, expiry, ...). */
 struct les_rec_rpc_event {

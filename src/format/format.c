@@ -8,6 +8,7 @@
 #include "format/format.h"
 #include "model/kinds.h"
 #include "model/ops.h"
+#include "model/rpcjoin.h"
 
 /* The access op, intent and method members of a record. */
 static void fill_access_op(struct jw *w, unsigned int op, unsigned int method)
@@ -513,4 +514,115 @@ static les_rec_format_fn *const formatters[LES_REC_KIND_MAX] = { LES_REC_KINDS(F
 les_rec_format_fn *les_format_of(unsigned int kind)
 {
 	return kind < LES_REC_KIND_MAX ? formatters[kind] : NULL;
+}
+
+static void put_nid(struct jw *w, const char *key, size_t key_len, const struct les_lnet_nid *nid,
+		    bool valid)
+{
+	char text[LES_LNET_NID_STR_MAX];
+	size_t len = valid ? les_lnet_nid_str(nid, text, sizeof(text)) : 0;
+
+	jw_lit_key(w, key, key_len);
+	if (len)
+		jw_str(w, text, len);
+	else
+		jw_null(w);
+}
+
+/* The server's steps (les_srv_times), named with prefix; null where not seen. */
+static void put_srv_times(struct jw *w, const struct les_srv_times *t, bool prefixed)
+{
+	const struct {
+		const char *name;
+		uint64_t v;
+		bool valid;
+	} steps[] = {
+		{"queue_ns", t->queue_ns, true},	 {"incoming_ns", t->incoming_ns, t->has_nrs},
+		{"nrs_ns", t->nrs_ns, t->has_nrs},	 {"handle_ns", t->handle_ns, true},
+		{"reply_ns", t->reply_ns, t->has_reply}, {"total_ns", t->total_ns, true},
+	};
+	char key[32];
+
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		snprintf(key, sizeof(key), "%s%s", prefixed ? "server_" : "", steps[i].name);
+		jw_key(w, key);
+		if (steps[i].valid)
+			jw_u64(w, steps[i].v);
+		else
+			jw_null(w);
+	}
+}
+
+static void put_srv_ids(struct jw *w, const struct les_rec_srv *r)
+{
+	jw_lit_strz(w, JW_LIT("service"), r->service, LES_RPC_NAME_LEN);
+	if (r->flags & LES_SRV_F_TARGET)
+		jw_lit_strz(w, JW_LIT("target"), r->target, LES_RPC_NAME_LEN);
+	else
+		jw_lit_null(w, JW_LIT("target"));
+	put_opcode(w, LES_PROTO_PTLRPC, r->opcode,
+		   (r->flags & LES_SRV_F_OPCODE) ? LES_RPC_F_OPCODE : 0);
+	jw_lit_u64(w, JW_LIT("xid"), r->xid);
+	put_nid(w, JW_LIT("client_nid"), &r->peer, r->flags & LES_SRV_F_PEER);
+	put_nid(w, JW_LIT("server_nid"), &r->self, r->flags & LES_SRV_F_PEER);
+	if (r->flags & LES_SRV_F_JOBID)
+		jw_lit_strz(w, JW_LIT("lustre_jobid"), r->jobid, LES_JOBID_LEN);
+	else
+		jw_lit_null(w, JW_LIT("lustre_jobid"));
+}
+
+void les_format_srv(struct jw *w, const struct les_fmt_ctx *fc, const struct les_rec_srv *r)
+{
+	struct les_srv_times t;
+
+	les_srv_times(r, fc->mono_to_epoch_ns, &t);
+	put_common(w, fc, "srv", r->ts_ns, NULL);
+	jw_lit_cstr(w, JW_LIT("proto"), les_rpc_proto_name(LES_PROTO_PTLRPC));
+	put_srv_ids(w, r);
+	jw_lit_key(w, JW_LIT("resent"));
+	jw_bool(w, r->msg_flags & LES_MSG_RESENT);
+	jw_lit_key(w, JW_LIT("replay"));
+	jw_bool(w, r->msg_flags & LES_MSG_REPLAY);
+	jw_lit_u64(w, JW_LIT("msg_flags"), r->msg_flags);
+	jw_lit_strz(w, JW_LIT("thread"), r->comm, LES_COMM_LEN);
+	jw_lit_u64(w, JW_LIT("tid"), r->tid);
+	jw_lit_i64(w, JW_LIT("status"), r->status);
+	jw_lit_u64(w, JW_LIT("transno"), r->transno);
+	jw_lit_key(w, JW_LIT("replied"));
+	jw_bool(w, r->flags & LES_SRV_F_REPLY);
+	put_srv_times(w, &t, false);
+	jw_obj_end(w);
+	jw_newline(w);
+}
+
+void les_format_srv_line(struct jw *w, const struct les_fmt_ctx *fc,
+			 const struct les_observed_mount *m, const void *rec,
+			 const struct les_enriched *en, const char *wire_job)
+{
+	(void)m;
+	(void)en;
+	(void)wire_job;
+	les_format_srv(w, fc, rec);
+}
+
+void les_format_rpc_join(struct jw *w, const struct les_fmt_ctx *fc, const struct les_rec_rpc *c,
+			 const struct les_rec_srv *s)
+{
+	struct les_srv_times t;
+
+	les_srv_times(s, fc->mono_to_epoch_ns, &t);
+	put_common(w, fc, "rpc_join", c->ts_ns > s->ts_ns ? c->ts_ns : s->ts_ns, NULL);
+	jw_lit_cstr(w, JW_LIT("proto"), les_rpc_proto_name(LES_PROTO_PTLRPC));
+	put_srv_ids(w, s);
+	put_req_id(w, c->req_id);
+	jw_lit_u64(w, JW_LIT("pid"), c->task.pid);
+	jw_lit_strz(w, JW_LIT("comm"), c->task.comm, LES_COMM_LEN);
+	jw_lit_u64(w, JW_LIT("client_queued_ns"), c->backlog_ns);
+	jw_lit_u64(w, JW_LIT("client_service_ns"), c->rtt_ns);
+	jw_lit_u64(w, JW_LIT("client_resends"), c->resends);
+	jw_lit_i64(w, JW_LIT("network_ns"), les_rpcjoin_network_ns(c, &t));
+	put_srv_times(w, &t, true);
+	jw_lit_i64(w, JW_LIT("server_status"), s->status);
+	jw_obj_end(w);
+	jw_newline(w);
 }

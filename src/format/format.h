@@ -55,6 +55,11 @@ void les_format_access(struct jw *w, const struct les_fmt_ctx *fc,
 void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc, const struct les_observed_mount *m,
 		    const struct les_rec_rpc *r, const struct les_enriched *en,
 		    const char *wire_job);
+/* A request a PtlRPC service handled ("type":"srv"). */
+void les_format_srv(struct jw *w, const struct les_fmt_ctx *fc, const struct les_rec_srv *r);
+/* A client's request and its server's record, joined ("type":"rpc_join", model/rpcjoin.h). */
+void les_format_rpc_join(struct jw *w, const struct les_fmt_ctx *fc, const struct les_rec_rpc *c,
+			 const struct les_rec_srv *s);
 void les_format_rpc_event(struct jw *w, const struct les_fmt_ctx *fc,
 			  const struct les_observed_mount *m, const struct les_rec_rpc_event *r,
 			  const struct les_enriched *en);
@@ -69,7 +74,8 @@ typedef void les_rec_format_fn(struct jw *w, const struct les_fmt_ctx *fc,
 			       const struct les_enriched *en, const char *wire_job);
 
 /* The kinds list's formatters, as les_rec_format_fn. */
-les_rec_format_fn les_format_access_line, les_format_rpc_line, les_format_rpc_event_line;
+les_rec_format_fn les_format_access_line, les_format_rpc_line, les_format_rpc_event_line,
+	les_format_srv_line;
 
 /* The formatter of kind's lines; NULL for a notice, or a kind no row names. */
 les_rec_format_fn *les_format_of(unsigned int kind);

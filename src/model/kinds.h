@@ -24,6 +24,7 @@ enum les_rec_shape {
 	LES_SHAPE_ACCESS,     /* a file operation: op, latency, bytes, rpc_count, rpc_wait_ns */
 	LES_SHAPE_REQUEST, /* a wait of the RPC plane: op, proto, rpc_op, latency, the wait ids */
 	LES_SHAPE_EVENT,   /* an RPC event: event, proto; no latency */
+	LES_SHAPE_SERVER,  /* a request a server handled: op (opcode), latency, xid; no sink counts it yet */
 	LES_SHAPE_MAX,
 };
 
@@ -50,7 +51,9 @@ enum les_rec_shape {
 	/* Reserved: named in the stats record's counts, never in the ring. */                    \
 	X(LES_REC_PROC_EXIT, "proc_exit", 0, LES_SHAPE_NOTICE, NULL, NULL)                        \
 	X(LES_REC_PROC_FORK, "proc_fork", sizeof(struct les_rec_fork), LES_SHAPE_NOTICE, NULL,    \
-	  on_fork)
+	  on_fork)                                                                                \
+	X(LES_REC_SRV, "srv", sizeof(struct les_rec_srv), LES_SHAPE_SERVER, les_format_srv_line,  \
+	  on_srv)
 
 struct les_rec_kind_info {
 	const char *name; /* the "type" its lines carry, its key in "records" */

@@ -201,6 +201,8 @@ const char *les_counter_name(unsigned int counter)
 		[LES_CNT_PATH_UNRESOLVED] = "path_unresolved",
 		[LES_CNT_FUSE_UNVERIFIED] = "fuse_unverified",
 		[LES_CNT_FUSE_UNPLACED] = "fuse_unplaced",
+		[LES_CNT_SRV_UNTRACKED] = "srv_untracked",
+		[LES_CNT_SRV_FULL] = "srv_full",
 	};
 	return counter < LES_CNT_MAX && names[counter] ? names[counter] : "unknown";
 }
@@ -231,6 +233,10 @@ const char *les_probe_name(unsigned int probe)
 		[LES_PROBE_SUNRPC_END] = "rpc_task_end",
 		[LES_PROBE_SUNRPC_RETRANSMIT] = "xprt_retransmit",
 		[LES_PROBE_FUSE_READ] = "fuse_daemon_read",
+		[LES_PROBE_SRV_NRS_ADD] = "srv_nrs_add",
+		[LES_PROBE_SRV_DEQUEUE] = "srv_dequeue",
+		[LES_PROBE_SRV_HANDLE] = "srv_handle",
+		[LES_PROBE_SRV_REPLY] = "srv_reply",
 	};
 	return probe < LES_PROBE_MAX && names[probe] ? names[probe] : "unknown";
 }

@@ -12,6 +12,14 @@
 #include "model/ops.h"
 #include "sink/sink.h"
 
+/*
+ * The join's table: requests whose other side has not come yet. On one
+ * node the two records of a request come within milliseconds of each
+ * other; a record waiting 30 s has none.
+ */
+#define LES_JOIN_SLOTS	    4096
+#define LES_JOIN_MAX_AGE_NS (30ULL * 1000000000ULL)
+
 void les_consumer_init(struct les_consumer *c, const struct les_consumer_config *cfg,
 		       const struct les_observed *observed, const char *host)
 {
@@ -23,6 +31,9 @@ void les_consumer_init(struct les_consumer *c, const struct les_consumer_config 
 	c->start_mono_ns = les_mono_ns();
 	c->records_to_lines = true;
 	snprintf(c->host, sizeof(c->host), "%s", host);
+	/* Without the table (no memory at start) nothing joins, and the stats say so. */
+	if (les_rpcjoin_init(&c->join, LES_JOIN_SLOTS, LES_JOIN_MAX_AGE_NS))
+		c->join.cap = 0;
 }
 
 void les_consumer_set_output(struct les_consumer *c, les_output_fn fn, void *ctx)
@@ -72,6 +83,7 @@ static int add_tap(struct les_consumer *c, const struct les_consumer_tap *tap)
 
 void les_consumer_release(struct les_consumer *c)
 {
+	les_rpcjoin_free(&c->join);
 	free(c->taps.heap);
 	memset(&c->taps, 0, sizeof(c->taps));
 }
@@ -434,6 +446,36 @@ static void event_rpc_ids(struct les_consumer *c, const struct les_rec_rpc *r)
 		event_ptlrpc_ids(c, r);
 }
 
+/*
+ * The line of a request both sides of which met (model/rpcjoin.h): not a
+ * record of the ring, so an output line like a stats line, for the output
+ * and the line sinks, outside the records' accounting.
+ */
+static int emit_join(struct les_consumer *c)
+{
+	if (!c->records_to_lines)
+		return 0;
+	jw_reset(&c->jw);
+	les_format_rpc_join(&c->jw, &c->fmt, &c->join.client, &c->join.server);
+	if (c->jw.overflow) {
+		c->format_errors++;
+		return 0;
+	}
+	memset(&c->ev, 0, sizeof(c->ev));
+	c->ev.type = "rpc_join";
+	c->ev.host = c->host;
+	c->ev.line = c->line;
+	c->ev.line_len = c->jw.len;
+	return les_consumer_output(c, &c->ev);
+}
+
+static int join_client(struct les_consumer *c, const struct les_rec_rpc *r)
+{
+	if (!c->join.cap || r->proto != LES_PROTO_PTLRPC || r->rpc_op != LES_RPC_OP_REQUEST)
+		return 0;
+	return les_rpcjoin_offer_client(&c->join, r, les_mono_ns()) ? emit_join(c) : 0;
+}
+
 static int on_rpc(struct les_consumer *c, const void *rec)
 {
 	const struct les_rec_rpc *r = rec;
@@ -460,7 +502,44 @@ static int on_rpc(struct les_consumer *c, const void *rec)
 	event_rpc_ids(c, r);
 	event_worker(c, r->flags, r->worker_comm);
 	job = charge_wire_job(c, r);
-	return format_emit(c, m, r, job);
+	return format_emit(c, m, r, job) ?: join_client(c, r);
+}
+
+static int on_srv(struct les_consumer *c, const void *rec)
+{
+	const struct les_rec_srv *r = rec;
+	struct les_event *ev = &c->ev;
+	struct les_srv_times t;
+	int err;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = LES_REC_SRV;
+	ev->type = les_rec_kind_name(LES_REC_SRV);
+	ev->ts_epoch_ns = les_fmt_epoch_ns(&c->fmt, r->ts_ns);
+	ev->host = c->host;
+	ev->proto = les_rpc_proto_name(LES_PROTO_PTLRPC);
+	ev->proto_id = LES_PROTO_PTLRPC;
+	ev->has_opcode = r->flags & LES_SRV_F_OPCODE;
+	ev->opcode = ev->has_opcode ? r->opcode : 0;
+	ev->op = ev->has_opcode ? les_ptlrpc_opcode_name(r->opcode) : NULL;
+	ev->op = ev->op ? ev->op : "unknown";
+	ev->has_xid = true;
+	ev->xid = r->xid;
+	les_srv_times(r, c->fmt.mono_to_epoch_ns, &t);
+	ev->latency_ns = t.total_ns;
+	ev->err = r->status < 0 ? -r->status : 0;
+	ev->errno_class = les_errno_class_name(les_errno_class(ev->err));
+	ev->tid = r->tid;
+	memcpy(c->comm, r->comm, LES_COMM_LEN);
+	c->comm[LES_COMM_LEN] = '\0';
+	ev->comm = c->comm;
+	ev->process = c->comm;
+	if ((r->flags & LES_SRV_F_PEER) && les_lnet_nid_str(&r->peer, c->nid, sizeof(c->nid)))
+		ev->nid = c->nid;
+	err = format_emit(c, NULL, r, NULL);
+	if (err || !c->join.cap)
+		return err;
+	return les_rpcjoin_offer_server(&c->join, r, les_mono_ns()) ? emit_join(c) : 0;
 }
 
 static int on_rpc_event(struct les_consumer *c, const void *rec)
@@ -605,6 +684,37 @@ static void put_inflight(struct jw *w, struct les_consumer *c, const struct les_
 	jw_obj_end(w);
 }
 
+/*
+ * "join": the client-server join of PtlRPC requests (model/rpcjoin.h):
+ * joined, and by side the records that waited in vain, that had no key,
+ * that repeated a key, and that wait now. null: no table.
+ */
+static void put_join(struct jw *w, struct les_consumer *c, bool final)
+{
+	static const char *const side[LES_JOIN_SIDES] = {"client", "server"};
+	const struct les_rpcjoin_counts *n = &c->join.counts;
+
+	jw_key(w, "join");
+	if (!c->join.cap) {
+		jw_null(w);
+		return;
+	}
+	/* At the end nothing more can come: what waits is unjoined. */
+	les_rpcjoin_expire(&c->join, les_mono_ns(), final);
+	jw_obj_begin(w);
+	jw_kv_u64(w, "joined", n->joined);
+	for (unsigned int i = 0; i < LES_JOIN_SIDES; i++) {
+		jw_key(w, side[i]);
+		jw_obj_begin(w);
+		jw_kv_u64(w, "unjoined", n->unjoined[i]);
+		jw_kv_u64(w, "no_key", n->no_key[i]);
+		jw_kv_u64(w, "duplicate", n->duplicate[i]);
+		jw_kv_u64(w, "pending", les_rpcjoin_pending(&c->join, i));
+		jw_obj_end(w);
+	}
+	jw_obj_end(w);
+}
+
 /* The bounded tables' levels and overflows: "enrich" and "mounts". */
 static void put_tables(struct jw *w, struct les_consumer *c)
 {
@@ -655,6 +765,7 @@ int les_consumer_emit_stats(struct les_consumer *c, const struct les_kernel_stat
 	jw_kv_u64(w, "unobserved", c->unobserved);
 	jw_kv_u64(w, "threads_swept", ks->threads_swept);
 	put_inflight(w, c, ks);
+	put_join(w, c, final);
 	put_kind_counts(w, c);
 	put_kernel_counters(w, ks);
 	les_refusals_json(w, ks->refused);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "model/event.h"
 #include "format/format.h"
+#include "model/rpcjoin.h"
 #include "util/json.h"
 #include "model/observed.h"
 #include "model/kstats.h"
@@ -124,6 +125,8 @@ struct les_consumer {
 	struct les_enricher *enricher; /* NULL: records carry no enrichment */
 	const struct les_enriched *enriched; /* of the record being handled */
 	char describe_comm[LES_COMM_LEN + 1]; /* les_consumer_describe's */
+	/* Client and server records of one PtlRPC request, joined (model/rpcjoin.h). */
+	struct les_rpcjoin join;
 };
 
 void les_consumer_init(struct les_consumer *c, const struct les_consumer_config *cfg,

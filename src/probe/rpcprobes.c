@@ -38,6 +38,7 @@
 #define LDLM(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_LDLM, r, { kp, kr }, { fe, fx }, NULL, { 0 }, true }
 #define SUNRPC(tp, r, prog) { "sunrpc:" #tp, LES_PROTO_SUNRPC, r, { 0 }, { 0 }, prog }
 #define FUSE(fn, r, kp, fe, nb) { #fn, LES_PROTO_FUSE, r, { kp, NULL }, { fe, NULL }, NULL, { nb } }
+#define SRV(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_PTLRPC, r, { kp, kr }, { fe, fx }, NULL, { 0 }, true, true }
 /* clang-format on */
 
 /* Sources: lustre-release lustre/ptlrpc (client.c, niobuf.c, recover.c, ptlrpcd.c),
@@ -102,6 +103,24 @@ static const struct les_rpc_fn rpc_table[] = {
 	     "fuse_req_end_kp", "fuse_req_end_fe", "fuse_req_end_nobtf_kp"),
 	FUSE(fuse_copy_args, "the daemon reads the request: time queued vs in the daemon",
 	     "fuse_copy_args_kp", "fuse_copy_args_fe", "fuse_copy_args_nobtf_kp"),
+	/*
+	 * The server side (rpc_ptlrpc_srv.bpf.h): calls that stay calls where
+	 * ptlrpc_server_handle_request is inlined. The handlers are
+	 * so_req_handler targets (function pointers), never inlined.
+	 */
+	SRV(ptlrpc_nrs_req_add, "server: a request enters the NRS policy queue",
+	    "srv_nrs_add_kp", NULL, "srv_nrs_add_fe", NULL),
+	/* Static, but out of line, and its caller's only dequeue point. */
+	SRV(ptlrpc_server_request_get, "server: a service thread takes a request (handling starts)",
+	    NULL, "srv_request_get_kr", NULL, "srv_request_get_fx"),
+	SRV(tgt_request_handle, "server records: the targets' services (mdt, ost_io, mgs, ...)",
+	    "srv_tgt_handle_kp", "srv_tgt_handle_kr", "srv_tgt_handle_fe", "srv_tgt_handle_fx"),
+	SRV(ldlm_callback_handler, "server records: LDLM callbacks (ldlm_cbd)", "srv_ldlm_cb_kp",
+	    "srv_ldlm_cb_kr", "srv_ldlm_cb_fe", "srv_ldlm_cb_fx"),
+	SRV(ldlm_cancel_handler, "server records: LDLM cancels (ldlm_canceld)",
+	    "srv_ldlm_cancel_kp", "srv_ldlm_cancel_kr", "srv_ldlm_cancel_fe", "srv_ldlm_cancel_fx"),
+	SRV(ptlrpc_send_reply, "server: the reply sent (not an early reply)", "srv_send_reply_kp",
+	    NULL, "srv_send_reply_fe", NULL),
 	SUNRPC(rpc_task_begin, "submitter of each RPC task", "sunrpc_begin_btf"),
 	SUNRPC(rpc_task_end, "in flight until here", "sunrpc_end_btf"),
 	SUNRPC(rpc_stats_latency, "rpc records: backlog, rtt, execute", "sunrpc_stats_btf"),
@@ -278,6 +297,39 @@ static void fuse_rows_pair(struct les_rpc_plan *p, bool tracepoints)
 	}
 }
 
+/*
+ * The server rows read struct ptlrpc_request by CO-RE: without its BTF in
+ * the module they are left out, and they go together: a handler's record
+ * needs the dequeue that starts it.
+ */
+static void server_rows(struct les_rpc_plan *p, const struct les_kfacts *f)
+{
+	const struct les_rpc_probe *get = rpc_row(p, "ptlrpc_server_request_get");
+	bool handler = false, btf = get->present &&
+				    les_kfacts_has_type(f, "ptlrpc_request", BTF_KIND_STRUCT,
+							get->where);
+	const char *why = NULL;
+
+	for (size_t i = 0; i < p->n; i++)
+		if (p->probe[i].f->server && p->probe[i].f->kprobe[1] &&
+		    p->probe[i].method != LES_ATTACH_NONE && &p->probe[i] != get)
+			handler = true;
+	if (!get->present)
+		why = "no server records: ptlrpc_server_request_get not in kallsyms";
+	else if (!btf)
+		why = "no server records: no BTF for struct ptlrpc_request in the module";
+	else if (get->method == LES_ATTACH_NONE || !handler)
+		why = "no server records: no dequeue or no handler to attach";
+	for (size_t i = 0; why && i < p->n; i++) {
+		struct les_rpc_probe *pr = &p->probe[i];
+
+		if (!pr->f->server || (pr->method == LES_ATTACH_NONE && pr->reason[0]))
+			continue;
+		pr->method = LES_ATTACH_NONE;
+		snprintf(pr->reason, sizeof(pr->reason), "%s", why);
+	}
+}
+
 /* The module PtlRPC lives in: where ptlrpc_queue_wait is. */
 static const char *ptlrpc_module(const struct les_rpc_plan *p)
 {
@@ -387,6 +439,7 @@ void les_rpc_plan_make(struct les_rpc_plan *p, const struct les_kfacts *f,
 			choose_fn(pr, f, mode, fentry_ok, fentry_reason);
 	}
 	fuse_rows_pair(p, fuse->tracepoints);
+	server_rows(p, f);
 	plan_opcode(p, f, reqmsg_env);
 }
 

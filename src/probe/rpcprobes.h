@@ -42,6 +42,8 @@ struct les_rpc_fn {
 	 * none: their send and end go together in one flavour (planned).
 	 */
 	bool kprobe_twin;
+	/* PtlRPC server side: reads struct ptlrpc_request by CO-RE, so needs its BTF */
+	bool server;
 };
 
 struct les_rpc_probe {

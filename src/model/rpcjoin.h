@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The join of a client's PtlRPC request record with the server's record of
+ * the same request, where both sides are traced by one consumer (a client
+ * mounted on its own servers). The key is (the server's NID the request
+ * went to, xid): the client's import peer and the server's rq_self are the
+ * same NID, and the client's xids are unique on that client. Whichever
+ * side comes first waits in a bounded table for the other; one that waits
+ * in vain (evicted when its slots are full, too old, or left at the end)
+ * is counted as unjoined on its side, never dropped silently.
+ *
+ * The table is allocated once (les_rpcjoin_init); offering a record
+ * allocates nothing.
+ */
+#ifndef LES_RPCJOIN_H
+#define LES_RPCJOIN_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "les_record.h"
+
+enum les_rpcjoin_side {
+	LES_JOIN_CLIENT = 0, /* a struct les_rec_rpc (PtlRPC request) */
+	LES_JOIN_SERVER, /* a struct les_rec_srv */
+	LES_JOIN_SIDES,
+};
+
+struct les_rpcjoin_key {
+	struct les_lnet_nid server_nid;
+	uint64_t xid;
+};
+
+struct les_rpcjoin_slot {
+	bool used;
+	uint8_t side; /* enum les_rpcjoin_side */
+	uint64_t seen_ns; /* when it was offered, the consumer's monotonic clock */
+	struct les_rpcjoin_key key;
+	union {
+		struct les_rec_rpc client;
+		struct les_rec_srv server;
+	} rec;
+};
+
+struct les_rpcjoin_counts {
+	uint64_t joined;
+	/* By side: waited in vain (evicted, expired or left at the end). */
+	uint64_t unjoined[LES_JOIN_SIDES];
+	/* By side: records without a key (no xid or NID: no module BTF). */
+	uint64_t no_key[LES_JOIN_SIDES];
+	/* By side: a second record with a key already waiting (the first one is kept). */
+	uint64_t duplicate[LES_JOIN_SIDES];
+};
+
+struct les_rpcjoin {
+	struct les_rpcjoin_slot *slots;
+	size_t cap; /* a power of 2 */
+	uint64_t max_age_ns; /* a record waiting longer is unjoined */
+	struct les_rpcjoin_counts counts;
+	/* The pair the last les_rpcjoin_offer that returned true joined. */
+	struct les_rec_rpc client;
+	struct les_rec_srv server;
+};
+
+/*
+ * A server record's steps as durations (ns), each on the server's own
+ * clock: arrival is Lustre's CLOCK_REALTIME stamp moved onto the monotonic
+ * clock by mono_to_epoch_ns (the consumer's offset between the two).
+ * A step whose two ends are not both known is 0 with its has_ false.
+ */
+struct les_srv_times {
+	uint64_t arrival_ns; /* monotonic */
+	uint64_t incoming_ns; /* arrival -> NRS enqueue: the incoming queue (unpack, checks) */
+	uint64_t nrs_ns; /* NRS enqueue -> a thread takes it: the policy's queue */
+	uint64_t queue_ns; /* arrival -> a thread takes it (incoming + NRS) */
+	uint64_t handle_ns; /* a thread takes it -> the handler returns (Lustre's "processed in") */
+	uint64_t reply_ns; /* arrival -> the reply sent, with has_reply */
+	uint64_t total_ns; /* arrival -> the handler returns (Lustre's "total") */
+	bool has_nrs, has_reply;
+};
+
+void les_srv_times(const struct les_rec_srv *r, int64_t mono_to_epoch_ns, struct les_srv_times *t);
+
+/*
+ * The joined request's split: the client's service time (send -> reply, its
+ * clock) less the server's arrival -> reply (its clock) is the network and
+ * the reply's way back; no clock is compared across the two.
+ */
+int64_t les_rpcjoin_network_ns(const struct les_rec_rpc *c, const struct les_srv_times *t);
+
+/* cap: slots, rounded up to a power of 2 (at least 16). 0, or -ENOMEM. */
+int les_rpcjoin_init(struct les_rpcjoin *j, size_t cap, uint64_t max_age_ns);
+void les_rpcjoin_free(struct les_rpcjoin *j);
+
+/* A record's key, or false when it has none (the record is counted as no_key). */
+bool les_rpcjoin_client_key(const struct les_rec_rpc *r, struct les_rpcjoin_key *k);
+bool les_rpcjoin_server_key(const struct les_rec_srv *r, struct les_rpcjoin_key *k);
+
+/*
+ * Offer a record of one side, seen at now_ns. True when it met its other
+ * side: the pair is in j->client and j->server and its slot is free again.
+ * Otherwise it waits (or was counted as no_key or duplicate).
+ */
+bool les_rpcjoin_offer_client(struct les_rpcjoin *j, const struct les_rec_rpc *r,
+			      uint64_t now_ns);
+bool les_rpcjoin_offer_server(struct les_rpcjoin *j, const struct les_rec_srv *r,
+			      uint64_t now_ns);
+
+/* Count records that waited longer than max_age_ns (all, with all) as unjoined. */
+void les_rpcjoin_expire(struct les_rpcjoin *j, uint64_t now_ns, bool all);
+
+/* Records waiting now, by side. */
+uint64_t les_rpcjoin_pending(const struct les_rpcjoin *j, enum les_rpcjoin_side side);
+
+#endif /* LES_RPCJOIN_H */
