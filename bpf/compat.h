@@ -298,6 +298,11 @@ struct ptlrpc_srv_req___les {
 	struct timespec64 sr_arrival_time;
 } __attribute__((preserve_access_index));
 
+/* Where the request's message is since the capsule took it (rq_reqmsg is a macro for it). */
+struct req_capsule___les {
+	void *rc_reqmsg;
+} __attribute__((preserve_access_index));
+
 struct obd_export___les {
 	struct obd_device___les *exp_obd;
 } __attribute__((preserve_access_index));
@@ -312,6 +317,7 @@ struct ptlrpc_request___les {
 	struct lnet_nid___les rq_self;
 	struct lnet_processid___les rq_peer;
 	struct ptlrpc_srv_req___les rq_srv;
+	struct req_capsule___les rq_pill;
 } __attribute__((preserve_access_index));
 
 /* Lustre's superblock magic; struct ll_inode_info's offsets come from userspace. */

@@ -200,6 +200,19 @@ static __always_inline void srv_rec_init(struct les_rec_srv *rec, const struct p
 	bpf_get_current_comm(rec->comm, LES_COMM_LEN);
 }
 
+/*
+ * The request's message: rq_reqmsg is a macro for rq_pill.rc_reqmsg (the
+ * request's capsule) in the builds seen; a field of that name, elsewhere.
+ */
+static __always_inline __u64 srv_reqmsg(struct ptlrpc_request___les *r)
+{
+	if (bpf_core_field_exists(r->rq_pill))
+		return (__u64)BPF_CORE_READ(r, rq_pill.rc_reqmsg);
+	if (bpf_core_field_exists(r->rq_reqmsg))
+		return (__u64)BPF_CORE_READ(r, rq_reqmsg);
+	return 0;
+}
+
 /* The handler returned: the request's record. */
 static __always_inline int srv_handled(__u64 req)
 {
@@ -225,7 +238,7 @@ static __always_inline int srv_handled(__u64 req)
 	rec->status = BPF_CORE_READ(r, rq_status);
 	rec->arrival_real_ns = BPF_CORE_READ(r, rq_srv.sr_arrival_time.tv_sec) * 1000000000ULL +
 			       BPF_CORE_READ(r, rq_srv.sr_arrival_time.tv_nsec);
-	srv_read_body(rec, (__u64)BPF_CORE_READ(r, rq_reqmsg));
+	srv_read_body(rec, srv_reqmsg(r));
 	srv_read_names(rec, r);
 	submit(rec);
 	bpf_map_delete_elem(&ptlrpc_srv, &req);

@@ -67,8 +67,7 @@ void les_fmt_ctx_init(struct les_fmt_ctx *fc, const char *host, bool file_id)
 
 void les_fmt_ctx_sync_clock(struct les_fmt_ctx *fc)
 {
-	fc->mono_to_epoch_ns =
-		(int64_t)les_clock_ns(CLOCK_REALTIME) - (int64_t)les_clock_ns(CLOCK_MONOTONIC);
+	fc->mono_to_epoch_ns = les_clock_real_minus_mono_ns();
 }
 
 uint64_t les_fmt_epoch_ns(const struct les_fmt_ctx *fc, uint64_t mono_ns)

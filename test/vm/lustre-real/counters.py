@@ -30,8 +30,17 @@ GROUP:
             the node's callback service received (--ldlm: lctl get_param
             ldlm.services.ldlm_cbd.stats), each inside its job's access op,
             some of each --job
+  servers   server records (type srv) vs the servers' rpctrace lines
+            (--dk: lctl dk with debug=+rpctrace, "Handled RPC ... Request
+            processed in Xus (Yus total)"): one record per line by (xid,
+            client NID), the same opcode, thread and rq_status, handle_ns
+            within --bound-us of X and total_ns of Y; no record in the log's
+            window without its line; every client request record the servers
+            logged joined (rpc_join) with its server's, and the stats' join
+            counts as the lines say. --ids none: no server record at all,
+            every client request counted as without a key
   selftest  the parsers on synthetic text (no guest): job_stats of two
-            OSTs summed per job (CTest unit.lustre_counters)
+            OSTs summed per job, rpctrace lines (CTest unit.lustre_counters)
 Prints one line per comparison; exits 1 if any differs. A job or counter
 Lustre does not list is a failure, never taken as 0.
 """
@@ -698,6 +707,129 @@ def check_locks(args, rep):
               f"({op.get('latency_ns', 0) / 1e6:.1f} ms)")
 
 
+# A server's rpctrace line (lustre/ptlrpc/service.c, ptlrpc_server_handle_request):
+# debug header (mask:subsystem:cpu:epoch secs.usecs:...), then the request's
+# pname:cluuid+ref:pid:xid:nid:opc:job and its two times.
+HANDLED_RE = re.compile(
+    r"^[0-9a-f]+:[0-9a-f]+:[\d.]+F?:(?P<t>\d+\.\d+):.*Handled RPC req@\S+ "
+    r"pname:cluuid\+ref:pid:xid:nid:opc:job "
+    r"(?P<pname>[^:]+):(?P<uuid>[^+]*)\+-?\d+:-?\d+:x(?P<xid>\d+):(?:\d+-)?(?P<nid>[^:]+):"
+    r"(?P<opc>\d+):(?P<job>.*?) Request processed in (?P<x>-?\d+)us \((?P<y>-?\d+)us total\) "
+    r"trans (?P<trans>\d+) rc (?P<rc>-?\d+)/(?P<rep>-?\d+)")
+
+
+def parse_handled(path):
+    """The servers' Handled RPC lines: one dict per line (times in us, t in ns)."""
+    out = []
+    for line in open(path, errors="replace"):
+        m = HANDLED_RE.match(line)
+        if not m:
+            if "Handled RPC" in line:
+                print("note unparsed Handled line:", line.strip()[:200])
+            continue
+        d = m.groupdict()
+        out.append({"t": secs_ns(d["t"]), "pname": d["pname"], "xid": int(d["xid"]),
+                    "nid": d["nid"], "opc": int(d["opc"]), "job": d["job"],
+                    "x": int(d["x"]), "y": int(d["y"]), "rc": int(d["rc"])})
+    return out
+
+
+def dk_window(path):
+    """The epoch ns of the log's first and last line."""
+    ts = [secs_ns(m.group(1)) for m in
+          (re.match(r"^[0-9a-f]+:[0-9a-f]+:[\d.]+F?:(\d+\.\d+):", ln)
+           for ln in open(path, errors="replace")) if m]
+    return (min(ts), max(ts)) if ts else (0, 0)
+
+
+def check_servers(args, rep):
+    lines = parse_handled(args.dk)
+    recs = [json.loads(ln) for ln in open(args.records)]
+    srv = [r for r in recs if r.get("type") == "srv"]
+    joins = [r for r in recs if r.get("type") == "rpc_join"]
+    final = [r for r in recs if r.get("type") == "stats" and r.get("final")]
+    join = final[-1].get("join") if final else None
+    client = [r for r in recs if r.get("type") == "rpc" and r.get("proto") == "ptlrpc"
+              and r.get("op") == "request"]
+    rep.true("the servers logged Handled RPC lines", len(lines) > 0, f"{len(lines)}")
+    rep.true("a final stats record with the join's counts", join is not None, f"{join}")
+    if args.ids == "none":
+        rep.eq("server records without module BTF", len(srv), 0)
+        rep.eq("joined lines without module BTF", len(joins), 0)
+        if join:
+            rep.eq("client requests without a key (no xid without BTF)",
+                   join["client"]["no_key"], len(client))
+        return
+    by_key = {}
+    for r in srv:
+        by_key.setdefault((r["xid"], r["client_nid"]), []).append(r)
+    worst_x = worst_y = 0
+    missing, twice, differ, off = [], [], [], []
+    for ln in lines:
+        mine = by_key.get((ln["xid"], ln["nid"]), [])
+        if not mine:
+            missing.append(ln)
+            continue
+        if len(mine) > 1:
+            twice.append(ln)
+        r = mine[0]
+        if (r.get("opcode"), r["thread"], r["status"]) != (ln["opc"], ln["pname"], ln["rc"]):
+            differ.append((ln, {k: r.get(k) for k in ("opcode", "thread", "status")}))
+        dx = r["handle_ns"] / 1000 - ln["x"]
+        dy = r["total_ns"] / 1000 - ln["y"]
+        worst_x = max(worst_x, abs(dx), key=abs)
+        worst_y = max(worst_y, abs(dy), key=abs)
+        if abs(dx) > args.bound_us or abs(dy) > args.bound_us:
+            off.append((ln["xid"], ln["pname"], ln["x"], round(r["handle_ns"] / 1000),
+                        ln["y"], round(r["total_ns"] / 1000)))
+    rep.true("every Handled line has a server record (xid, client NID)", not missing,
+             f"{len(missing)} of {len(lines)} not: {missing[:3]}" if missing else f"{len(lines)}")
+    rep.true("no Handled line has two records", not twice, f"{twice[:3]}")
+    rep.true("each record's opcode, thread and rq_status = its line's", not differ, f"{differ[:3]}")
+    # A guest under single-threaded emulation stalls a vCPU for milliseconds
+    # now and then, between the handler's return and Lustre's stamp: most
+    # lines within the bound, every line within the outlier bound.
+    allowed = len(lines) * args.outliers_pct // 100
+    rep.true(f"handle_ns = X and total_ns = Y within {args.bound_us} us "
+             f"(at most {args.outliers_pct}% of lines within {args.outlier_us} us)",
+             len(off) <= allowed and all(abs(o[2] - o[3]) <= args.outlier_us
+                                         and abs(o[4] - o[5]) <= args.outlier_us for o in off),
+             f"worst {worst_x:.0f} us, {worst_y:.0f} us; {len(off)} off (allowed {allowed}): "
+             f"{off[:5]}")
+    print(f"note rpctrace: {len(lines)} lines; handle_ns - X worst {worst_x:.0f} us, "
+          f"total_ns - Y worst {worst_y:.0f} us")
+    start, end = dk_window(args.dk)
+    logged = {(ln["xid"], ln["nid"]) for ln in lines}
+    inside = [r for r in srv if start <= parse_ts(r["ts"]) <= end - args.bound_us * 1000]
+    extra = [(r["xid"], r["service"], r["thread"]) for r in inside
+             if (r["xid"], r["client_nid"]) not in logged]
+    rep.true("no server record in the log's window without its Handled line", not extra,
+             f"{len(inside)} in the window; {len(extra)} not logged: {extra[:5]}")
+    # The join: every client request the servers logged is joined, once.
+    logged_xids = {ln["xid"] for ln in lines}
+    mine = [r for r in client if r.get("xid") in logged_xids]
+    joined = {j["req_id"] for j in joins}
+    unjoined = [(r["xid"], r.get("opcode_name"), r.get("comm")) for r in mine
+                if r["req_id"] not in joined]
+    rep.true("every client request the servers logged is joined (rpc_join)", not unjoined and mine,
+             f"{len(mine)} requests; {len(unjoined)} not: {unjoined[:5]}")
+    for r in client:
+        if r["req_id"] not in joined:
+            print("note client request not joined:", {k: r.get(k) for k in (
+                "xid", "opcode_name", "comm", "target", "nid", "replied", "errno", "ts")})
+    srv_ids = {(r["xid"], r["server_nid"]) for r in srv}
+    bad = [j for j in joins if (j["xid"], j["server_nid"]) not in srv_ids
+           or j["network_ns"] < 0 or j["server_queue_ns"] + j["server_handle_ns"]
+           != j["server_total_ns"]]
+    rep.true("each joined line has its server record, network_ns >= 0, queue + handle = total",
+             not bad, f"{len(joins)} joined; {len(bad)} not: {bad[:2]}")
+    if join:
+        rep.eq("stats: joined = rpc_join lines", join["joined"], len(joins))
+        print(f"note join: {json.dumps(join, sort_keys=True)}; client request records "
+              f"{len(client)}, server records {len(srv)}, joined {len(joins)} "
+              f"({100 * len(joins) / max(len(client), 1):.1f}% of the client's)")
+
+
 # Two OSTs and one MDT, as lctl get_param prints them: job 7 wrote on both
 # OSTs, job 8 on one. (selftest)
 SELFTEST_JOB_STATS = """obdfilter.lustre-OST0000.job_stats=
@@ -725,6 +857,13 @@ job_stats:
 """
 
 
+SELFTEST_RPCTRACE = """00000100:00100000:1.0:1796537868.775048:0:316:0:(service.c:2543:ptlrpc_server_handle_request()) Handling RPC req@000000005630823f pname:cluuid+ref:pid:xid:nid:opc:job mdt00_002:2cc2cf42-f106-4791-94cc-0962851d80c5+5:598:x1883806430670976:12345-0@lo:101:
+00000100:00100000:1.0:1796537868.787392:0:316:0:(service.c:2592:ptlrpc_server_handle_request()) Handled RPC req@000000005630823f pname:cluuid+ref:pid:xid:nid:opc:job mdt00_002:2cc2cf42-f106-4791-94cc-0962851d80c5+6:598:x1883806430670976:12345-0@lo:101: Request processed in 12301us (12900us total) trans 0 rc 0/0
+00000100:00100000:1.0:1796537868.787722:0:598:0:(client.c:2406:ptlrpc_check_set()) Completed RPC req@0000000034bd31fb pname:cluuid:pid:xid:nid:opc:job dd:2cc2cf42-f106-4791-94cc-0962851d80c5:598:1883806430670976:0@lo:101:
+00000100:00100000:0.0F:1796537868.911000:0:316:0:(service.c:2592:ptlrpc_server_handle_request()) Handled RPC req@00000000a1424c66 pname:cluuid+ref:pid:xid:nid:opc:job mdt00_002:2cc2cf42-f106-4791-94cc-0962851d80c5+6:598:x1883806430671744:12345-192.168.1.2@tcp:36:dd.0:x Request processed in 5us (7us total) trans 0 rc -39/-39
+"""
+
+
 def self_test(args, rep):
     """Host-side regressions of the parsers (CTest unit.lustre_counters)."""
     import tempfile
@@ -744,11 +883,25 @@ def self_test(args, rep):
     rep.eq("job_stats: job 7 close on the MDT", mdt.get("7", {}).get("close"), (1, 30), got)
     rep.eq("job_stats: jobs by kind", {k: sorted(v) for k, v in jobs.items()},
            {"obdfilter": ["7", "8"], "mdt": ["7"]}, got)
+    with tempfile.NamedTemporaryFile("w", suffix=".txt") as f:
+        f.write(SELFTEST_RPCTRACE)
+        f.flush()
+        handled = parse_handled(f.name)
+        span = dk_window(f.name)
+    rep.eq("rpctrace: Handled lines (not Handling, not a client's)", len(handled), 2, got)
+    rep.eq("rpctrace: the first line", handled[0] if handled else None,
+           {"t": 1796537868787392000, "pname": "mdt00_002", "xid": 1883806430670976,
+            "nid": "0@lo", "opc": 101, "job": "", "x": 12301, "y": 12900, "rc": 0}, got)
+    rep.eq("rpctrace: a job with a colon, an error", handled[1:] and
+           {k: handled[1][k] for k in ("job", "rc", "nid", "x", "y")},
+           {"job": "dd.0:x", "rc": -39, "nid": "192.168.1.2@tcp", "x": 5, "y": 7}, got)
+    rep.eq("rpctrace: the log's window", span, (1796537868775048000, 1796537868911000000), got)
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("group", choices=("access", "requests", "jobs", "locks", "selftest"))
+    ap.add_argument("group", choices=("access", "requests", "jobs", "locks", "servers",
+                                      "selftest"))
     ap.add_argument("--records")
     ap.add_argument("--mount")
     ap.add_argument("--lctl")
@@ -782,12 +935,20 @@ def main():
     ap.add_argument("--ldlm", help="locks: lctl get_param ldlm.services.ldlm_cbd.stats")
     ap.add_argument("--min-blocked-ms", type=int, default=0,
                     help="locks: the least every blocked wait lasts (an injected pause)")
+    ap.add_argument("--dk", help="servers: lctl dk with debug=+rpctrace over the workload")
+    ap.add_argument("--bound-us", type=int, default=1000,
+                    help="servers: how far handle_ns and total_ns may be from Lustre's X and Y")
+    ap.add_argument("--outlier-us", type=int, default=20000,
+                    help="servers: how far any line may be (a stalled vCPU)")
+    ap.add_argument("--outliers-pct", type=int, default=10,
+                    help="servers: the share of lines that may be beyond --bound-us")
     args = ap.parse_args()
     if args.group != "selftest" and not (args.records and args.mount):
         ap.error(f"{args.group}: --records and --mount are required")
     rep = Report()
     {"access": check_access, "requests": check_requests, "jobs": check_jobs,
-     "locks": check_locks, "selftest": self_test}[args.group](args, rep)
+     "locks": check_locks, "servers": check_servers,
+     "selftest": self_test}[args.group](args, rep)
     return 1 if rep.failed else 0
 
 

@@ -21,6 +21,9 @@
 #     --aggregate windows by job_id vs the servers' obdfilter/mdt job_stats;
 #     job 202's writeback sent by kernel threads and charged to job 202 (to
 #     its dd where osc_brw_prep_request is probed) (counters.py jobs),
+#   - server records (type srv) vs the servers' own rpctrace lines over the
+#     workload (lctl dk, "Handled RPC"), and every client request they
+#     logged joined to its server record (rpc_join) (counters.py servers),
 #   - in flight: the gauge back to 0 on the mount, and no more requests in
 #     flight at once than osc.*.rpc_stats saw;
 # and the tool's own health: started, nothing refused, nothing dropped, no
@@ -683,6 +686,22 @@ lr_unit_caps_test()
 		"$work/unit.jsonl"
 }
 
+# The servers' own record of each request they handle (debug=+rpctrace:
+# "Handled RPC ... Request processed in Xus (Yus total)"), over the
+# workload only: the oracle of the server records (counters.py servers).
+lr_rpctrace_start()
+{
+	lctl set_param -n debug=+rpctrace debug_mb=128 >/dev/null || die "debug=+rpctrace"
+	lctl clear
+}
+
+lr_rpctrace_stop()
+{
+	lctl dk >"$work/dk.txt" || die "lctl dk"
+	lctl set_param -n debug=-rpctrace >/dev/null
+	say "rpctrace: $(grep -c 'Handled RPC' "$work/dk.txt") Handled lines"
+}
+
 lr_tool_test()
 {
 	local attach=$1
@@ -707,10 +726,12 @@ lr_tool_test()
 	lr_warm_up || die "warm-up write on $LR_MNT"
 	lustre_real_clear_stats
 	lctl set_param -n 'obdfilter.*.job_stats=clear' 'mdt.*.job_stats=clear'
+	lr_rpctrace_start
 	lr_hold_write || die "fail_loc"
 	check "workload" lr_workload
 	lctl set_param -n fail_loc=0 fail_val=0
 	sleep 3
+	lr_rpctrace_stop
 	lctl get_param 'llite.*.stats' 'mdc.*.stats' 'osc.*.stats' >"$work/stats.txt"
 	lctl get_param 'obdfilter.*.job_stats' 'mdt.*.job_stats' >"$work/jobs.txt"
 	lctl get_param 'osc.*-osc-[0-9a-f]*.rpc_stats' >"$work/rpc_stats.txt"
@@ -722,6 +743,9 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 	check "every line is valid against docs/record.schema.json" schema_valid "$work/out.jsonl"
 	check "final stats: nothing dropped, refused or missed" lr_health
 	check "access records = llite.*.stats" lr_counters access --lctl "$work/stats.txt"
+	check "server records = the servers' rpctrace lines (xid, client NID, opcode, thread, status, times); every client request they logged joined to its server record" \
+		lr_counters servers --dk "$work/dk.txt" --ids "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
+	grep -E '^note (rpctrace|join)' "$work/check.out" | while read -r l; do say "$l"; done
 	check "request records = mdc/osc stats per opcode and per target; NIDs = the imports' connections" \
 		lr_counters requests --lctl "$work/stats.txt" --imports "$work/imports.txt" --ids "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
 	# shellcheck disable=SC2046 # lr_cause_arg: no word or two
