@@ -40,7 +40,11 @@
 #define PTL_REPLY_EARLY	  0x02 /* PTLRPC_REPLY_EARLY, lustre_net.h */
 #define PTL_BODY_FLAGS_OFF 56 /* pb_flags in struct ptlrpc_body (wiretest.c) */
 
-/* Requests queued or in handling; LRU: one dropped before handling ages out. */
+/*
+ * Requests queued or in handling. One dropped before its handler ran (its
+ * deadline passed in the queue) stays until the tracer's sweep removes it
+ * (stale_swept); LRU as well, so that a full table drops its oldest.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384); /* resized by userspace */
@@ -65,6 +69,7 @@ static __always_inline struct ptlrpc_srv *srv_state(__u64 req)
 	v = bpf_map_lookup_elem(&ptlrpc_srv, &req);
 	if (v)
 		return v;
+	zero.seen_ns = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&ptlrpc_srv, &req, &zero, BPF_NOEXIST) &&
 	    !bpf_map_lookup_elem(&ptlrpc_srv, &req)) {
 		count(LES_CNT_SRV_FULL);
@@ -86,6 +91,7 @@ static __always_inline int srv_nrs_add(__u64 req)
 		v->handler_ns = 0;
 		v->reply_ns = 0;
 		v->nrs_ns = bpf_ktime_get_ns();
+		v->seen_ns = v->nrs_ns;
 	}
 	return 0;
 }

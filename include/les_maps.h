@@ -128,6 +128,7 @@ struct ptlrpc_req {
  * key: its struct ptlrpc_request *): the monotonic times of its steps.
  */
 struct ptlrpc_srv {
+	__u64 seen_ns; /* first seen (the tracer's sweep goes by it) */
 	__u64 nrs_ns; /* ptlrpc_nrs_req_add, 0: not seen */
 	__u64 start_ns; /* ptlrpc_server_request_get returned it, 0: not yet */
 	__u64 handler_ns; /* the handler's entry */
