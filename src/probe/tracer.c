@@ -58,6 +58,9 @@ static const struct plane_map {
 	  read_ptlrpc_inflight },
 	{ "rpc", "ptlrpc_waits", SIZE_INFLIGHT, offsetof(struct ptlrpc_wait, start_ns), -1, false,
 	  NULL },
+	/* A server's request dropped before its handler ran (its deadline passed). */
+	{ "rpc", "ptlrpc_srv", SIZE_INFLIGHT, offsetof(struct ptlrpc_srv, seen_ns), -1, false,
+	  NULL },
 	{ "rpc", "sunrpc_tasks", SIZE_INFLIGHT, offsetof(struct sunrpc_task, start_ns), -1, false,
 	  read_sunrpc_inflight },
 };
