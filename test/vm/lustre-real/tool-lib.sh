@@ -745,7 +745,7 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 	check "access records = llite.*.stats" lr_counters access --lctl "$work/stats.txt"
 	check "server records = the servers' rpctrace lines (xid, client NID, opcode, thread, status, times); every client request they logged joined to its server record" \
 		lr_counters servers --dk "$work/dk.txt" --ids "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
-	grep -E '^note (rpctrace|join)' "$work/check.out" | while read -r l; do say "$l"; done
+	grep -E '^note (rpctrace|join|client request not joined)' "$work/check.out" | while read -r l; do say "$l"; done
 	check "request records = mdc/osc stats per opcode and per target; NIDs = the imports' connections" \
 		lr_counters requests --lctl "$work/stats.txt" --imports "$work/imports.txt" --ids "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
 	# shellcheck disable=SC2046 # lr_cause_arg: no word or two
