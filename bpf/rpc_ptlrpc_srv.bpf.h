@@ -37,8 +37,8 @@
 
 #include "rpc_ptlrpc.bpf.h"
 
-#define PTL_REPLY_EARLY	  0x02 /* PTLRPC_REPLY_EARLY, lustre_net.h */
-#define PTL_BODY_FLAGS_OFF 56 /* pb_flags in struct ptlrpc_body (wiretest.c) */
+#define PTL_REPLY_EARLY	   0x02 /* PTLRPC_REPLY_EARLY, lustre_net.h */
+#define PTL_BODY_FLAGS_OFF 56	/* pb_flags in struct ptlrpc_body (wiretest.c) */
 
 /*
  * Requests queued or in handling. One dropped before its handler ran (its
@@ -48,7 +48,7 @@
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384); /* resized by userspace */
-	__type(key, __u64); /* struct ptlrpc_request * */
+	__type(key, __u64);	    /* struct ptlrpc_request * */
 	__type(value, struct ptlrpc_srv);
 } ptlrpc_srv SEC(".maps");
 
@@ -161,8 +161,7 @@ static __always_inline void srv_read_body(struct les_rec_srv *rec, __u64 msg)
 }
 
 /* Its service's name, its export's device, its peer's and our NID. */
-static __always_inline void srv_read_names(struct les_rec_srv *rec,
-					   struct ptlrpc_request___les *r)
+static __always_inline void srv_read_names(struct les_rec_srv *rec, struct ptlrpc_request___les *r)
 {
 	struct obd_device___les *obd;
 	const char *name;
@@ -172,8 +171,8 @@ static __always_inline void srv_read_names(struct les_rec_srv *rec,
 		bpf_probe_read_kernel_str(rec->service, LES_RPC_NAME_LEN, name);
 	if (bpf_core_field_exists(struct obd_export___les, exp_obd)) {
 		obd = BPF_CORE_READ(r, rq_export, exp_obd);
-		if (obd && bpf_probe_read_kernel_str(rec->target, LES_RPC_NAME_LEN,
-						     obd->obd_name) > 0)
+		if (obd &&
+		    bpf_probe_read_kernel_str(rec->target, LES_RPC_NAME_LEN, obd->obd_name) > 0)
 			rec->flags |= LES_SRV_F_TARGET;
 	}
 	/* Since 2.15 a struct lnet_nid; before, a 64-bit lnet_nid_t: left unread. */
@@ -285,16 +284,16 @@ int BPF_KPROBE(srv_send_reply_kp, void *req, int flags)
 }
 
 /* The handlers: one pair of programs each, attached by the planner's rows. */
-#define SRV_HANDLER_KPROBES(fn, kp, kr)                   \
-	SEC("kprobe/" #fn)                                \
-	int BPF_KPROBE(kp, void *req)                     \
-	{                                                 \
-		return srv_handler_enter((__u64)req);     \
-	}                                                 \
-	SEC("kretprobe/" #fn)                             \
-	int BPF_KRETPROBE(kr, long rc)                    \
-	{                                                 \
-		return srv_handler_exit();                \
+#define SRV_HANDLER_KPROBES(fn, kp, kr)               \
+	SEC("kprobe/" #fn)                            \
+	int BPF_KPROBE(kp, void *req)                 \
+	{                                             \
+		return srv_handler_enter((__u64)req); \
+	}                                             \
+	SEC("kretprobe/" #fn)                         \
+	int BPF_KRETPROBE(kr, long rc)                \
+	{                                             \
+		return srv_handler_exit();            \
 	}
 
 SRV_HANDLER_KPROBES(tgt_request_handle, srv_tgt_handle_kp, srv_tgt_handle_kr)

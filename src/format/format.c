@@ -536,9 +536,12 @@ static void put_srv_times(struct jw *w, const struct les_srv_times *t, bool pref
 		uint64_t v;
 		bool valid;
 	} steps[] = {
-		{"queue_ns", t->queue_ns, true},	 {"incoming_ns", t->incoming_ns, t->has_nrs},
-		{"nrs_ns", t->nrs_ns, t->has_nrs},	 {"handle_ns", t->handle_ns, true},
-		{"reply_ns", t->reply_ns, t->has_reply}, {"total_ns", t->total_ns, true},
+		{"queue_ns", t->queue_ns, true},
+		{"incoming_ns", t->incoming_ns, t->has_nrs},
+		{"nrs_ns", t->nrs_ns, t->has_nrs},
+		{"handle_ns", t->handle_ns, true},
+		{"reply_ns", t->reply_ns, t->has_reply},
+		{"total_ns", t->total_ns, true},
 	};
 	char key[32];
 

@@ -65,7 +65,8 @@ bool les_rpcjoin_server_key(const struct les_rec_srv *r, struct les_rpcjoin_key 
 
 static bool key_eq(const struct les_rpcjoin_key *a, const struct les_rpcjoin_key *b)
 {
-	return a->xid == b->xid && memcmp(&a->server_nid, &b->server_nid, sizeof(a->server_nid)) == 0;
+	return a->xid == b->xid &&
+	       memcmp(&a->server_nid, &b->server_nid, sizeof(a->server_nid)) == 0;
 }
 
 /* FNV-1a over the key's bytes. */
@@ -133,8 +134,7 @@ static bool offer(struct les_rpcjoin *j, enum les_rpcjoin_side side,
 	return false;
 }
 
-bool les_rpcjoin_offer_client(struct les_rpcjoin *j, const struct les_rec_rpc *r,
-			      uint64_t now_ns)
+bool les_rpcjoin_offer_client(struct les_rpcjoin *j, const struct les_rec_rpc *r, uint64_t now_ns)
 {
 	struct les_rpcjoin_key k;
 
@@ -145,8 +145,7 @@ bool les_rpcjoin_offer_client(struct les_rpcjoin *j, const struct les_rec_rpc *r
 	return offer(j, LES_JOIN_CLIENT, &k, r, sizeof(*r), now_ns);
 }
 
-bool les_rpcjoin_offer_server(struct les_rpcjoin *j, const struct les_rec_srv *r,
-			      uint64_t now_ns)
+bool les_rpcjoin_offer_server(struct les_rpcjoin *j, const struct les_rec_srv *r, uint64_t now_ns)
 {
 	struct les_rpcjoin_key k;
 

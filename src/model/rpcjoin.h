@@ -21,7 +21,7 @@
 
 enum les_rpcjoin_side {
 	LES_JOIN_CLIENT = 0, /* a struct les_rec_rpc (PtlRPC request) */
-	LES_JOIN_SERVER, /* a struct les_rec_srv */
+	LES_JOIN_SERVER,     /* a struct les_rec_srv */
 	LES_JOIN_SIDES,
 };
 
@@ -32,7 +32,7 @@ struct les_rpcjoin_key {
 
 struct les_rpcjoin_slot {
 	bool used;
-	uint8_t side; /* enum les_rpcjoin_side */
+	uint8_t side;	  /* enum les_rpcjoin_side */
 	uint64_t seen_ns; /* when it was offered, the consumer's monotonic clock */
 	struct les_rpcjoin_key key;
 	union {
@@ -53,7 +53,7 @@ struct les_rpcjoin_counts {
 
 struct les_rpcjoin {
 	struct les_rpcjoin_slot *slots;
-	size_t cap; /* a power of 2 */
+	size_t cap;	     /* a power of 2 */
 	uint64_t max_age_ns; /* a record waiting longer is unjoined */
 	struct les_rpcjoin_counts counts;
 	/* The pair the last les_rpcjoin_offer that returned true joined. */
@@ -68,13 +68,13 @@ struct les_rpcjoin {
  * A step whose two ends are not both known is 0 with its has_ false.
  */
 struct les_srv_times {
-	uint64_t arrival_ns; /* monotonic */
+	uint64_t arrival_ns;  /* monotonic */
 	uint64_t incoming_ns; /* arrival -> NRS enqueue: the incoming queue (unpack, checks) */
-	uint64_t nrs_ns; /* NRS enqueue -> a thread takes it: the policy's queue */
-	uint64_t queue_ns; /* arrival -> a thread takes it (incoming + NRS) */
+	uint64_t nrs_ns;      /* NRS enqueue -> a thread takes it: the policy's queue */
+	uint64_t queue_ns;    /* arrival -> a thread takes it (incoming + NRS) */
 	uint64_t handle_ns; /* a thread takes it -> the handler returns (Lustre's "processed in") */
-	uint64_t reply_ns; /* arrival -> the reply sent, with has_reply */
-	uint64_t total_ns; /* arrival -> the handler returns (Lustre's "total") */
+	uint64_t reply_ns;  /* arrival -> the reply sent, with has_reply */
+	uint64_t total_ns;  /* arrival -> the handler returns (Lustre's "total") */
 	bool has_nrs, has_reply;
 };
 
@@ -100,10 +100,8 @@ bool les_rpcjoin_server_key(const struct les_rec_srv *r, struct les_rpcjoin_key 
  * side: the pair is in j->client and j->server and its slot is free again.
  * Otherwise it waits (or was counted as no_key or duplicate).
  */
-bool les_rpcjoin_offer_client(struct les_rpcjoin *j, const struct les_rec_rpc *r,
-			      uint64_t now_ns);
-bool les_rpcjoin_offer_server(struct les_rpcjoin *j, const struct les_rec_srv *r,
-			      uint64_t now_ns);
+bool les_rpcjoin_offer_client(struct les_rpcjoin *j, const struct les_rec_rpc *r, uint64_t now_ns);
+bool les_rpcjoin_offer_server(struct les_rpcjoin *j, const struct les_rec_srv *r, uint64_t now_ns);
 
 /* Count records that waited longer than max_age_ns (all, with all) as unjoined. */
 void les_rpcjoin_expire(struct les_rpcjoin *j, uint64_t now_ns, bool all);

@@ -108,8 +108,8 @@ static const struct les_rpc_fn rpc_table[] = {
 	 * ptlrpc_server_handle_request is inlined. The handlers are
 	 * so_req_handler targets (function pointers), never inlined.
 	 */
-	SRV(ptlrpc_nrs_req_add, "server: a request enters the NRS policy queue",
-	    "srv_nrs_add_kp", NULL, "srv_nrs_add_fe", NULL),
+	SRV(ptlrpc_nrs_req_add, "server: a request enters the NRS policy queue", "srv_nrs_add_kp",
+	    NULL, "srv_nrs_add_fe", NULL),
 	/* Static, but out of line, and its caller's only dequeue point. */
 	SRV(ptlrpc_server_request_get, "server: a service thread takes a request (handling starts)",
 	    NULL, "srv_request_get_kr", NULL, "srv_request_get_fx"),
@@ -305,9 +305,9 @@ static void fuse_rows_pair(struct les_rpc_plan *p, bool tracepoints)
 static void server_rows(struct les_rpc_plan *p, const struct les_kfacts *f)
 {
 	const struct les_rpc_probe *get = rpc_row(p, "ptlrpc_server_request_get");
-	bool handler = false, btf = get->present &&
-				    les_kfacts_has_type(f, "ptlrpc_request", BTF_KIND_STRUCT,
-							get->where);
+	bool btf = get->present &&
+		   les_kfacts_has_type(f, "ptlrpc_request", BTF_KIND_STRUCT, get->where);
+	bool handler = false;
 	const char *why = NULL;
 
 	for (size_t i = 0; i < p->n; i++)
