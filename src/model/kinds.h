@@ -24,7 +24,7 @@ enum les_rec_shape {
 	LES_SHAPE_ACCESS,     /* a file operation: op, latency, bytes, rpc_count, rpc_wait_ns */
 	LES_SHAPE_REQUEST, /* a wait of the RPC plane: op, proto, rpc_op, latency, the wait ids */
 	LES_SHAPE_EVENT,   /* an RPC event: event, proto; no latency */
-	LES_SHAPE_SERVER,  /* a request a server handled: op (opcode), latency, xid; no sink counts it yet */
+	LES_SHAPE_SERVER,  /* a request a server handled (srv); no sink counts it yet */
 	LES_SHAPE_MAX,
 };
 
