@@ -227,6 +227,14 @@ static __always_inline int srv_handled(__u64 req)
 	__u64 now = bpf_ktime_get_ns();
 
 	count_probe(LES_PROBE_SRV_HANDLE);
+	/*
+	 * Without module BTF the planner leaves the server rows off; this
+	 * check lets the program load anyway (the verifier tests load every
+	 * program on kernels without Lustre): the reads below are then dead
+	 * code, which the verifier drops, relocations that failed and all.
+	 */
+	if (!bpf_core_field_exists(r->rq_xid) || !bpf_core_field_exists(r->rq_srv))
+		return 0;
 	v = ptl_bad_ptr(req) ? NULL : bpf_map_lookup_elem(&ptlrpc_srv, &req);
 	if (!v || !v->start_ns) {
 		count(LES_CNT_SRV_UNTRACKED);

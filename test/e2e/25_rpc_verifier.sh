@@ -1,5 +1,6 @@
 #!/bin/bash
-# 25_rpc_verifier.sh: the RPC plane's PtlRPC, LDLM, sunrpc and FUSE function programs
+# 25_rpc_verifier.sh: the RPC plane's PtlRPC, LDLM, sunrpc and FUSE function programs,
+# and the servers' PtlRPC programs (srv_*),
 # through this kernel's verifier.
 #
 # - PtlRPC/LDLM and FUSE kprobe programs (the FUSE ones read struct fuse_req
@@ -60,7 +61,7 @@ static enum group group_of(const char *name)
 {
 	if (!strncmp(name, "sunrpc_", 7))
 		return G_SUNRPC;
-	if (strncmp(name, "ptl_", 4) && !fuse_fn_prog(name))
+	if (strncmp(name, "ptl_", 4) && strncmp(name, "srv_", 4) && !fuse_fn_prog(name))
 		return G_NONE;
 	if (ends_with(name, "_fe") || ends_with(name, "_fx"))
 		return G_FENTRY;
@@ -162,9 +163,9 @@ n_progs()
 }
 
 # The programs the object has, from the skeleton: so a new one is never left out.
-n_kprobe=$(grep -oE 'struct bpf_program \*(ptl|fuse)_[a-z_]*_k[pr];' "$build/bpf/les.skel.h" |
+n_kprobe=$(grep -oE 'struct bpf_program \*(ptl|srv|fuse)_[a-z_]*_k[pr];' "$build/bpf/les.skel.h" |
 	sort -u | wc -l)
-n_fentry=$(grep -oE 'struct bpf_program \*(ptl|fuse)_[a-z_]*_f[ex];' "$build/bpf/les.skel.h" |
+n_fentry=$(grep -oE 'struct bpf_program \*(ptl|srv|fuse)_[a-z_]*_f[ex];' "$build/bpf/les.skel.h" |
 	sort -u | wc -l)
 n_sunrpc=$(grep -oE 'struct bpf_program \*sunrpc_[a-z_]*;' "$build/bpf/les.skel.h" | sort -u | wc -l)
 
