@@ -501,6 +501,26 @@ static int app_free(struct app *a, int ret)
 	return ret;
 }
 
+/* --input: a capture replayed into --top or --otlp, one of them. */
+static int replay_main(const struct les_options *o)
+{
+	struct les_replay_config replay;
+	struct les_sinks_config sinks;
+
+	if (!o->top && !o->otlp_url)
+		return fail(LES_EXIT_USAGE,
+			    "--input replays a capture in --top or into --otlp: add one of them");
+	if (o->top && o->otlp_url)
+		return fail(LES_EXIT_USAGE, "--input replays into --top or --otlp, not both");
+	if (o->otlp_url) {
+		les_sinks_config_of(o, &sinks);
+		return les_replay_otlp_run(o->input_path, &sinks.otlp) ? LES_EXIT_RUNTIME :
+									LES_EXIT_OK;
+	}
+	les_replay_config_of(o, &replay);
+	return les_replay_run(&replay) ? LES_EXIT_RUNTIME : LES_EXIT_OK;
+}
+
 /*
  * The tool without a subcommand: tracing (the service), and the modes its
  * options select (--list-probes, --top --input, ...). Its options come
@@ -518,14 +538,8 @@ static int trace_main(int argc, char **argv)
 		return ret == 1 ? LES_EXIT_OK : ret;
 	verbosity = opts.verbose;
 	/* A capture replayed: no probes, no privileges needed. */
-	if (opts.input_path) {
-		struct les_replay_config replay;
-
-		if (!opts.top)
-			return fail(LES_EXIT_USAGE, "--input replays a capture in --top: add --top");
-		les_replay_config_of(&opts, &replay);
-		return les_replay_run(&replay) ? LES_EXIT_RUNTIME : LES_EXIT_OK;
-	}
+	if (opts.input_path)
+		return replay_main(&opts);
 	/* --top owns stdout: records go to -o FILE or nowhere, no status line. */
 	if (opts.top) {
 		if (!opts.output || strcmp(opts.output, "-") == 0)

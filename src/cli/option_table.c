@@ -164,7 +164,8 @@ const struct les_opt les_opts[] = {
 	  "N plain frames on stdout, then exit (like top -b)", .complete = "none" },
 	{ "input", OPT_INPUT, required_argument, "FILE", LES_SEC_LIVE,
 	  "--top over a capture (-o FILE, .gz too), at its pace;\n"
-	  "keys: space pause, n step, [ ] 10 frames, + - speed", .complete = "file" },
+	  "keys: space pause, n step, [ ] 10 frames, + - speed;\n"
+	  "or --otlp URL: the capture's traces sent", .complete = "file" },
 	{ "speed", OPT_SPEED, required_argument, "X", LES_SEC_LIVE,
 	  "replay X times faster than recorded (default 1)", .complete = "none" },
 

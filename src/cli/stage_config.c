@@ -92,9 +92,11 @@ void les_sinks_config_of(const struct les_options *o, struct les_sinks_config *c
 	cfg->otlp = (struct les_otlp_config){
 		.url = o->otlp_url,
 		.sample = o->otlp_sample,
-		.min_latency = o->min_latency_ns != 0,
+		/* A capture replayed was not filtered by this run's --min-latency. */
+		.min_latency = o->min_latency_ns != 0 && !o->input_path,
 		.queue_bytes = o->otlp_queue_bytes,
 		.flush_timeout_ns = o->otlp_flush_timeout_ns,
+		.records_clock = o->input_path != NULL,
 		.verbose = o->verbose != 0,
 	};
 	les_aggregate_config_of(o, &cfg->aggregate);

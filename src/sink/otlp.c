@@ -61,6 +61,7 @@ struct les_otlp {
 	bool sending;
 	bool down; /* since the last request failed to reach the collector */
 	uint64_t down_ns, last_reject_ns, next_expire_ns;
+	uint64_t newest_ts; /* records_clock: the newest record's ts (epoch ns) */
 	struct les_otlp_counters cnt; /* the queue's part; the traces' part is in traces */
 };
 
@@ -300,6 +301,17 @@ static struct jw *room_for_trace(struct les_otlp *o, uint64_t now_ns)
 	return &s->w;
 }
 
+/* room_for_trace would find none: every buffer taken, the last without room. */
+bool les_otlp_queue_full(const struct les_otlp *o)
+{
+	const struct slot *s;
+
+	if (!o || o->count < o->n_slots)
+		return false;
+	s = &o->slots[(o->head + o->count - 1) % o->n_slots];
+	return s->state != SLOT_FILLING || s->w.cap - s->w.len < TRACE_ROOM;
+}
+
 static void free_head(struct les_otlp *o)
 {
 	struct slot *s = slot_at(o, 0);
@@ -320,6 +332,8 @@ int les_otlp_event(void *ctx, const struct les_event *ev)
 
 	if (!o)
 		return 0;
+	if (ev->ts_epoch_ns > o->newest_ts)
+		o->newest_ts = ev->ts_epoch_ns;
 	if (ev->kind == LES_REC_ACCESS) {
 		if (!o->host[0] && ev->host)
 			snprintf(o->host, sizeof(o->host), "%s", ev->host);
@@ -474,7 +488,9 @@ void les_otlp_tick(struct les_otlp *o, uint64_t now_ns)
 	maybe_send(o, now_ns);
 	drive(o, now_ns);
 	if (now_ns >= o->next_expire_ns) {
-		les_otlp_traces_expire(o->traces, les_clock_ns(CLOCK_REALTIME));
+		les_otlp_traces_expire(o->traces, o->cfg.records_clock ?
+							  o->newest_ts :
+							  les_clock_ns(CLOCK_REALTIME));
 		o->next_expire_ns = now_ns + LES_NS_PER_SEC;
 	}
 }

@@ -43,6 +43,12 @@ struct les_otlp_config {
 	bool min_latency;	   /* --min-latency is set: every op that arrives is slow, kept */
 	uint64_t queue_bytes;	   /* the batch buffers together */
 	uint64_t flush_timeout_ns; /* at exit */
+	/*
+	 * --input: the records' own time is the clock rpc records expire by
+	 * (the newest ts seen), not the wall clock, which is far past a saved
+	 * capture's.
+	 */
+	bool records_clock;
 	bool verbose;
 };
 
@@ -85,6 +91,9 @@ int les_otlp_event(void *ctx, const struct les_event *ev);
 
 /* Every pass of the run loop: batches due go out, answers are read, old rpc records expire. */
 void les_otlp_tick(struct les_otlp *o, uint64_t now_ns);
+
+/* Every batch buffer holds a batch not yet acknowledged: a trace now would be dropped. */
+bool les_otlp_queue_full(const struct les_otlp *o);
 
 /*
  * At the end, before the final stats record: send what is queued, waiting

@@ -25,7 +25,8 @@ struct child {
 	int err;
 	uint32_t pid, tid, opcode;
 	bool has_xid, has_opcode, nested;
-	char name[NAME_LEN]; /* the rpc op, or the event */
+	uint32_t rpc_op;     /* enum les_rpc_op */
+	char name[NAME_LEN]; /* the span's op (span_op), or the event */
 	char proto[PROTO_LEN];
 	char target[TARGET_LEN];
 	char nid[NID_LEN];
@@ -145,6 +146,32 @@ static void copy_str(char *dst, size_t cap, const char *s, size_t n)
 	dst[n] = '\0';
 }
 
+/*
+ * The op a PtlRPC record's span is named for, by its rpc_op: the record's
+ * "op" is the same for every request ("request") and both lock waits
+ * ("lock_wait"), which says nothing in a trace view. NULL: the record's op
+ * (a protocol's own request, named by its opcode already: "read").
+ */
+static const char *const span_op[LES_RPC_OP_MAX] = {
+	[LES_RPC_OP_QUEUE_WAIT] = "queue_wait",
+	[LES_RPC_OP_LOCK_ENQUEUE] = "lock_enqueue",
+	[LES_RPC_OP_LOCK_COMPLETION] = "lock_completion",
+};
+
+/* A request is named by its opcode ("ost_write"); "request" when unknown. */
+static const char *span_op_of(const struct les_event *ev)
+{
+	const char *name = NULL;
+
+	if (ev->kind == LES_REC_RPC_EVENT)
+		return ev->event;
+	if (ev->rpc_op == LES_RPC_OP_REQUEST && ev->has_opcode)
+		name = les_ptlrpc_opcode_name(ev->opcode);
+	else if (ev->rpc_op < LES_RPC_OP_MAX)
+		name = span_op[ev->rpc_op];
+	return name ? name : ev->op;
+}
+
 static void fill_child(struct child *c, const struct les_event *ev)
 {
 	const char *name;
@@ -166,7 +193,8 @@ static void fill_child(struct child *c, const struct les_event *ev)
 	c->err = ev->err;
 	c->pid = ev->pid;
 	c->tid = ev->tid;
-	name = ev->kind == LES_REC_RPC_EVENT ? ev->event : ev->op;
+	c->rpc_op = ev->kind == LES_REC_RPC ? ev->rpc_op : LES_RPC_OP_NONE;
+	name = span_op_of(ev);
 	copy_str(c->name, sizeof(c->name), name, name ? strlen(name) : 0);
 	copy_str(c->proto, sizeof(c->proto), ev->proto, ev->proto ? strlen(ev->proto) : 0);
 	copy_str(c->target, sizeof(c->target), ev->target, ev->target_len);
@@ -425,7 +453,8 @@ static void attrs_child(struct jw *w, const struct child *c)
 	attr_int(w, "process.pid", c->pid);
 	attr_int(w, "thread.id", c->tid);
 	attr_cstr(w, P "proto", c->proto);
-	attr_cstr(w, P "rpc_op", c->name);
+	/* The record's own op ("request", "lock_wait"), as its line says it. */
+	attr_cstr(w, P "rpc_op", c->rpc_op ? les_rpc_op_name(c->rpc_op) : c->name);
 	if (c->req_id)
 		attr_int(w, P "req_id", c->req_id);
 	if (c->wait_id)

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "model/event.h"
+#include "sink/otlp.h"
 
 /* --top --input's settings. */
 struct les_replay_config {
@@ -53,5 +54,23 @@ struct les_replay_stats {
  * them as dropped while replaying.
  */
 int les_replay_run(const struct les_replay_config *cfg);
+
+/*
+ * --otlp URL --input FILE: the capture's records into the OTLP sink, as
+ * the consumer hands it live ones (the same traces, sampling and
+ * accounting), no BPF, no privileges. rpc records wait for their op by the
+ * records' own clock (les_otlp_config.records_clock); a full queue makes
+ * the reading wait for the collector, up to the flush timeout (then the
+ * traces are dropped, counted dropped_by.queue_full); at the end of the
+ * file the queue is flushed. The run ends with one JSON line on stdout, a
+ * stats record of the replay ({"type":"stats","replay":{lines, records,
+ * malformed, too_long},"otlp":{...}}, the otlp member as live), and one
+ * line on stderr.
+ *
+ * The exit status: 0; 1 with one line on stderr when FILE cannot be read
+ * or the sink cannot be set up. Skipped lines and dropped spans do not
+ * change it (as live: they are counted).
+ */
+int les_replay_otlp_run(const char *input_path, const struct les_otlp_config *cfg);
 
 #endif /* LES_REPLAY_H */

@@ -17,6 +17,19 @@
 #    (counted by distinct span id) or counted as dropped: exactly. The
 #    outage is told on stderr once, and its recovery once.
 #
+# 3. A real-Lustre capture replayed (--otlp --input, --otlp-sample 1): the
+#    fixture test/data/lustre-2.17-capture.jsonl.gz (records of the real-
+#    Lustre guest test), and the guest test's fresh capture when the build
+#    tree has one (lustre-real-capture-*.jsonl.gz, saved by run-in-vm). Each
+#    into a fresh Jaeger: every access record is a trace, every rpc record
+#    of an op in the capture a span (the others counted rpc_unlinked or
+#    rpc_no_op), each op's span lasts its latency; each request or wait is a
+#    span of its op's trace, named PROTO.OP, lasting its own latency, with
+#    its xid, opcode and target, under the parent the records give (the
+#    lock enqueue a wait ran inside, the queue_wait that waited for a
+#    request, else the op); the capture's enqueues with nested requests
+#    are parents in Jaeger.
+#
 # Environment (set by CTest): LES_BUILD (build tree), LES_SRC (source tree).
 
 . "$(dirname "$0")/lib.sh"
@@ -48,11 +61,14 @@ jaeger_start() {
 	read -r OTLP_PORT QUERY_PORT <<<"$ports"
 }
 
-# traces OUT: every trace of the tool's service, as Jaeger's query API gives them.
+# traces OUT [START_S END_S]: every trace of the tool's service, as Jaeger's
+# query API gives them; of the last hour, or from START_S to END_S (epoch s).
 traces() {
-	local now_us=$(($(date +%s) * 1000000))
+	local now_s
+	now_s=$(date +%s)
+	local from=${2:-$((now_s - 3600))} to=${3:-$((now_s + 60))}
 
-	curl -sf "http://127.0.0.1:$QUERY_PORT/api/traces?service=lustre-ebpf-stream&limit=1000000&start=$((now_us - 3600000000))&end=$((now_us + 60000000))" \
+	curl -sf "http://127.0.0.1:$QUERY_PORT/api/traces?service=lustre-ebpf-stream&limit=1000000&start=$((from * 1000000))&end=$((to * 1000000))" \
 		>"$1" || les_fail "Jaeger's query API did not answer"
 }
 
@@ -242,5 +258,125 @@ les_ge "the outage left out traces Jaeger never saw" 1 \
 n=$(grep -c 'otlp: collector .* not reachable' "$WORK/out.jsonl.err")
 les_eq "the outage told on stderr once" 1 "$n"
 les_eq "the recovery told on stderr once" 1 "$(grep -c 'otlp: collector back after' "$WORK/out.jsonl.err")"
+
+"$JAEGER" stop --dir "$JDIR/b"
+
+# --- 3. a real-Lustre capture replayed: the trees of Lustre ops ------------------------------
+
+# replay_check NAME CAPTURE: CAPTURE (gzip) replayed into a fresh Jaeger, its trees checked.
+replay_check() {
+	local name=$1 cap=$2 d=$WORK/$1 from to
+
+	mkdir -p "$d"
+	zcat "$cap" | jq -c 'select(.type == "access")' >"$d/ops.jsonl"
+	# Every rpc and rpc_event record, marked by whether its op is in the capture.
+	zcat "$cap" | jq -c -n --slurpfile ops "$d/ops.jsonl" '
+		([$ops[].op_id] | map({key: tostring, value: true}) | from_entries) as $ids
+		| inputs | select(.type == "rpc" or .type == "rpc_event")
+		| .linked = (.parent_op_id != null and $ids[.parent_op_id | tostring] == true)' \
+		>"$d/rpcs.jsonl"
+	jq -c 'select(.type == "rpc" and .linked)' "$d/rpcs.jsonl" >"$d/reqs.jsonl"
+	les_ge "$name: access records" 1 "$(wc -l <"$d/ops.jsonl")"
+	les_ge "$name: PtlRPC request records of an op" 1 \
+		"$(jq -c 'select(.proto == "ptlrpc" and .xid != null)' "$d/reqs.jsonl" | wc -l)"
+
+	jaeger_start "$JDIR/$name"
+	"$LES_BUILD/lustre-ebpf-stream" --otlp "http://127.0.0.1:$OTLP_PORT" --otlp-sample 1 \
+		--input "$cap" >"$d/stats.json" 2>"$d/replay.err"
+	les_eq "$name: the replay exits 0" 0 "$?"
+	les_eq "$name: one line on stderr" 1 "$(wc -l <"$d/replay.err")"
+	local st
+	st=$(cat "$d/stats.json")
+	les_eq "$name: the replay read every record" \
+		"$(zcat "$cap" | jq -c 'select(.type == "access" or .type == "rpc" or .type == "rpc_event")' | wc -l) 0" \
+		"$(jq -r '"\(.replay.records) \(.replay.malformed)"' <<<"$st")"
+	les_eq "$name: ops = access records, none sampled out" "$(wc -l <"$d/ops.jsonl") 0" \
+		"$(jq -r '"\(.otlp.ops) \(.otlp.ops_sampled_out)"' <<<"$st")"
+	les_eq "$name: spans kept = access records + the rpc records of their ops" \
+		"$(($(wc -l <"$d/ops.jsonl") + $(wc -l <"$d/reqs.jsonl")))" "$(jq -r .otlp.spans <<<"$st")"
+	les_eq "$name: rpc records of an op not in the capture counted unlinked, of none no_op" \
+		"$(jq -s '[.[] | select(.linked | not) | select(.parent_op_id != null)] | length' "$d/rpcs.jsonl") $(jq -s '[.[] | select(.type == "rpc" and .parent_op_id == null)] | length' "$d/rpcs.jsonl")" \
+		"$(jq -r '"\(.otlp.rpc_unlinked) \(.otlp.rpc_no_op)"' <<<"$st")"
+	les_eq "$name: every span exported" "$(jq -r .otlp.spans <<<"$st") 0 0" \
+		"$(jq -r '"\(.otlp.exported) \(.otlp.dropped_otlp) \(.otlp.pending)"' <<<"$st")"
+
+	from=$(($(zcat "$cap" | jq -r 'select(.ts) | .ts' | sort | head -n 1 | xargs -I{} date -d {} +%s) - 600))
+	to=$(($(zcat "$cap" | jq -r 'select(.ts) | .ts' | sort | tail -n 1 | xargs -I{} date -d {} +%s) + 600))
+	traces "$d/jaeger.json" "$from" "$to"
+	les_eq "$name: one trace per access record" "$(wc -l <"$d/ops.jsonl")" \
+		"$(jq '.data | length' "$d/jaeger.json")"
+	jq -c '.data[] | .spans[] | {
+		trace: .traceID, span: .spanID, name: .operationName, dur: .duration,
+		parent: ([.references[]? | select(.refType=="CHILD_OF") | .spanID] | first),
+		tags: (reduce .tags[] as $t ({}; .[$t.key] = $t.value))}' \
+		"$d/jaeger.json" >"$d/spans.jsonl"
+	les_eq "$name: spans in Jaeger = exported" "$(jq -r .otlp.exported <<<"$st")" \
+		"$(wc -l <"$d/spans.jsonl")"
+	salt=$(jq -r '.data[0].traceID[0:16]' "$d/jaeger.json")
+	rcheck() {
+		jq -n -r --slurpfile ops "$d/ops.jsonl" --slurpfile reqs "$d/reqs.jsonl" \
+			--slurpfile spans "$d/spans.jsonl" --arg salt "$salt" "$HEX"'
+			def waitspan: "03" + (hex16 | .[2:]);
+			# A request by its opcode name, a lock wait by the function it timed.
+			def opname: if .op == "request" and .opcode_name != null then .opcode_name
+				elif .op == "lock_wait" then
+				  {ldlm_cli_enqueue: "lock_enqueue", ldlm_completion_ast: "lock_completion"}[.function]
+				else .op end;
+			($spans | map({key: .span, value: .}) | from_entries) as $by
+			| ($reqs | group_by(.parent_op_id)
+			   | map({key: (.[0].parent_op_id | tostring), value: .}) | from_entries) as $kin
+			| def span_of: if .wait_id != null then (.wait_id | waitspan) else (.req_id | reqspan) end;
+			  def parent_of: . as $r | ($kin[$r.parent_op_id | tostring]) as $k
+			    | ([$k[] | select(.wait_id != null and $r.parent_wait_id != null
+				and .wait_id == $r.parent_wait_id)] | first) as $w
+			    | ([$k[] | select(.wait_id != null and $r.wait_id == null and $r.req_id != null
+				and .req_id == $r.req_id)] | first) as $q
+			    | if $w != null then ($w.wait_id | waitspan)
+			      elif $q != null then ($q.wait_id | waitspan)
+			      else ($r.parent_op_id | opspan) end;
+			'"$1"
+	}
+	les_eq "$name: each op's span lasts its latency_ns, in the trace of its op_id" "" "$(rcheck '
+		$ops[] as $o | $by[$o.op_id | opspan] as $s
+		| if $s == null then "op \($o.op_id): no span"
+		  elif $s.dur != ($o.latency_ns / 1000 | floor) then "op \($o.op_id): \($s.dur) us, \($o.latency_ns) ns"
+		  elif $s.trace != $salt + ($o.op_id | hex16) then "op \($o.op_id): trace \($s.trace)"
+		  elif $s.name != $o.op then "op \($o.op_id): named \($s.name)"
+		  else empty end')"
+	les_eq "$name: each request and wait: its op's trace, its parent, PROTO.OP, its own latency, xid, opcode, target" "" "$(rcheck '
+		$reqs[] as $r | ($r | span_of) as $id | $by[$id] as $s
+		| if $s == null then "rpc \($id): no span"
+		  elif $s.trace != $salt + ($r.parent_op_id | hex16) then "rpc \($id): trace \($s.trace)"
+		  elif $s.parent != ($r | parent_of) then "rpc \($id): parent \($s.parent), not \($r | parent_of)"
+		  elif $s.name != $r.proto + "." + ($r | opname) then "rpc \($id): named \($s.name)"
+		  elif $s.dur != ($r.latency_ns / 1000 | floor) then "rpc \($id): \($s.dur) us, \($r.latency_ns) ns"
+		  elif $s.tags["lustre_ebpf_stream.xid"] != $r.xid then "rpc \($id): xid \($s.tags["lustre_ebpf_stream.xid"])"
+		  elif $s.tags["lustre_ebpf_stream.opcode"] != $r.opcode then "rpc \($id): opcode"
+		  elif $s.tags["lustre_ebpf_stream.target"] != $r.target then "rpc \($id): target \($s.tags["lustre_ebpf_stream.target"])"
+		  else empty end')"
+	# What the capture holds, seen in Jaeger: PtlRPC requests, by opcode name.
+	les_ge "$name: PtlRPC request spans with an xid and a target" 1 "$(rcheck '
+		[$spans[] | select(.name | startswith("ptlrpc.")) | select(.tags["lustre_ebpf_stream.xid"] != null
+			and .tags["lustre_ebpf_stream.target"] != null)] | length')"
+	les_pass "$name: PtlRPC spans by name: $(rcheck '[$spans[] | select(.name | startswith("ptlrpc.")) | .name]
+		| group_by(.) | map("\(.[0]) \(length)") | join(", ")')"
+	# Lock enqueues that hold nested requests: a parent in Jaeger wherever the capture has one.
+	local nested
+	nested=$(rcheck '[$reqs[] | select(.parent_wait_id != null) | .parent_wait_id] | unique | length')
+	les_pass "$name: waits inside another wait (lock enqueues with nested requests): $nested"
+	les_eq "$name: each wait holding nested records is their parent span in Jaeger" "" "$(rcheck '
+		[$reqs[] | select(.wait_id != null) | .wait_id as $w
+		 | select(any($reqs[]; .parent_wait_id == $w))] | unique_by(.wait_id)[] as $e
+		| ($e.wait_id | waitspan) as $id
+		| [$spans[] | select(.parent == $id)] as $kids
+		| if ($kids | length) == 0 then "wait \($e.wait_id) (\($e.op)): no child span" else empty end')"
+	"$JAEGER" stop --dir "$JDIR/$name"
+}
+
+replay_check fixture "$LES_SRC/test/data/lustre-2.17-capture.jsonl.gz"
+for f in "$LES_BUILD"/lustre-real-capture-*.jsonl.gz; do
+	[ -e "$f" ] || { les_pass "no fresh guest capture in the build tree (lustre.t_tool_* not run): the fixture only"; break; }
+	replay_check "$(basename "$f" .jsonl.gz)" "$f"
+done
 
 les_done

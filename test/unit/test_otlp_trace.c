@@ -108,16 +108,19 @@ static char *id16(unsigned int role, uint64_t id, char out[17])
 /*
  * ldlm_cli_enqueue's shape: a lock enqueue wait holding its request's
  * queue_wait and the grant wait, the request itself, and a resend event
- * of the request. Each span's parent is the wait that held it.
+ * of the request, as the records say them (op "request" and "lock_wait",
+ * the rpc_op and opcode telling them apart). Each span's parent is the
+ * wait that held it; a request is named by its opcode, a lock wait by
+ * its rpc_op.
  */
 START_TEST(test_lustre_tree)
 {
 	struct les_otlp_config cfg = {.sample = 1000000};
 	struct les_otlp_traces *t = les_otlp_traces_new(&cfg, SALT);
-	struct les_event enq = rpc_ev(0x5000, "ldlm", "lock_enqueue", 9000, 8000);
+	struct les_event enq = rpc_ev(0x5000, "ldlm", "lock_wait", 9000, 8000);
 	struct les_event qw = rpc_ev(0x5000, "ptlrpc", "queue_wait", 5000, 3000);
-	struct les_event req = rpc_ev(0x5000, "ptlrpc", "ldlm_enqueue", 4900, 2800);
-	struct les_event cp = rpc_ev(0x5000, "ldlm", "lock_completion", 8900, 3500);
+	struct les_event req = rpc_ev(0x5000, "ptlrpc", "request", 4900, 2800);
+	struct les_event cp = rpc_ev(0x5000, "ldlm", "lock_wait", 8900, 3500);
 	struct les_event ev = {.kind = LES_REC_RPC_EVENT,
 			       .type = "rpc_event",
 			       .event = "resend",
@@ -132,6 +135,9 @@ START_TEST(test_lustre_tree)
 	json_t *doc, *all, *s;
 	char *dump;
 
+	enq.rpc_op = LES_RPC_OP_LOCK_ENQUEUE, cp.rpc_op = LES_RPC_OP_LOCK_COMPLETION;
+	qw.rpc_op = LES_RPC_OP_QUEUE_WAIT, req.rpc_op = LES_RPC_OP_REQUEST;
+	req.opcode = 101, req.has_opcode = true; /* LDLM_ENQUEUE */
 	enq.wait_id = 0x10;
 	qw.wait_id = 0x11, qw.parent_wait_id = 0x10, qw.req_id = 0x777;
 	req.req_id = 0x777, req.xid = 99, req.has_xid = true, req.target = "lustre-MDT0000";
@@ -175,6 +181,8 @@ START_TEST(test_lustre_tree)
 	ck_assert_str_eq(str(json_array_get(json_object_get(s, "events"), 0), "name"), "resend");
 	dump = json_dumps(s, 0);
 	ck_assert(strstr(dump, "\"network.peer.address\""));
+	/* The record's op stays an attribute. */
+	ck_assert(strstr(dump, "{\"key\": \"lustre_ebpf_stream.rpc_op\", \"value\": {\"stringValue\": \"request\"}}"));
 	free(dump);
 	json_decref(doc);
 	les_otlp_traces_free(t);

@@ -104,6 +104,16 @@ cell_by_checks()
 	cell "$1" "$2" "$3" "$([ "$failed" -eq 0 ] && echo verified || echo FAIL)"
 }
 
+# guest_keep_file FILE NAME: FILE on the console, base64 between two marker
+# lines, for the host: run-in-vm saves it as LES_VM_FILES/NAME (the guest's
+# view of the host is read-only). NAME: letters, digits, dot, dash, underscore.
+guest_keep_file()
+{
+	echo "LES-VM-FILE-BEGIN $2"
+	base64 -w 120 "$1"
+	echo "LES-VM-FILE-END $2"
+}
+
 guest_done()
 {
 	say "$passed passed, $failed failed"
