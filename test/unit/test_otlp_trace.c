@@ -234,6 +234,42 @@ START_TEST(test_unlinked)
 }
 END_TEST
 
+/*
+ * A replayed capture (records_clock): an rpc record waits for its op by the
+ * records' time, however old they are; live, the wall clock expires it. The
+ * tick's expiry runs before the op's record (no batch is open, nothing sent).
+ */
+static uint64_t unlinked_after_tick(bool records_clock)
+{
+	struct les_otlp_config cfg = {
+		.url = "http://127.0.0.1:9", .sample = 1, .queue_bytes = 1 << 20,
+		.records_clock = records_clock};
+	uint64_t day = 86400ULL * 1000000000ULL;
+	struct les_event r = rpc_ev(0x7000, "fuse", "read", 4000, 1000);
+	struct les_event op = access_ev(0x7000, 10000, 0);
+	struct les_otlp_counters c;
+	struct les_otlp *o;
+	char err[128];
+
+	r.ts_epoch_ns -= 30 * day, r.req_id = 5;
+	op.ts_epoch_ns -= 30 * day;
+	ck_assert_int_eq(les_otlp_open(&o, &cfg, err, sizeof(err)), 0);
+	les_otlp_event(o, &r);
+	les_otlp_tick(o, 10ULL * 1000000000ULL);
+	les_otlp_event(o, &op);
+	les_otlp_counters(o, &c);
+	ck_assert_uint_eq(c.spans, 2 - c.rpc_unlinked);
+	les_otlp_close(o);
+	return c.rpc_unlinked;
+}
+
+START_TEST(test_records_clock)
+{
+	ck_assert_uint_eq(unlinked_after_tick(true), 0);
+	ck_assert_uint_eq(unlinked_after_tick(false), 1);
+}
+END_TEST
+
 /* Past LES_OTLP_CHILDREN_MAX children are counted, not sent; a full buffer is left as it was. */
 START_TEST(test_caps)
 {
@@ -283,6 +319,7 @@ int main(void)
 	tcase_add_test(tc, test_sampling);
 	tcase_add_test(tc, test_unlinked);
 	tcase_add_test(tc, test_caps);
+	tcase_add_test(tc, test_records_clock);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
