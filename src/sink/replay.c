@@ -328,9 +328,9 @@ out:
 /*
  * Before an access record: the collector takes the batches in front while
  * every buffer is taken, up to the flush timeout; after it the trace is
- * dropped (queue_full), as live.
+ * dropped (queue_full), as live. Returns whether the queue is still full.
  */
-static void otlp_wait_room(struct les_otlp *o, uint64_t timeout_ns)
+static bool otlp_wait_room(struct les_otlp *o, uint64_t timeout_ns)
 {
 	uint64_t start = les_mono_ns(), now = start;
 
@@ -341,11 +341,13 @@ static void otlp_wait_room(struct les_otlp *o, uint64_t timeout_ns)
 		now = les_mono_ns();
 		les_otlp_tick(o, now);
 	}
+	return les_otlp_queue_full(o);
 }
 
 static void otlp_feed(struct replay *r, struct les_otlp *o, const struct les_otlp_config *cfg)
 {
 	struct les_event ev;
+	bool gave_up = false; /* a wait timed out: none again until the queue has room */
 
 	while (next_line(r)) {
 		int rc;
@@ -361,8 +363,10 @@ static void otlp_feed(struct replay *r, struct les_otlp *o, const struct les_otl
 			continue;
 		}
 		r->st.records++;
-		if (ev.kind == LES_REC_ACCESS)
-			otlp_wait_room(o, cfg->flush_timeout_ns);
+		if (ev.kind == LES_REC_ACCESS && !les_otlp_queue_full(o))
+			gave_up = false;
+		else if (ev.kind == LES_REC_ACCESS && !gave_up)
+			gave_up = otlp_wait_room(o, cfg->flush_timeout_ns);
 		les_otlp_event(o, &ev);
 		les_otlp_tick(o, les_mono_ns());
 	}
