@@ -40,14 +40,16 @@ JDIR=$(mktemp -d "/tmp/les-jaeger.XXXXXX")
 LOAD_PIDS=()
 
 cleanup() {
-	local p
+	local p d
 
 	for p in "${LOAD_PIDS[@]}"; do
 		kill "$p" 2>/dev/null
 	done
 	_les_cleanup
-	"$JAEGER" stop --dir "$JDIR/a" >/dev/null 2>&1
-	"$JAEGER" stop --dir "$JDIR/b" >/dev/null 2>&1
+	# Every Jaeger the test started (a, b, one per replayed capture), also after a failure.
+	for d in "$JDIR"/*/; do
+		"$JAEGER" stop --dir "${d%/}" >/dev/null 2>&1
+	done
 	[ -n "${LES_KEEP:-}" ] || rm -rf "$JDIR"
 }
 trap cleanup EXIT
