@@ -61,7 +61,7 @@ struct les_otlp {
 	bool sending;
 	bool down; /* since the last request failed to reach the collector */
 	uint64_t down_ns, last_reject_ns, next_expire_ns;
-	uint64_t newest_ts; /* records_clock: the newest record's ts (epoch ns) */
+	uint64_t newest_ts;	      /* records_clock: the newest record's ts (epoch ns) */
 	struct les_otlp_counters cnt; /* the queue's part; the traces' part is in traces */
 };
 
@@ -488,9 +488,9 @@ void les_otlp_tick(struct les_otlp *o, uint64_t now_ns)
 	maybe_send(o, now_ns);
 	drive(o, now_ns);
 	if (now_ns >= o->next_expire_ns) {
-		les_otlp_traces_expire(o->traces, o->cfg.records_clock ?
-							  o->newest_ts :
-							  les_clock_ns(CLOCK_REALTIME));
+		les_otlp_traces_expire(o->traces, o->cfg.records_clock
+							  ? o->newest_ts
+							  : les_clock_ns(CLOCK_REALTIME));
 		o->next_expire_ns = now_ns + LES_NS_PER_SEC;
 	}
 }
@@ -513,10 +513,18 @@ void les_otlp_flush(struct les_otlp *o)
 	}
 	now = les_mono_ns();
 	deadline = now + o->cfg.flush_timeout_ns;
+	if (o->count && !o->sending)
+		slot_at(o, 0)->next_ns =
+			now; /* the first try at once: no backoff left to wait out */
 	while (o->count && now < deadline) {
 		s = slot_at(o, 0);
-		if (!o->sending && now < s->next_ns)
-			s->next_ns = now; /* the backoff gives way to the deadline */
+		/*
+		 * A failed try backs off as it does while running (a collector
+		 * that refuses is not hammered), but never past half the time
+		 * left, so that the last tries still come before the deadline.
+		 */
+		if (!o->sending && s->next_ns > now + (deadline - now) / 2)
+			s->next_ns = now + (deadline - now) / 2;
 		maybe_send(o, now);
 		curl_multi_poll(o->multi, NULL, 0, 50, NULL);
 		drive(o, les_mono_ns());

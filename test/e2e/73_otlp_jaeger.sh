@@ -263,6 +263,24 @@ les_eq "the recovery told on stderr once" 1 "$(grep -c 'otlp: collector back aft
 
 "$JAEGER" stop --dir "$JDIR/b"
 
+# --- 2b. the collector down at exit: the last flush backs off ------------------------------
+# Jaeger b is stopped: nothing listens on its port. The flush at exit keeps
+# the backoff (halved to the time left), so a refusing collector sees a few
+# tries in --otlp-flush-timeout, not a connection attempt per poll.
+les_start "$WORK/down.jsonl" --mount "$M2" --min-latency 2ms --stats-interval 0 \
+	--otlp "http://127.0.0.1:$OTLP_PORT" --otlp-flush-timeout 2s
+for i in 1 2 3 4 5; do
+	dd if="$M2/data" of=/dev/null bs=512 count=1 status=none
+done
+les_stop
+les_eq "collector down at exit: the tool exits 0" 0 "$LES_STATUS"
+final=$(tail -n 1 "$WORK/down.jsonl")
+les_ge "collector down at exit: spans kept" 5 "$(jq -r .otlp.spans <<<"$final")"
+les_eq "collector down at exit: every kept span dropped at exit" \
+	"$(jq -r .otlp.spans <<<"$final")" "$(jq -r .otlp.dropped_by.exit <<<"$final")"
+les_true "collector down at exit: at most 40 tries in the 2 s flush ($(jq -r .otlp.retries <<<"$final") retries)" \
+	test "$(jq -r .otlp.retries <<<"$final")" -le 40
+
 # --- 3. a real-Lustre capture replayed: the trees of Lustre ops ------------------------------
 
 # replay_check NAME CAPTURE: CAPTURE (gzip) replayed into a fresh Jaeger, its trees checked.
