@@ -226,24 +226,36 @@ static int next_line(struct replay *r)
 	}
 }
 
-static int replay_file(struct replay *r)
+/*
+ * The capture's next record into ev; false at its end. Blank lines and
+ * lines that are no record are passed over, the malformed ones counted.
+ */
+static bool next_record(struct replay *r, struct les_event *ev)
 {
-	struct les_event ev;
-
-	while (!r->view.quit && !batch_done(r) && next_line(r)) {
+	while (next_line(r)) {
 		int rc;
 
 		r->st.lines++;
 		if (r->line[0] == '\n')
 			continue;
-		rc = les_capture_parse(&r->reader, r->line, &ev);
+		rc = les_capture_parse(&r->reader, r->line, ev);
 		if (rc == 0)
 			continue;
-		if (rc < 0 || !ev.ts_epoch_ns) {
+		if (rc < 0 || !ev->ts_epoch_ns) {
 			r->st.malformed++;
 			continue;
 		}
 		r->st.records++;
+		return true;
+	}
+	return false;
+}
+
+static int replay_file(struct replay *r)
+{
+	struct les_event ev;
+
+	while (!r->view.quit && !batch_done(r) && next_record(r, &ev)) {
 		if (!r->frame_start)
 			r->frame_start = ev.ts_epoch_ns;
 		if (advance(r, ev.ts_epoch_ns))
@@ -349,20 +361,7 @@ static void otlp_feed(struct replay *r, struct les_otlp *o, const struct les_otl
 	struct les_event ev;
 	bool gave_up = false; /* a wait timed out: none again until the queue has room */
 
-	while (next_line(r)) {
-		int rc;
-
-		r->st.lines++;
-		if (r->line[0] == '\n')
-			continue;
-		rc = les_capture_parse(&r->reader, r->line, &ev);
-		if (rc == 0)
-			continue;
-		if (rc < 0 || !ev.ts_epoch_ns) {
-			r->st.malformed++;
-			continue;
-		}
-		r->st.records++;
+	while (next_record(r, &ev)) {
 		if (ev.kind == LES_REC_ACCESS && !les_otlp_queue_full(o))
 			gave_up = false;
 		else if (ev.kind == LES_REC_ACCESS && !gave_up)
