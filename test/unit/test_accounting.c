@@ -111,6 +111,7 @@ static json_t *finish(struct rig *r)
 static void rig_close(struct rig *r, json_t *st)
 {
 	json_decref(st);
+	les_consumer_release(&r->c);
 	les_sink_file_close(&r->out);
 }
 

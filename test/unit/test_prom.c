@@ -141,6 +141,7 @@ static void rig_open(struct rig *r, struct les_prom *p)
 
 static void rig_close(struct rig *r)
 {
+	les_consumer_release(&r->consumer);
 	les_sink_file_close(&r->out);
 	les_enrich_free(r->enricher);
 	les_observed_free(&r->observed);

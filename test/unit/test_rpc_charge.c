@@ -73,6 +73,7 @@ static void bench_open(struct bench *b, bool enrich, const char *filter_job)
 static void bench_close(struct bench *b)
 {
 	json_decref(b->line);
+	les_consumer_release(&b->consumer);
 	les_sink_file_close(&b->out);
 	les_enrich_free(b->enricher);
 	les_observed_free(&b->observed);
