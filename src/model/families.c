@@ -175,3 +175,17 @@ size_t les_labels_make(char *buf, const struct les_label_opts *opts, const struc
 		kb_label(&k, "slurm_job_id", ev->job_id);
 	return k.overflow ? 0 : k.len;
 }
+
+const uint64_t les_family_bucket_ns[LES_FAMILY_BUCKETS] = {
+	10000,	  50000,     250000,	1000000,    2500000,	10000000,
+	25000000, 100000000, 250000000, 1000000000, 2500000000, 10000000000,
+};
+
+unsigned int les_family_bucket(uint64_t ns)
+{
+	unsigned int i = 0;
+
+	while (i < LES_FAMILY_BUCKETS && ns > les_family_bucket_ns[i])
+		i++;
+	return i;
+}

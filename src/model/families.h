@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "model/event.h"
 
 /* A rendered label set, at most (the NUL included). */
@@ -68,5 +69,17 @@ size_t les_labels_make(char *buf, const struct les_label_opts *opts, const struc
  * NUL, never cutting an escape or a character; returns the length.
  */
 size_t les_label_escape(const char *s, char *out, size_t cap);
+
+/*
+ * The histogram buckets of every metrics output (the Prometheus families,
+ * OTLP's explicit-bucket histograms): the bounds lustre-ebpf-exporter uses
+ * since its commit e743798 ("compact latency histogram buckets"), in ns,
+ * each an inclusive upper bound ("le"); +Inf after the last.
+ */
+#define LES_FAMILY_BUCKETS 12
+extern const uint64_t les_family_bucket_ns[LES_FAMILY_BUCKETS];
+
+/* The bucket of a duration: the first bound at or above it; LES_FAMILY_BUCKETS for +Inf. */
+unsigned int les_family_bucket(uint64_t ns);
 
 #endif /* LES_FAMILIES_H */

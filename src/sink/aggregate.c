@@ -65,6 +65,7 @@ struct agg_group {
 	uint64_t errors[LES_ERRC_MAX];
 	uint64_t events[LES_EV_MAX];
 	struct les_hist latency;
+	uint64_t le_buckets[LES_FAMILY_BUCKETS + 1]; /* the metrics outputs' buckets, +Inf last */
 };
 
 struct les_aggregate {
@@ -365,6 +366,7 @@ static void group_add(struct agg_group *g, const struct les_event *ev)
 		break;
 	}
 	les_hist_add(&g->latency, ev->latency_ns);
+	g->le_buckets[les_family_bucket(ev->latency_ns)]++;
 }
 
 /* --- window lines ------------------------------------------------------ */
@@ -405,6 +407,7 @@ static int emit_group(struct les_aggregate *a, const struct les_window *win,
 		.errors = g->errors,
 		.events = g->events,
 		.latency = &g->latency,
+		.le_buckets = g->le_buckets,
 	};
 
 	decode_fields(a, g, other, &v);

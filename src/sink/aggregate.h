@@ -28,6 +28,7 @@
 #include "util/histogram.h"
 #include "model/event.h"
 #include "model/ops.h"
+#include "model/families.h"
 
 /* Record fields a group can be keyed by (--group-by). */
 enum les_group_field {
@@ -112,6 +113,8 @@ struct les_window_group {
 	const uint64_t *errors; /* [LES_ERRC_MAX], by errno class */
 	const uint64_t *events; /* [LES_EV_MAX], RPC events by event */
 	const struct les_hist *latency;
+	/* Latencies by the metrics outputs' buckets (model/families.h): per bucket, +Inf last. */
+	const uint64_t *le_buckets;
 };
 
 /*

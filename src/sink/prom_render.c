@@ -268,6 +268,26 @@ static void render_kafka(struct out *o, const struct les_kafka_counters *kc)
 	out_fmt(o, "lustre_ebpf_stream_kafka_errors_total %" PRIu64 "\n", kc->errors);
 }
 
+/* The OTLP metrics' data points by outcome, as the stats record's "otlp"."metrics" counts them. */
+static void render_otlp_metrics(struct out *o, const struct les_otlp_metric_counters *m)
+{
+	family_header(o, "lustre_ebpf_stream_otlp_points_total", "counter",
+		      "Data points of the windows' OTLP metrics, by outcome: kept, exported "
+		      "(acknowledged by the collector), and dropped by reason.");
+	out_fmt(o,
+		"lustre_ebpf_stream_otlp_points_total{outcome=\"kept\"} %" PRIu64 "\n"
+		"lustre_ebpf_stream_otlp_points_total{outcome=\"exported\"} %" PRIu64 "\n"
+		"lustre_ebpf_stream_otlp_points_total{outcome=\"dropped\",reason=\"queue_full\"} %" PRIu64 "\n"
+		"lustre_ebpf_stream_otlp_points_total{outcome=\"dropped\",reason=\"rejected\"} %" PRIu64 "\n"
+		"lustre_ebpf_stream_otlp_points_total{outcome=\"dropped\",reason=\"exit\"} %" PRIu64 "\n"
+		"lustre_ebpf_stream_otlp_points_total{outcome=\"dropped\",reason=\"too_big\"} %" PRIu64 "\n",
+		m->points, m->exported, m->dropped_queue_full, m->dropped_rejected, m->dropped_exit,
+		m->dropped_too_big);
+	family_header(o, "lustre_ebpf_stream_otlp_points_pending", "gauge",
+		      "Data points made and not yet exported (held through a collector outage).");
+	out_fmt(o, "lustre_ebpf_stream_otlp_points_pending %" PRIu64 "\n", m->pending);
+}
+
 /* The OTLP sink's spans by outcome, as the stats record's "otlp" counts them. */
 static void render_otlp(struct out *o, const struct les_otlp_counters *oc)
 {
@@ -291,8 +311,11 @@ static void render_otlp(struct out *o, const struct les_otlp_counters *oc)
 	out_fmt(o, "lustre_ebpf_stream_otlp_spans_sampled_out_total %" PRIu64 "\n",
 		oc->spans_sampled_out);
 	family_header(o, "lustre_ebpf_stream_otlp_errors_total", "counter",
-		      "Export requests that failed: the collector not reachable, or an HTTP error.");
-	out_fmt(o, "lustre_ebpf_stream_otlp_errors_total %" PRIu64 "\n", oc->errors);
+		      "Export requests that failed, traces and metrics: the collector not "
+		      "reachable, or an HTTP error.");
+	out_fmt(o, "lustre_ebpf_stream_otlp_errors_total %" PRIu64 "\n",
+		oc->errors + oc->metrics.errors);
+	render_otlp_metrics(o, &oc->metrics);
 }
 
 /*

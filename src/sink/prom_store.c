@@ -16,12 +16,6 @@
 #include "model/waits.h"
 #include "sink/prom_store.h"
 
-/* The bucket bounds, in ns (see prom_store.h). */
-static const uint64_t bucket_ns[N_BUCKETS] = {
-	10000,	  50000,     250000,	1000000,    2500000,	10000000,
-	25000000, 100000000, 250000000, 1000000000, 2500000000, 10000000000,
-};
-
 /* Records lost at every stage, as lustre_ebpf_stream_records_dropped_total sums them. */
 static uint64_t self_dropped(const struct self_stats *st)
 {
@@ -104,18 +98,9 @@ static struct series *lookup(struct les_prom *p, enum les_series_kind kind, size
 	return s;
 }
 
-static unsigned int bucket_of(uint64_t ns)
-{
-	unsigned int i = 0;
-
-	while (i < N_BUCKETS && ns > bucket_ns[i])
-		i++;
-	return i; /* N_BUCKETS: only in +Inf */
-}
-
 static void hist_add(struct series *s, uint64_t ns)
 {
-	unsigned int b = bucket_of(ns);
+	unsigned int b = les_family_bucket(ns); /* N_BUCKETS: only in +Inf */
 
 	s->v.hist.count++;
 	s->v.hist.sum_ns += ns;
