@@ -290,6 +290,9 @@ int les_otlp_open(struct les_otlp **out, const struct les_otlp_config *cfg, char
 		return -ENOMEM;
 	}
 	o->cfg = *cfg;
+	/* A config that names no signal (a caller before --otlp-signals) means traces. */
+	if (!o->cfg.traces && !o->cfg.metrics)
+		o->cfg.traces = true;
 	streams_init(o);
 	if (open_parts(o)) {
 		free_all(o);

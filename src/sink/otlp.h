@@ -58,7 +58,7 @@ struct les_otlp_config {
 	 */
 	bool records_clock;
 	bool verbose;
-	bool traces;			       /* --otlp-signals: spans to URL/v1/traces */
+	bool traces;			       /* --otlp-signals: spans to URL/v1/traces; neither set: traces */
 	bool metrics;			       /* --otlp-signals: the windows to URL/v1/metrics */
 	struct les_aggregate_config aggregate; /* the windows of the metrics (--aggregate) */
 };
