@@ -81,7 +81,9 @@ static const char *attr(json_t *point, const char *key)
 			json_t *v = json_object_get(a, "value");
 			json_t *s = json_object_get(v, "stringValue");
 
-			return s ? json_string_value(s) : json_string_value(json_object_get(v, "intValue"));
+			if (!s)
+				s = json_object_get(v, "intValue");
+			return json_string_value(s);
 		}
 	return NULL;
 }
