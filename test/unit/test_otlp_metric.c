@@ -91,7 +91,11 @@ static const char *attr(json_t *point, const char *key)
 START_TEST(test_window_points)
 {
 	struct les_aggregate_config cfg = {
-		.window_ns = W, .group_by = LES_GROUP_BY_DEFAULT, .max_groups = 100, .host = "node1"};
+		.window_ns = W,
+		.group_by = LES_GROUP_BY_DEFAULT,
+		.max_groups = 100,
+		.host = "node1",
+	};
 	/* 10 us (on the first bound: in it), 10.001 us, 3 ms, 11 s (+Inf), one failed with EIO. */
 	uint64_t lat[] = {10000, 10001, 3000000, 11000000000ULL};
 	struct captured c = {0};
@@ -119,12 +123,9 @@ START_TEST(test_window_points)
 	buf[c.w.len] = '\0';
 	doc = json_loads(buf, 0, &jerr);
 	ck_assert_msg(doc, "not JSON: %s", jerr.text);
-	metrics = json_object_get(
-		json_array_get(json_object_get(json_array_get(json_object_get(doc, "resourceMetrics"),
-							      0),
-					       "scopeMetrics"),
-			       0),
-		"metrics");
+	m = json_array_get(json_object_get(doc, "resourceMetrics"), 0);
+	m = json_array_get(json_object_get(m, "scopeMetrics"), 0);
+	metrics = json_object_get(m, "metrics");
 	ck_assert_uint_eq(json_array_size(metrics), 4);
 
 	m = find_metric(metrics, "lustre_ebpf_stream.access.operations");
@@ -180,7 +181,11 @@ END_TEST
 /* A group that does not fit: w left as it was, the points told. */
 START_TEST(test_overflow)
 {
-	struct les_window win = {.start_ns = T0, .end_ns = T0 + W, .group_by = LES_GROUP_BY_DEFAULT};
+	struct les_window win = {
+		.start_ns = T0,
+		.end_ns = T0 + W,
+		.group_by = LES_GROUP_BY_DEFAULT,
+	};
 	uint64_t errors[LES_ERRC_MAX] = {0}, events[LES_EV_MAX] = {0};
 	uint64_t le[LES_FAMILY_BUCKETS + 1] = {0};
 	struct les_hist h = {0};
