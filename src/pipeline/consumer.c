@@ -20,6 +20,23 @@
 #define LES_JOIN_SLOTS	    4096
 #define LES_JOIN_MAX_AGE_NS (30ULL * 1000000000ULL)
 
+/*
+ * The join's table (~1.2 MB), only where server records can come: a
+ * client-only node allocates nothing and offers nothing. Without it
+ * nothing joins, and the stats say why.
+ */
+static void join_init(struct les_consumer *c)
+{
+	if (!c->cfg->join) {
+		c->join_off = "no server probe attached";
+		return;
+	}
+	if (les_rpcjoin_init(&c->join, LES_JOIN_SLOTS, LES_JOIN_MAX_AGE_NS)) {
+		c->join.cap = 0;
+		c->join_off = "no memory for the join's table";
+	}
+}
+
 void les_consumer_init(struct les_consumer *c, const struct les_consumer_config *cfg,
 		       const struct les_observed *observed, const char *host)
 {
@@ -31,9 +48,7 @@ void les_consumer_init(struct les_consumer *c, const struct les_consumer_config 
 	c->start_mono_ns = les_mono_ns();
 	c->records_to_lines = true;
 	snprintf(c->host, sizeof(c->host), "%s", host);
-	/* Without the table (no memory at start) nothing joins, and the stats say so. */
-	if (les_rpcjoin_init(&c->join, LES_JOIN_SLOTS, LES_JOIN_MAX_AGE_NS))
-		c->join.cap = 0;
+	join_init(c);
 }
 
 void les_consumer_set_output(struct les_consumer *c, les_output_fn fn, void *ctx)
@@ -687,7 +702,7 @@ static void put_inflight(struct jw *w, struct les_consumer *c, const struct les_
 /*
  * "join": the client-server join of PtlRPC requests (model/rpcjoin.h):
  * joined, and by side the records that waited in vain, that had no key,
- * that repeated a key, and that wait now. null: no table.
+ * that repeated a key, and that wait now; or {"off": why} without a table.
  */
 static void put_join(struct jw *w, struct les_consumer *c, bool final)
 {
@@ -696,7 +711,9 @@ static void put_join(struct jw *w, struct les_consumer *c, bool final)
 
 	jw_key(w, "join");
 	if (!c->join.cap) {
-		jw_null(w);
+		jw_obj_begin(w);
+		jw_kv_cstr(w, "off", c->join_off);
+		jw_obj_end(w);
 		return;
 	}
 	/* At the end nothing more can come: what waits is unjoined. */

@@ -89,6 +89,13 @@ struct les_consumer_config {
 	const char *filter_job; /* --job: only its records; NULL: all */
 	uint64_t count;		/* --count: stop after so many records; 0: never */
 	bool file_id;		/* --file-id: dev, ino and the FID in access records */
+	/*
+	 * Join client and server PtlRPC records (model/rpcjoin.h): set where
+	 * server probes attached (the tracer's n_server_links). Without, no
+	 * table is allocated, no record is offered, and the stats' "join"
+	 * says it is off and why.
+	 */
+	bool join;
 };
 
 struct les_consumer {
@@ -127,6 +134,7 @@ struct les_consumer {
 	char describe_comm[LES_COMM_LEN + 1]; /* les_consumer_describe's */
 	/* Client and server records of one PtlRPC request, joined (model/rpcjoin.h). */
 	struct les_rpcjoin join;
+	const char *join_off; /* why the join is off (join.cap 0), for the stats */
 };
 
 void les_consumer_init(struct les_consumer *c, const struct les_consumer_config *cfg,

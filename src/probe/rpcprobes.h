@@ -97,6 +97,13 @@ bool les_rpc_plan_owns(const struct les_rpc_plan *p, const char *prog_name, bool
 void les_rpc_plan_json(const struct les_rpc_plan *p, struct jw *w);
 void les_rpc_plan_text(const struct les_rpc_plan *p, FILE *out);
 
+/*
+ * Whether prog_name is a program of a server row (server records): the
+ * tracer counts the links of those it attached, and the consumer joins
+ * client and server records only where one did.
+ */
+bool les_rpc_prog_is_server(const char *prog_name);
+
 /* Number of planned probes of proto. */
 size_t les_rpc_plan_count(const struct les_rpc_plan *p, enum les_rpc_proto proto);
 

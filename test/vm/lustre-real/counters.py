@@ -752,13 +752,13 @@ def check_servers(args, rep):
     client = [r for r in recs if r.get("type") == "rpc" and r.get("proto") == "ptlrpc"
               and r.get("op") == "request"]
     rep.true("the servers logged Handled RPC lines", len(lines) > 0, f"{len(lines)}")
-    rep.true("a final stats record with the join's counts", join is not None, f"{join}")
+    rep.true("a final stats record with the join's object", join is not None, f"{join}")
     if args.ids == "none":
         rep.eq("server records without module BTF", len(srv), 0)
         rep.eq("joined lines without module BTF", len(joins), 0)
-        if join:
-            rep.eq("client requests without a key (no xid without BTF)",
-                   join["client"]["no_key"], len(client))
+        # No server probe attaches without BTF: the join is off, and says so.
+        rep.eq("the join is off without server probes", (join or {}).get("off"),
+               "no server probe attached")
         return
     by_key = {}
     for r in srv:
@@ -823,7 +823,9 @@ def check_servers(args, rep):
            != j["server_total_ns"]]
     rep.true("each joined line has its server record, network_ns >= 0, queue + handle = total",
              not bad, f"{len(joins)} joined; {len(bad)} not: {bad[:2]}")
-    if join:
+    rep.true("the join is on where server probes attached", join is not None and "off" not in join,
+             f"{join}")
+    if join and "off" not in join:
         rep.eq("stats: joined = rpc_join lines", join["joined"], len(joins))
         print(f"note join: {json.dumps(join, sort_keys=True)}; client request records "
               f"{len(client)}, server records {len(srv)}, joined {len(joins)} "
