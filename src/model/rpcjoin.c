@@ -202,6 +202,29 @@ void les_srv_times(const struct les_rec_srv *r, int64_t mono_to_epoch_ns, struct
 	t->reply_ns = span(t->arrival_ns, reply);
 }
 
+const char *les_join_layer_name(enum les_join_layer l)
+{
+	static const char *const names[LES_JOIN_LAYER_MAX] = {
+#define LES_JOIN_LAYER_NAME(id, name) [LES_JOIN_##id] = name,
+		LES_JOIN_LAYERS(LES_JOIN_LAYER_NAME)
+#undef LES_JOIN_LAYER_NAME
+	};
+
+	return (unsigned int)l < LES_JOIN_LAYER_MAX ? names[l] : NULL;
+}
+
+void les_rpcjoin_layers(const struct les_rec_rpc *c, const struct les_srv_times *t,
+			int64_t ns[LES_JOIN_LAYER_MAX])
+{
+	ns[LES_JOIN_CLIENT_QUEUED] = (int64_t)c->backlog_ns;
+	ns[LES_JOIN_CLIENT_SERVICE] = (int64_t)c->rtt_ns;
+	ns[LES_JOIN_NETWORK] = les_rpcjoin_network_ns(c, t);
+	ns[LES_JOIN_SRV_INCOMING] = t->has_nrs ? (int64_t)t->incoming_ns : 0;
+	ns[LES_JOIN_SRV_NRS] = t->has_nrs ? (int64_t)t->nrs_ns : 0;
+	ns[LES_JOIN_SRV_HANDLE] = (int64_t)t->handle_ns;
+	ns[LES_JOIN_SRV_REPLY] = t->has_reply ? (int64_t)t->reply_ns : 0;
+}
+
 int64_t les_rpcjoin_network_ns(const struct les_rec_rpc *c, const struct les_srv_times *t)
 {
 	uint64_t server = t->has_reply ? t->reply_ns : t->total_ns;

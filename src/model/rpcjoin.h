@@ -81,6 +81,46 @@ struct les_srv_times {
 void les_srv_times(const struct les_rec_srv *r, int64_t mono_to_epoch_ns, struct les_srv_times *t);
 
 /*
+ * The durations of a joined request that a window sums per group (job,
+ * target, client NID): each is the rpc_join line's field of that name, 0
+ * where the line has null, so a window's sums are the sums over its lines.
+ * client_queued (created -> first send: the slot and credit wait), network
+ * and the server's incoming, NRS and handling steps are disjoint parts of
+ * the request's time; client_service is the client's whole wait for the
+ * reply, server_reply the server's arrival -> reply sent.
+ */
+#define LES_JOIN_LAYERS(X)                          \
+	X(CLIENT_QUEUED, "client_queued_ns")        \
+	X(CLIENT_SERVICE, "client_service_ns")      \
+	X(NETWORK, "network_ns")                    \
+	X(SRV_INCOMING, "server_incoming_ns")       \
+	X(SRV_NRS, "server_nrs_ns")                 \
+	X(SRV_HANDLE, "server_handle_ns")           \
+	X(SRV_REPLY, "server_reply_ns")
+
+enum les_join_layer {
+#define LES_JOIN_LAYER_ENUM(id, name) LES_JOIN_##id,
+	LES_JOIN_LAYERS(LES_JOIN_LAYER_ENUM)
+#undef LES_JOIN_LAYER_ENUM
+	LES_JOIN_LAYER_MAX,
+};
+
+/* The layer's name: its rpc_join field (and window member). */
+const char *les_join_layer_name(enum les_join_layer l);
+
+/* A joined request as the windows group it: the keys NULL where the line has null. */
+struct les_join_view {
+	const char *job;	/* lustre_jobid: the job on the wire */
+	const char *target;	/* the server's target */
+	const char *client_nid; /* the client's NID as the server knows it */
+	int64_t ns[LES_JOIN_LAYER_MAX];
+};
+
+/* The layers of a joined pair (t: the server record's steps). */
+void les_rpcjoin_layers(const struct les_rec_rpc *c, const struct les_srv_times *t,
+			int64_t ns[LES_JOIN_LAYER_MAX]);
+
+/*
  * The joined request's split: the client's service time (send -> reply, its
  * clock) less the server's arrival -> reply (its clock) is the network and
  * the reply's way back; no clock is compared across the two.

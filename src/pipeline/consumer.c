@@ -190,6 +190,11 @@ int les_consumer_add_line_sink(struct les_consumer *c, les_event_fn fn, void *ct
 	return add_tap(c, &(const struct les_consumer_tap){ .line = fn, .ctx = ctx });
 }
 
+int les_consumer_add_join_sink(struct les_consumer *c, les_event_fn fn, void *ctx)
+{
+	return add_tap(c, &(const struct les_consumer_tap){ .join = fn, .ctx = ctx });
+}
+
 int les_consumer_add_stats_hook(struct les_consumer *c, const struct les_stats_hook *h)
 {
 	return add_tap(c, &(const struct les_consumer_tap){ .stats = *h });
@@ -466,10 +471,56 @@ static void event_rpc_ids(struct les_consumer *c, const struct les_rec_rpc *r)
  * record of the ring, so an output line like a stats line, for the output
  * and the line sinks, outside the records' accounting.
  */
+/* A fixed-size, NUL-padded name of a record, as a C string (NULL without its flag). */
+static const char *rec_name(char *dst, size_t size, const char *src, bool valid)
+{
+	if (!valid)
+		return NULL;
+	memcpy(dst, src, size - 1);
+	dst[size - 1] = '\0';
+	return dst;
+}
+
+/* The joined pair's keys and layers, to every join sink (windows). */
+static int deliver_join(struct les_consumer *c)
+{
+	const struct les_rec_srv *s = &c->join.server;
+	struct les_join_view *v = &c->join_view;
+	struct les_srv_times t;
+	int err = 0;
+
+	les_srv_times(s, c->fmt.mono_to_epoch_ns, &t);
+	v->job = rec_name(c->join_job, sizeof(c->join_job), s->jobid, s->flags & LES_SRV_F_JOBID);
+	v->target = rec_name(c->join_target, sizeof(c->join_target), s->target,
+			     s->flags & LES_SRV_F_TARGET);
+	v->client_nid = (s->flags & LES_SRV_F_PEER) &&
+					les_lnet_nid_str(&s->peer, c->join_nid, sizeof(c->join_nid))
+				? c->join_nid
+				: NULL;
+	les_rpcjoin_layers(&c->join.client, &t, v->ns);
+	memset(&c->ev, 0, sizeof(c->ev));
+	c->ev.type = "rpc_join";
+	c->ev.kind = LES_REC_KIND_MAX;
+	c->ev.host = c->host;
+	c->ev.join = v;
+	c->ev.ts_epoch_ns = les_fmt_epoch_ns(&c->fmt, c->join.client.ts_ns > s->ts_ns
+							       ? c->join.client.ts_ns
+							       : s->ts_ns);
+	for (size_t i = 0; i < c->taps.n; i++) {
+		const struct les_consumer_tap *tap = &taps_of(&c->taps)[i];
+		int e = tap->join ? tap->join(tap->ctx, &c->ev) : 0;
+
+		err = err ?: e;
+	}
+	return err;
+}
+
 static int emit_join(struct les_consumer *c)
 {
-	if (!c->records_to_lines)
-		return 0;
+	int err = deliver_join(c);
+
+	if (err || !c->records_to_lines)
+		return err;
 	jw_reset(&c->jw);
 	les_format_rpc_join(&c->jw, &c->fmt, &c->join.client, &c->join.server);
 	if (c->jw.overflow) {

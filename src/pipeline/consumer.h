@@ -69,10 +69,11 @@ struct les_stats_hook {
 	void *ctx;
 };
 
-/* One registration: an event sink, a line sink or a stats hook. */
+/* One registration: an event sink, a line sink, a join sink or a stats hook. */
 struct les_consumer_tap {
 	les_event_fn event;
 	les_event_fn line;
+	les_event_fn join; /* each joined request: ev->join set, ev->kind none */
 	struct les_stats_hook stats; /* .ctx set for a stats hook */
 	void *ctx;
 };
@@ -135,6 +136,9 @@ struct les_consumer {
 	/* Client and server records of one PtlRPC request, joined (model/rpcjoin.h). */
 	struct les_rpcjoin join;
 	const char *join_off; /* why the join is off (join.cap 0), for the stats */
+	struct les_join_view join_view; /* of the pair being delivered */
+	char join_job[LES_JOBID_LEN + 1], join_target[LES_RPC_NAME_LEN + 1];
+	char join_nid[LES_LNET_NID_STR_MAX];
 };
 
 void les_consumer_init(struct les_consumer *c, const struct les_consumer_config *cfg,
@@ -149,6 +153,11 @@ void les_consumer_set_enricher(struct les_consumer *c, struct les_enricher *e);
 /* Each is called in the order added; 0, or -ENOMEM. */
 int les_consumer_add_event_sink(struct les_consumer *c, les_event_fn fn, void *ctx);
 int les_consumer_add_line_sink(struct les_consumer *c, les_event_fn fn, void *ctx);
+/*
+ * A join sink sees each joined request (model/rpcjoin.h) as an event of
+ * type "rpc_join" with ev->join set, also without per-op lines.
+ */
+int les_consumer_add_join_sink(struct les_consumer *c, les_event_fn fn, void *ctx);
 int les_consumer_add_stats_hook(struct les_consumer *c, const struct les_stats_hook *h);
 
 /* What the registrations took beyond the consumer itself. */

@@ -496,6 +496,7 @@ static const struct les_sink_ops sink_table[] = {
 		.name = "aggregate",
 		.open = aggregate_open,
 		.event = les_aggregate_add,
+		.join = les_aggregate_add_join,
 		.stats = les_aggregate_stats_json,
 		.tick = aggregate_tick,
 		.flush = aggregate_flush,
@@ -557,6 +558,8 @@ static int register_hooks(struct les_consumer *c, const struct les_sink_slot *sl
 		err = les_consumer_add_event_sink(c, ops->event, slot->sink);
 	if (!err && ops->line)
 		err = les_consumer_add_line_sink(c, ops->line, slot->sink);
+	if (!err && ops->join)
+		err = les_consumer_add_join_sink(c, ops->join, slot->sink);
 	if (!err && (ops->stats || ops->counts || ops->counters))
 		err = les_consumer_add_stats_hook(c, &(const struct les_stats_hook){
 							     .members = ops->stats,
