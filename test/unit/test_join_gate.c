@@ -10,6 +10,7 @@
 #include <string.h>
 #include "lustre_bench.h"
 #include "probe/rpcprobes.h"
+#include "sink/aggregate.h"
 
 struct gate {
 	struct les_consumer_config opts;
@@ -17,6 +18,7 @@ struct gate {
 	struct les_sink_file out;
 	struct les_consumer c;
 	int joined_lines;
+	json_t *join_line, *window_line; /* the last rpc_join line, and rpc_join window line */
 };
 
 static int no_event(void *ctx, const struct les_event *ev)
@@ -30,8 +32,20 @@ static int count_join(void *ctx, const struct les_event *ev)
 {
 	struct gate *g = ctx;
 
-	if (ev->type && strcmp(ev->type, "rpc_join") == 0)
+	json_t *j = json_loadb(ev->line, ev->line_len, 0, NULL);
+	const char *rt = json_string_value(json_object_get(j, "record_type"));
+
+	ck_assert_ptr_nonnull(j);
+	if (ev->type && strcmp(ev->type, "rpc_join") == 0) {
 		g->joined_lines++;
+		json_decref(g->join_line);
+		g->join_line = json_incref(j);
+	}
+	if (ev->type && strcmp(ev->type, "window") == 0 && rt && strcmp(rt, "rpc_join") == 0) {
+		json_decref(g->window_line);
+		g->window_line = json_incref(j);
+	}
+	json_decref(j);
 	return 0;
 }
 
@@ -63,11 +77,20 @@ static void feed_pair(struct gate *g)
 	c.task = (struct les_task){.pid = 42, .tid = 42, .comm = "dd"};
 	memset(&s, 0, sizeof(s));
 	s.kind = LES_REC_SRV;
-	s.flags = LES_SRV_F_PEER | LES_SRV_F_REPLY;
+	c.backlog_ns = 300;
+	c.rtt_ns = 9000;
+	s.flags = LES_SRV_F_PEER | LES_SRV_F_REPLY | LES_SRV_F_NRS | LES_SRV_F_TARGET |
+		  LES_SRV_F_JOBID;
 	s.xid = 7;
 	s.self = lo;
 	s.peer = lo;
-	s.start_ns = 2000;
+	memcpy(s.target, "lustre-OST0000", sizeof("lustre-OST0000"));
+	memcpy(s.jobid, "dd.0", sizeof("dd.0"));
+	/* arrival 1000 (epoch 1000 + 5000), NRS 1200, start 1500, reply 4000, end 4500 */
+	g->c.fmt.mono_to_epoch_ns = 5000;
+	s.arrival_real_ns = 6000;
+	s.nrs_ns = 1200;
+	s.start_ns = 1500;
 	s.reply_ns = 4000;
 	s.ts_ns = 4500;
 	ck_assert_int_eq(les_consumer_on_record(&g->c, &c, sizeof(c)), 0);
@@ -92,6 +115,8 @@ static json_t *final_join(struct gate *g)
 
 static void gate_close(struct gate *g)
 {
+	json_decref(g->join_line);
+	json_decref(g->window_line);
 	les_consumer_release(&g->c);
 	les_sink_file_close(&g->out);
 	les_observed_free(&g->observed);
@@ -146,6 +171,56 @@ START_TEST(test_server_programs)
 }
 END_TEST
 
+/*
+ * The window's group of the joined request (--aggregate) has, for each
+ * layer, the rpc_join line's field of that name: read from the two JSON
+ * lines, not from the code that made them.
+ */
+START_TEST(test_window_layers_are_the_lines)
+{
+	struct les_aggregate_config agg = {
+		.window_ns = 1000000000ull,
+		.group_by = LES_GROUP_BY_DEFAULT,
+		.max_groups = 16,
+	};
+	static const char *const fields[] = {"client_queued_ns",   "client_service_ns",
+					     "network_ns",	   "server_incoming_ns",
+					     "server_nrs_ns",	   "server_handle_ns",
+					     "server_reply_ns"};
+	struct les_aggregate *a;
+	struct gate g;
+	json_t *layers;
+
+	gate_open(&g, true);
+	a = les_pipeline_attach_aggregate(&g.c, &agg, true);
+	ck_assert_ptr_nonnull(a);
+	feed_pair(&g);
+	les_aggregate_flush(a, UINT64_MAX);
+	ck_assert_ptr_nonnull(g.join_line);
+	ck_assert_ptr_nonnull(g.window_line);
+	ck_assert_int_eq(json_integer_value(json_object_get(g.window_line, "count")), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(g.window_line, "target")),
+			 "lustre-OST0000");
+	ck_assert_str_eq(json_string_value(json_object_get(g.window_line, "lustre_jobid")),
+			 "dd.0");
+	ck_assert_str_eq(json_string_value(json_object_get(g.window_line, "client_nid")),
+			 json_string_value(json_object_get(g.join_line, "client_nid")));
+	layers = json_object_get(g.window_line, "layers");
+	ck_assert_uint_eq(json_object_size(layers), sizeof(fields) / sizeof(fields[0]));
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		ck_assert_msg(json_integer_value(json_object_get(layers, fields[i])) ==
+				      json_integer_value(json_object_get(g.join_line, fields[i])),
+			      "%s: window %lld, line %lld", fields[i],
+			      json_integer_value(json_object_get(layers, fields[i])),
+			      json_integer_value(json_object_get(g.join_line, fields[i])));
+	/* Not all zero: the pair has every step. */
+	ck_assert_int_eq(json_integer_value(json_object_get(layers, "server_nrs_ns")), 300);
+	ck_assert_int_eq(json_integer_value(json_object_get(layers, "network_ns")), 6000);
+	les_aggregate_free(a);
+	gate_close(&g);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("join_gate");
@@ -156,6 +231,7 @@ int main(void)
 	tcase_add_test(tc, test_client_only_no_table);
 	tcase_add_test(tc, test_server_node_joins);
 	tcase_add_test(tc, test_server_programs);
+	tcase_add_test(tc, test_window_layers_are_the_lines);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
