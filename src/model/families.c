@@ -4,6 +4,7 @@
 #include <string.h>
 #include "model/families.h"
 #include "model/ops.h"
+#include "model/rpcjoin.h"
 #include "util/utf8.h"
 
 static const char *const prefixes[LES_FSET_MAX] = {
@@ -188,4 +189,15 @@ unsigned int les_family_bucket(uint64_t ns)
 	while (i < LES_FAMILY_BUCKETS && ns > les_family_bucket_ns[i])
 		i++;
 	return i;
+}
+
+size_t les_join_labels_make(char *buf, const struct les_join_view *v, unsigned int layer)
+{
+	struct keybuf k = {.buf = buf};
+
+	kb_label(&k, "lustre_jobid", v->job);
+	kb_label(&k, "target", v->target);
+	kb_label(&k, "client_nid", v->client_nid);
+	kb_label(&k, "layer", les_join_layer_name(layer));
+	return k.overflow ? 0 : k.len;
 }

@@ -25,6 +25,7 @@ enum les_series_kind {
 	LES_SK_INFLIGHT,    /* requests in flight now, by submitter */
 	LES_SK_PTLRPC,	    /* PtlRPC requests started and completed, by submitter */
 	LES_SK_REQ_HIST,    /* PtlRPC request duration histogram: send to reply */
+	LES_SK_JOIN_HIST,   /* joined requests: a layer's duration histogram */
 	LES_SK_MAX,
 };
 
@@ -62,6 +63,16 @@ struct les_label_opts {
  */
 size_t les_labels_make(char *buf, const struct les_label_opts *opts, const struct les_event *ev,
 		       enum les_series_kind kind, bool with_process, enum les_family_set *fset_out);
+
+struct les_join_view; /* model/rpcjoin.h */
+
+/*
+ * The label set of a joined request's series of one layer (enum
+ * les_join_layer): lustre_jobid, target, client_nid, layer; as
+ * les_labels_make, 0 when it does not fit. Our family set: the exporter
+ * has no such family.
+ */
+size_t les_join_labels_make(char *buf, const struct les_join_view *v, unsigned int layer);
 
 /*
  * Escape a label value for the text format (\\, \", \n) and make it valid

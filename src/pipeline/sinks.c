@@ -507,6 +507,7 @@ static const struct les_sink_ops sink_table[] = {
 		.binds_privileged_port = prom_binds_privileged_port,
 		.open = prom_open,
 		.event = les_prom_add,
+		.join = les_prom_add_join,
 		.stats = les_prom_stats_json,
 		.tick = prom_tick,
 		.close = prom_close,

@@ -115,6 +115,14 @@ static const struct snap_series *series_next(const struct snapshot *sn, struct s
 	return NULL;
 }
 
+static bool has_kind(const struct snapshot *sn, enum les_series_kind kind)
+{
+	for (size_t i = 0; i < sn->n; i++)
+		if (sn->series[i].kind == kind)
+			return true;
+	return false;
+}
+
 /* A family's name: the set's prefix, then what it counts. */
 struct family_name {
 	char s[80];
@@ -433,6 +441,12 @@ char *les_prom_render(struct les_prom *p, size_t *len)
 		render_rpc(&sn, &o, f);
 		render_requests(&sn, &o, f);
 	}
+	/* Only where the join is on: a client-only node's scrape is as before. */
+	if (has_kind(&sn, LES_SK_JOIN_HIST))
+		render_histograms(&sn, &o, LES_SK_JOIN_HIST, LES_FSET_OURS,
+				  "request_layer_duration_seconds",
+			  "Joined PtlRPC requests (client and server traced on this node): the "
+			  "time of each layer, by the job on the wire, target and client NID.");
 	render_self(&sn, &o);
 	prom_snapshot_free(&sn);
 	if (o.oom || !o.buf) {

@@ -240,6 +240,32 @@ int les_prom_add(void *ctx, const struct les_event *ev)
 	return 0;
 }
 
+/*
+ * A joined request: one observation in each layer's histogram of its
+ * (job, target, client NID). A negative network time (the two clocks'
+ * rounding) counts as 0.
+ */
+int les_prom_add_join(void *ctx, const struct les_event *ev)
+{
+	struct les_prom *p = ctx;
+
+	if (!ev->join)
+		return 0;
+	for (unsigned int l = 0; l < LES_JOIN_LAYER_MAX; l++) {
+		size_t len = les_join_labels_make(p->key, ev->join, l);
+		int64_t ns = ev->join->ns[l];
+		struct series *s;
+
+		p->key_fset = LES_FSET_OURS;
+		pthread_mutex_lock(&p->lock);
+		s = touch(p, LES_SK_JOIN_HIST, len);
+		if (s)
+			hist_add(s, ns > 0 ? (uint64_t)ns : 0);
+		pthread_mutex_unlock(&p->lock);
+	}
+	return 0;
+}
+
 static void unlink_age(struct les_prom *p, struct series *s)
 {
 	if (s->older)
@@ -433,6 +459,7 @@ static size_t series_lines(const struct series *s)
 	case LES_SK_ACCESS_HIST:
 	case LES_SK_RPC_HIST:
 	case LES_SK_REQ_HIST:
+	case LES_SK_JOIN_HIST:
 		return N_BUCKETS + 3; /* the buckets, +Inf, _sum, _count */
 	case LES_SK_RPC_EVENT:
 		for (unsigned int e = 0; e < LES_EV_MAX; e++)
