@@ -353,8 +353,11 @@ static void top_draw(struct top_state *top, const struct les_top *view)
 
 	if (top->screen)
 		les_top_screen_size(&width, &height);
-	les_top_render(view, top->keys.group, top->keys.sort, width, height, top->frame,
-		       sizeof(top->frame));
+	if (top->keys.layers)
+		les_top_render_layers(view, width, height, top->frame, sizeof(top->frame));
+	else
+		les_top_render(view, top->keys.group, top->keys.sort, width, height, top->frame,
+			       sizeof(top->frame));
 	if (top->screen) {
 		les_top_screen_draw(top->frame);
 	} else {
@@ -516,6 +519,7 @@ static const struct les_sink_ops sink_table[] = {
 		.name = "top",
 		.open = top_open,
 		.event = les_top_event,
+		.join = les_top_join,
 		.tick = top_tick,
 		.close = top_close,
 	},
