@@ -89,21 +89,23 @@ void les_srv_times(const struct les_rec_srv *r, int64_t mono_to_epoch_ns, struct
  * the request's time; client_service is the client's whole wait for the
  * reply, server_reply the server's arrival -> reply sent.
  */
-#define LES_JOIN_LAYERS(X)                          \
-	X(CLIENT_QUEUED, "client_queued_ns")        \
-	X(CLIENT_SERVICE, "client_service_ns")      \
-	X(NETWORK, "network_ns")                    \
-	X(SRV_INCOMING, "server_incoming_ns")       \
-	X(SRV_NRS, "server_nrs_ns")                 \
-	X(SRV_HANDLE, "server_handle_ns")           \
+#define LES_JOIN_LAYERS(X)                     \
+	X(CLIENT_QUEUED, "client_queued_ns")   \
+	X(CLIENT_SERVICE, "client_service_ns") \
+	X(NETWORK, "network_ns")               \
+	X(SRV_INCOMING, "server_incoming_ns")  \
+	X(SRV_NRS, "server_nrs_ns")            \
+	X(SRV_HANDLE, "server_handle_ns")      \
 	X(SRV_REPLY, "server_reply_ns")
 
+/* clang-format off */
 enum les_join_layer {
 #define LES_JOIN_LAYER_ENUM(id, name) LES_JOIN_##id,
 	LES_JOIN_LAYERS(LES_JOIN_LAYER_ENUM)
 #undef LES_JOIN_LAYER_ENUM
 	LES_JOIN_LAYER_MAX,
 };
+/* clang-format on */
 
 /* The layer's name: its rpc_join field (and window member). */
 const char *les_join_layer_name(enum les_join_layer l);

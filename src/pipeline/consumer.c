@@ -192,7 +192,7 @@ int les_consumer_add_line_sink(struct les_consumer *c, les_event_fn fn, void *ct
 
 int les_consumer_add_join_sink(struct les_consumer *c, les_event_fn fn, void *ctx)
 {
-	return add_tap(c, &(const struct les_consumer_tap){ .join = fn, .ctx = ctx });
+	return add_tap(c, &(const struct les_consumer_tap){.join = fn, .ctx = ctx});
 }
 
 int les_consumer_add_stats_hook(struct les_consumer *c, const struct les_stats_hook *h)
@@ -503,9 +503,8 @@ static int deliver_join(struct les_consumer *c)
 	c->ev.kind = LES_REC_KIND_MAX;
 	c->ev.host = c->host;
 	c->ev.join = v;
-	c->ev.ts_epoch_ns = les_fmt_epoch_ns(&c->fmt, c->join.client.ts_ns > s->ts_ns
-							       ? c->join.client.ts_ns
-							       : s->ts_ns);
+	c->ev.ts_epoch_ns = les_fmt_epoch_ns(
+		&c->fmt, c->join.client.ts_ns > s->ts_ns ? c->join.client.ts_ns : s->ts_ns);
 	for (size_t i = 0; i < c->taps.n; i++) {
 		const struct les_consumer_tap *tap = &taps_of(&c->taps)[i];
 		int e = tap->join ? tap->join(tap->ctx, &c->ev) : 0;

@@ -73,7 +73,7 @@ struct les_stats_hook {
 struct les_consumer_tap {
 	les_event_fn event;
 	les_event_fn line;
-	les_event_fn join; /* each joined request: ev->join set, ev->kind none */
+	les_event_fn join;	     /* each joined request: ev->join set, ev->kind none */
 	struct les_stats_hook stats; /* .ctx set for a stats hook */
 	void *ctx;
 };
@@ -135,7 +135,7 @@ struct les_consumer {
 	char describe_comm[LES_COMM_LEN + 1]; /* les_consumer_describe's */
 	/* Client and server records of one PtlRPC request, joined (model/rpcjoin.h). */
 	struct les_rpcjoin join;
-	const char *join_off; /* why the join is off (join.cap 0), for the stats */
+	const char *join_off;		/* why the join is off (join.cap 0), for the stats */
 	struct les_join_view join_view; /* of the pair being delivered */
 	char join_job[LES_JOBID_LEN + 1], join_target[LES_RPC_NAME_LEN + 1];
 	char join_nid[LES_LNET_NID_STR_MAX];

@@ -492,8 +492,9 @@ bool les_rpc_prog_is_server(const char *prog_name)
 	for (size_t i = 0; i < RPC_TABLE_ROWS; i++) {
 		const struct les_rpc_fn *f = &rpc_table[i];
 
-		if (f->server && (name_is(prog_name, f->kprobe[0]) || name_is(prog_name, f->kprobe[1]) ||
-				  name_is(prog_name, f->fentry[0]) || name_is(prog_name, f->fentry[1])))
+		if (f->server &&
+		    (name_is(prog_name, f->kprobe[0]) || name_is(prog_name, f->kprobe[1]) ||
+		     name_is(prog_name, f->fentry[0]) || name_is(prog_name, f->fentry[1])))
 			return true;
 	}
 	return false;

@@ -26,9 +26,9 @@
  * group's kind is a per-op kind of model/kinds.h, or AGG_KIND_JOIN for
  * joined requests (keyed by job on the wire, target and client NID).
  */
-#define AGG_KIND_JOIN  LES_REC_KIND_MAX
-#define AGG_KINDS      (LES_REC_KIND_MAX + 1)
-#define AGG_JOIN_KEYS  3 /* job, target, client_nid */
+#define AGG_KIND_JOIN LES_REC_KIND_MAX
+#define AGG_KINDS     (LES_REC_KIND_MAX + 1)
+#define AGG_JOIN_KEYS 3 /* job, target, client_nid */
 
 /* Serialized key: kind byte, then per grouped field a tag and its value. */
 enum key_tag {

@@ -443,10 +443,10 @@ char *les_prom_render(struct les_prom *p, size_t *len)
 	}
 	/* Only where the join is on: a client-only node's scrape is as before. */
 	if (has_kind(&sn, LES_SK_JOIN_HIST))
-		render_histograms(&sn, &o, LES_SK_JOIN_HIST, LES_FSET_OURS,
-				  "request_layer_duration_seconds",
-			  "Joined PtlRPC requests (client and server traced on this node): the "
-			  "time of each layer, by the job on the wire, target and client NID.");
+		render_histograms(
+			&sn, &o, LES_SK_JOIN_HIST, LES_FSET_OURS, "request_layer_duration_seconds",
+			"Joined PtlRPC requests (client and server traced on this node): the "
+			"time of each layer, by the job on the wire, target and client NID.");
 	render_self(&sn, &o);
 	prom_snapshot_free(&sn);
 	if (o.oom || !o.buf) {

@@ -519,12 +519,11 @@ static const struct {
 
 #define LAYER_COLS (sizeof(layer_cols) / sizeof(layer_cols[0]))
 
-size_t les_top_render_layers(const struct les_top *t, int width, int height, char *buf,
-			     size_t len)
+size_t les_top_render_layers(const struct les_top *t, int width, int height, char *buf, size_t len)
 {
 	const struct top_interval *iv = t->shown;
 	const struct top_join_row *rows[TOP_JOIN_ROWS + 1];
-	struct frame f = { .buf = buf, .len = len, .width = width, .height = height };
+	struct frame f = {.buf = buf, .len = len, .width = width, .height = height};
 	double secs = t->shown_seconds > 0 ? t->shown_seconds : 1;
 	char name[LES_TERM_SAFE_LEN(LES_TOP_NAME_LEN)], m[LAYER_COLS][16];
 	size_t n = 0;
@@ -532,12 +531,14 @@ size_t les_top_render_layers(const struct les_top *t, int width, int height, cha
 	if (!len)
 		return 0;
 	buf[0] = '\0';
-	put_line(&f, "lustre-ebpf-stream --top  %s  layers of joined requests, by job and target "
-		     "(%.1f s)", t->clock, secs);
+	put_line(&f,
+		 "lustre-ebpf-stream --top  %s  layers of joined requests, by job and target "
+		 "(%.1f s)",
+		 t->clock, secs);
 	put_line(&f, "mean per request; keys: l back to the records  q quit");
-	put_line(&f, "%-30s %6s %8s %8s %8s %8s %8s %8s", "JOB TARGET", "REQ/s", layer_cols[0].title,
-		 layer_cols[1].title, layer_cols[2].title, layer_cols[3].title, layer_cols[4].title,
-		 layer_cols[5].title);
+	put_line(&f, "%-30s %6s %8s %8s %8s %8s %8s %8s", "JOB TARGET", "REQ/s",
+		 layer_cols[0].title, layer_cols[1].title, layer_cols[2].title, layer_cols[3].title,
+		 layer_cols[4].title, layer_cols[5].title);
 	for (uint32_t i = 0; i < iv->n_join; i++)
 		rows[n++] = &iv->join[i];
 	if (iv->join[TOP_JOIN_ROWS].count)

@@ -100,8 +100,7 @@ size_t les_top_render(const struct les_top *t, enum les_top_group group, enum le
  * requests of the last closed interval and the mean time of each layer,
  * most requests first; "no joined request" where the join is off or idle.
  */
-size_t les_top_render_layers(const struct les_top *t, int width, int height, char *buf,
-			     size_t len);
+size_t les_top_render_layers(const struct les_top *t, int width, int height, char *buf, size_t len);
 
 const char *les_top_group_name(enum les_top_group g);
 const char *les_top_sort_name(enum les_top_sort s);

@@ -420,8 +420,8 @@ static struct les_join_view join_view(const char *job, const char *target, const
 
 static void add_join(struct les_aggregate *a, uint64_t ts, const struct les_join_view *v)
 {
-	struct les_event ev = {.type = "rpc_join", .kind = LES_REC_KIND_MAX, .ts_epoch_ns = ts,
-			       .join = v};
+	struct les_event ev = {
+		.type = "rpc_join", .kind = LES_REC_KIND_MAX, .ts_epoch_ns = ts, .join = v};
 
 	ck_assert_int_eq(les_aggregate_add_join(a, &ev), 0);
 }

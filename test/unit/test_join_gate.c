@@ -183,10 +183,9 @@ START_TEST(test_window_layers_are_the_lines)
 		.group_by = LES_GROUP_BY_DEFAULT,
 		.max_groups = 16,
 	};
-	static const char *const fields[] = {"client_queued_ns",   "client_service_ns",
-					     "network_ns",	   "server_incoming_ns",
-					     "server_nrs_ns",	   "server_handle_ns",
-					     "server_reply_ns"};
+	static const char *const fields[] = {
+		"client_queued_ns", "client_service_ns", "network_ns",	   "server_incoming_ns",
+		"server_nrs_ns",    "server_handle_ns",	 "server_reply_ns"};
 	struct les_aggregate *a;
 	struct gate g;
 	json_t *layers;
@@ -201,8 +200,7 @@ START_TEST(test_window_layers_are_the_lines)
 	ck_assert_int_eq(json_integer_value(json_object_get(g.window_line, "count")), 1);
 	ck_assert_str_eq(json_string_value(json_object_get(g.window_line, "target")),
 			 "lustre-OST0000");
-	ck_assert_str_eq(json_string_value(json_object_get(g.window_line, "lustre_jobid")),
-			 "dd.0");
+	ck_assert_str_eq(json_string_value(json_object_get(g.window_line, "lustre_jobid")), "dd.0");
 	ck_assert_str_eq(json_string_value(json_object_get(g.window_line, "client_nid")),
 			 json_string_value(json_object_get(g.join_line, "client_nid")));
 	layers = json_object_get(g.window_line, "layers");

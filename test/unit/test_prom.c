@@ -553,9 +553,9 @@ START_TEST(test_join_layers)
 	ck_assert_ptr_null(strstr(text, fam));
 	free(text);
 	for (int l = 0; l < LES_JOIN_LAYER_MAX; l++)
-		v.ns[l] = 2000000; /* 2 ms: the 0.0025 bucket */
-	v.ns[LES_JOIN_SRV_NRS] = 40000;	   /* 40 us: 5e-05 */
-	v.ns[LES_JOIN_NETWORK] = -5;	   /* counted as 0 */
+		v.ns[l] = 2000000;	/* 2 ms: the 0.0025 bucket */
+	v.ns[LES_JOIN_SRV_NRS] = 40000; /* 40 us: 5e-05 */
+	v.ns[LES_JOIN_NETWORK] = -5;	/* counted as 0 */
 	les_prom_add_join(p, &ev);
 	v.ns[LES_JOIN_SRV_NRS] = 300000; /* 0.3 ms: 0.001 */
 	les_prom_add_join(p, &ev);

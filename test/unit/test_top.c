@@ -125,7 +125,7 @@ START_TEST(test_layer_view)
 	ck_assert(v.layers);
 	memcpy(j.ns, a, sizeof(a));
 	les_top_join(t, &ev);
-	j.ns[LES_JOIN_SRV_NRS] = 1000000; /* NRS mean: 2 ms */
+	j.ns[LES_JOIN_SRV_NRS] = 1000000;    /* NRS mean: 2 ms */
 	j.ns[LES_JOIN_SRV_HANDLE] = 7000000; /* handling mean: 6 ms */
 	les_top_join(t, &ev);
 	j.job = "cp.1";
