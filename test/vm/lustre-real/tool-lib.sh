@@ -808,7 +808,7 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 #
 # And the join's lines whole (rpc_join, the windows' rpc_join groups, the
 # final stats), as lustre-real-join-ATTACH.jsonl.gz: the host's
-# e2e.75_join_windows checks the windows against the lines on it.
+# e2e.76_join_windows checks the windows against the lines on it.
 lr_keep_capture()
 {
 	local f=$work/capture-$1.jsonl.gz j=$work/join-$1.jsonl.gz

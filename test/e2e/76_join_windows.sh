@@ -14,7 +14,7 @@
 #   - a copy with one window's NRS time filed under handling fails both.
 
 . "$(dirname "$0")/lib.sh"
-les_init 75_join_windows jq python3 gzip
+les_init 76_join_windows jq python3 gzip
 
 COUNTERS=$LES_SRC/test/vm/lustre-real/counters.py
 
