@@ -237,6 +237,9 @@ const char *les_probe_name(unsigned int probe)
 		[LES_PROBE_SRV_DEQUEUE] = "srv_dequeue",
 		[LES_PROBE_SRV_HANDLE] = "srv_handle",
 		[LES_PROBE_SRV_REPLY] = "srv_reply",
+		[LES_PROBE_SVC_PROCESS] = "svc_process",
+		[LES_PROBE_SVC_SEND] = "svc_send",
+		[LES_PROBE_NFSD_IO] = "nfsd_io",
 	};
 	return probe < LES_PROBE_MAX && names[probe] ? names[probe] : "unknown";
 }

@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The join of a client's PtlRPC request record with the server's record of
- * the same request, where both sides are traced by one consumer (a client
- * mounted on its own servers). The key is (the server's NID the request
- * went to, xid): the client's import peer and the server's rq_self are the
- * same NID, and the client's xids are unique on that client. Whichever
+ * The join of a client's request record with the server's record of the
+ * same request, where both sides are traced by one consumer (a client
+ * mounted on its own servers). The key is (protocol, the address that
+ * names the connection on both sides, xid):
+ * - PtlRPC: the server's NID the request went to: the client's import peer
+ *   and the server's rq_self are the same NID, and the client's xids are
+ *   unique on that client.
+ * - sunrpc (NFS): the client's address and port, its socket's own on the
+ *   client and rq_addr on the server, with the 32-bit xid, which is unique
+ *   per transport only (docs/nfs.md: what this key cannot tell apart).
+ * Whichever
  * side comes first waits in a bounded table for the other; one that waits
  * in vain (evicted when its slots are full, too old, or left at the end)
  * is counted as unjoined on its side, never dropped silently.
@@ -20,13 +26,18 @@
 #include "les_record.h"
 
 enum les_rpcjoin_side {
-	LES_JOIN_CLIENT = 0, /* a struct les_rec_rpc (PtlRPC request) */
-	LES_JOIN_SERVER,     /* a struct les_rec_srv */
+	LES_JOIN_CLIENT = 0, /* a struct les_rec_rpc (PtlRPC request, sunrpc task) */
+	LES_JOIN_SERVER,     /* a struct les_rec_srv (of either protocol) */
 	LES_JOIN_SIDES,
 };
 
+/* Zeroed before it is filled, so that its bytes (hashed, compared) hold no garbage. */
 struct les_rpcjoin_key {
-	struct les_lnet_nid server_nid;
+	uint32_t proto; /* enum les_rpc_proto: PTLRPC or SUNRPC */
+	union {
+		struct les_lnet_nid server_nid; /* PtlRPC */
+		struct les_sock_addr client;	/* sunrpc */
+	} addr;
 	uint64_t xid;
 };
 
@@ -45,7 +56,7 @@ struct les_rpcjoin_counts {
 	uint64_t joined;
 	/* By side: waited in vain (evicted, expired or left at the end). */
 	uint64_t unjoined[LES_JOIN_SIDES];
-	/* By side: records without a key (no xid or NID: no module BTF). */
+	/* By side: records without a key (no xid or NID: no module BTF; sunrpc: no socket address). */
 	uint64_t no_key[LES_JOIN_SIDES];
 	/* By side: a second record with a key already waiting (the first one is kept). */
 	uint64_t duplicate[LES_JOIN_SIDES];

@@ -536,7 +536,10 @@ static int emit_join(struct les_consumer *c)
 
 static int join_client(struct les_consumer *c, const struct les_rec_rpc *r)
 {
-	if (!c->join.cap || r->proto != LES_PROTO_PTLRPC || r->rpc_op != LES_RPC_OP_REQUEST)
+	bool request = r->proto == LES_PROTO_SUNRPC ||
+		       (r->proto == LES_PROTO_PTLRPC && r->rpc_op == LES_RPC_OP_REQUEST);
+
+	if (!c->join.cap || !request)
 		return 0;
 	return les_rpcjoin_offer_client(&c->join, r, les_mono_ns()) ? emit_join(c) : 0;
 }
@@ -570,6 +573,19 @@ static int on_rpc(struct les_consumer *c, const void *rec)
 	return format_emit(c, m, r, job) ?: join_client(c, r);
 }
 
+/* The server record's op: the PtlRPC opcode's name, the sunrpc procedure's. */
+static const char *srv_op_name(struct les_consumer *c, const struct les_rec_srv *r)
+{
+	if (r->proto == LES_PROTO_SUNRPC && r->procname[0]) {
+		memcpy(c->srv_op, r->procname, LES_RPC_NAME_LEN);
+		c->srv_op[LES_RPC_NAME_LEN] = '\0';
+		return c->srv_op;
+	}
+	if (r->proto == LES_PROTO_PTLRPC && (r->flags & LES_SRV_F_OPCODE))
+		return les_ptlrpc_opcode_name(r->opcode);
+	return NULL;
+}
+
 static int on_srv(struct les_consumer *c, const void *rec)
 {
 	const struct les_rec_srv *r = rec;
@@ -582,11 +598,11 @@ static int on_srv(struct les_consumer *c, const void *rec)
 	ev->type = les_rec_kind_name(LES_REC_SRV);
 	ev->ts_epoch_ns = les_fmt_epoch_ns(&c->fmt, r->ts_ns);
 	ev->host = c->host;
-	ev->proto = les_rpc_proto_name(LES_PROTO_PTLRPC);
-	ev->proto_id = LES_PROTO_PTLRPC;
+	ev->proto = les_rpc_proto_name(r->proto);
+	ev->proto_id = r->proto;
 	ev->has_opcode = r->flags & LES_SRV_F_OPCODE;
 	ev->opcode = ev->has_opcode ? r->opcode : 0;
-	ev->op = ev->has_opcode ? les_ptlrpc_opcode_name(r->opcode) : NULL;
+	ev->op = srv_op_name(c, r);
 	ev->op = ev->op ? ev->op : "unknown";
 	ev->has_xid = true;
 	ev->xid = r->xid;

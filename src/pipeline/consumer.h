@@ -130,6 +130,7 @@ struct les_consumer {
 	char worker_comm[LES_COMM_LEN + 1];
 	char wire_job[LES_JOBID_LEN + 1]; /* the job an rpc record is charged to by the wire */
 	char nid[LES_LNET_NID_STR_MAX]; /* the event's nid, as text */
+	char srv_op[LES_RPC_NAME_LEN + 1]; /* a sunrpc server record's procedure, as text */
 	struct les_enricher *enricher; /* NULL: records carry no enrichment */
 	const struct les_enriched *enriched; /* of the record being handled */
 	char describe_comm[LES_COMM_LEN + 1]; /* les_consumer_describe's */

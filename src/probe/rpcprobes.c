@@ -37,6 +37,7 @@
 #define PTL(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_PTLRPC, r, { kp, kr }, { fe, fx }, NULL, { 0 }, true }
 #define LDLM(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_LDLM, r, { kp, kr }, { fe, fx }, NULL, { 0 }, true }
 #define SUNRPC(tp, r, prog) { "sunrpc:" #tp, LES_PROTO_SUNRPC, r, { 0 }, { 0 }, prog }
+#define NFSD(tp, r, prog) { "nfsd:" #tp, LES_PROTO_SUNRPC, r, { 0 }, { 0 }, prog }
 #define FUSE(fn, r, kp, fe, nb) { #fn, LES_PROTO_FUSE, r, { kp, NULL }, { fe, NULL }, NULL, { nb } }
 #define SRV(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_PTLRPC, r, { kp, kr }, { fe, fx }, NULL, { 0 }, true, true }
 /* clang-format on */
@@ -125,6 +126,15 @@ static const struct les_rpc_fn rpc_table[] = {
 	SUNRPC(rpc_task_end, "in flight until here", "sunrpc_end_btf"),
 	SUNRPC(rpc_stats_latency, "rpc records: backlog, rtt, execute", "sunrpc_stats_btf"),
 	SUNRPC(xprt_retransmit, "retransmit events", "sunrpc_retransmit_btf"),
+	/* The server side (rpc_nfsd.bpf.h): nfsd, and the client's callback services. */
+	SUNRPC(svc_process, "server: a request's procedure is dispatched", "sunrpc_svc_process_btf"),
+	SUNRPC(svc_send, "server records: the reply sent (xid, client, times)", "sunrpc_svc_send_btf"),
+	NFSD(nfsd_read_start, "server: nfsd starts reading the file (offset, count)",
+	     "sunrpc_nfsd_read_start_btf"),
+	NFSD(nfsd_read_done, "server: nfsd has read it (io_ns)", "sunrpc_nfsd_read_done_btf"),
+	NFSD(nfsd_write_start, "server: nfsd starts writing the file (offset, count)",
+	     "sunrpc_nfsd_write_start_btf"),
+	NFSD(nfsd_write_done, "server: nfsd has written it (io_ns)", "sunrpc_nfsd_write_done_btf"),
 };
 
 #define RPC_TABLE_ROWS (sizeof(rpc_table) / sizeof(rpc_table[0]))
@@ -182,26 +192,35 @@ static void choose_fn(struct les_rpc_probe *pr, const struct les_kfacts *f,
 			      : "no BTF for it");
 }
 
+/* A tracepoint row's module: its name's category ("sunrpc:rpc_task_begin", "nfsd:..."). */
+static void tp_module(const struct les_rpc_fn *fn, char *dst, size_t size)
+{
+	size_t n = (size_t)(strchr(fn->name, ':') - fn->name);
+
+	snprintf(dst, size, "%.*s", (int)(n < size ? n : size - 1), fn->name);
+}
+
 static void choose_tp(struct les_rpc_probe *pr, const struct les_kfacts *f)
 {
 	const char *event = strchr(pr->f->name, ':') + 1;
-	char typedef_name[96];
+	char typedef_name[96], module[sizeof(pr->where)];
 
+	tp_module(pr->f, module, sizeof(module));
 	snprintf(typedef_name, sizeof(typedef_name), "btf_trace_%s", event);
-	snprintf(pr->where, sizeof(pr->where), "sunrpc");
-	pr->present = les_kfacts_has_tracepoint(f, "sunrpc", event);
-	if (les_kfacts_has_type(f, typedef_name, BTF_KIND_TYPEDEF, "sunrpc") ||
+	snprintf(pr->where, sizeof(pr->where), "%s", module);
+	pr->present = les_kfacts_has_tracepoint(f, module, event);
+	if (les_kfacts_has_type(f, typedef_name, BTF_KIND_TYPEDEF, module) ||
 	    les_kfacts_has_type(f, typedef_name, BTF_KIND_TYPEDEF, "vmlinux")) {
 		pr->method = LES_ATTACH_TRACEPOINT;
 		return;
 	}
-	if (!les_kfacts_module_loaded(f, "sunrpc"))
-		snprintf(pr->reason, sizeof(pr->reason),
-			 "sunrpc not loaded when the tool started (no NFS client)");
+	if (!les_kfacts_module_loaded(f, module))
+		snprintf(pr->reason, sizeof(pr->reason), "%s not loaded when the tool started (%s)",
+			 module, strcmp(module, "nfsd") ? "no NFS client" : "no NFS server");
 	else if (!pr->present)
 		snprintf(pr->reason, sizeof(pr->reason), "no such tracepoint in this kernel");
 	else
-		snprintf(pr->reason, sizeof(pr->reason), "no BTF for sunrpc (tp_btf needs it)");
+		snprintf(pr->reason, sizeof(pr->reason), "no BTF for %s (tp_btf needs it)", module);
 }
 
 /* The struct a FUSE row reads by CO-RE, in the BTF of where the function is. */
@@ -401,6 +420,7 @@ void les_rpc_plan_wants(struct les_kf_wants *w)
 
 	les_kf_want_module(w, "ptlrpc");
 	les_kf_want_module(w, "sunrpc");
+	les_kf_want_module(w, "nfsd");
 	les_kf_want_type(w, "ptlrpc_request", BTF_KIND_STRUCT);
 	les_kf_want_type(w, "fuse_req", BTF_KIND_STRUCT);
 	les_kf_want_type(w, "fuse_copy_state", BTF_KIND_STRUCT);
