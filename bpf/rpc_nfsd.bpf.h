@@ -10,9 +10,19 @@
  *   nfsd_read_start  nfsd reads the file (offset, count) ...
  *   nfsd_read_done   ... and has read it: io_ns.
  *   nfsd_write_start / nfsd_write_done: the same for a write.
- *   svc_send         the reply was sent: the record, with everything else
- *                    read from the svc_rqst itself (xid, program, version,
- *                    procedure, the client's address, rq_qtime, rq_stime).
+ *   svc_stats_latency in svc_send, the reply encoded and about to go to
+ *                    the transport: ts_ns and reply_ns, as Lustre's
+ *                    ptlrpc_send_reply hands its reply to LNet.
+ *   svc_send         after the transport's sendto: the record, with
+ *                    everything else read from the svc_rqst itself (xid,
+ *                    program, version, procedure, the client's address,
+ *                    rq_qtime, rq_stime) and sendto's result as status.
+ *
+ * Why the reply is stamped before the send: over loopback the client can
+ * have the reply, and its rtt end, before sendto returns to a thread that
+ * is then preempted; a stamp after the send would put the server's reply
+ * after the client's receipt (seen on the 6.12 guest: 13.9 ms against the
+ * client's 5.1 ms rtt).
  *
  * The map is keyed by the svc_rqst, one per service thread, which handles
  * one request at a time: an entry is overwritten by the thread's next
@@ -30,6 +40,7 @@
 struct nfsd_srv {
 	__u64 xid;	  /* the request these steps are of (be32 as read) */
 	__u64 handler_ns; /* svc_process */
+	__u64 reply_ns;	  /* svc_stats_latency: the reply goes to the transport */
 	__u64 io_start_ns;
 	__u64 io_ns;
 	__u64 offset;
@@ -113,6 +124,10 @@ static __always_inline void nfsd_rec_init(struct les_rec_srv *rec, __u64 now)
 static __always_inline void nfsd_rec_steps(struct les_rec_srv *rec, const struct nfsd_srv *v)
 {
 	rec->handler_ns = v->handler_ns;
+	if (v->reply_ns) {
+		rec->ts_ns = v->reply_ns;
+		rec->reply_ns = v->reply_ns;
+	}
 	if (v->io_ns) {
 		rec->io_ns = v->io_ns;
 		rec->offset = v->offset;
@@ -142,6 +157,8 @@ static __always_inline int nfsd_send(struct svc_rqst___les *rq, int status)
 	stime = ktime_ns(BPF_CORE_READ(rq, rq_stime));
 	qtime = ktime_ns(BPF_CORE_READ(rq, rq_qtime));
 	rec->start_ns = stime && stime <= now ? stime : now;
+	if (v)
+		nfsd_rec_steps(rec, v);
 	/*
 	 * rq_qtime is set when an idle thread is woken for the transport; a
 	 * thread that found work without sleeping keeps an old one: then the
@@ -153,8 +170,6 @@ static __always_inline int nfsd_send(struct svc_rqst___les *rq, int status)
 	if (nfsd_client_addr(&rec->client, rq))
 		rec->flags |= LES_SRV_F_CLIENT;
 	nfsd_proc_name(rec->procname, rq);
-	if (v)
-		nfsd_rec_steps(rec, v);
 	if (!rec->handler_ns)
 		rec->handler_ns = rec->start_ns;
 	submit(rec);
@@ -173,6 +188,17 @@ static __always_inline int nfsd_process(struct svc_rqst___les *rq)
 	v = nfsd_steps(rq, true);
 	if (v)
 		v->handler_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline int nfsd_replying(struct svc_rqst___les *rq)
+{
+	struct nfsd_srv *v;
+
+	count_probe(LES_PROBE_SVC_REPLYING);
+	v = nfsd_steps(rq, true);
+	if (v)
+		v->reply_ns = bpf_ktime_get_ns();
 	return 0;
 }
 
@@ -209,6 +235,12 @@ SEC("tp_btf/svc_process")
 int BPF_PROG(sunrpc_svc_process_btf, struct svc_rqst___les *rq, const char *name)
 {
 	return rq ? nfsd_process(rq) : 0;
+}
+
+SEC("tp_btf/svc_stats_latency")
+int BPF_PROG(sunrpc_svc_replying_btf, struct svc_rqst___les *rq)
+{
+	return rq ? nfsd_replying(rq) : 0;
 }
 
 SEC("tp_btf/svc_send")

@@ -174,6 +174,7 @@ enum les_probe_id {
 	LES_PROBE_SRV_HANDLE,  /* server: the service's handler returns (the record) */
 	LES_PROBE_SRV_REPLY,   /* server: the reply is sent (early replies are not) */
 	LES_PROBE_SVC_PROCESS, /* sunrpc server: a request's procedure is dispatched */
+	LES_PROBE_SVC_REPLYING, /* sunrpc server: the reply goes to the transport */
 	LES_PROBE_SVC_SEND,    /* sunrpc server: the reply is sent (the record) */
 	LES_PROBE_NFSD_IO,     /* nfsd: a read or write of a file starts or ends */
 	LES_PROBE_MAX,

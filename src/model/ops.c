@@ -238,6 +238,7 @@ const char *les_probe_name(unsigned int probe)
 		[LES_PROBE_SRV_HANDLE] = "srv_handle",
 		[LES_PROBE_SRV_REPLY] = "srv_reply",
 		[LES_PROBE_SVC_PROCESS] = "svc_process",
+		[LES_PROBE_SVC_REPLYING] = "svc_stats_latency",
 		[LES_PROBE_SVC_SEND] = "svc_send",
 		[LES_PROBE_NFSD_IO] = "nfsd_io",
 	};

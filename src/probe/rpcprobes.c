@@ -128,6 +128,8 @@ static const struct les_rpc_fn rpc_table[] = {
 	SUNRPC(xprt_retransmit, "retransmit events", "sunrpc_retransmit_btf"),
 	/* The server side (rpc_nfsd.bpf.h): nfsd, and the client's callback services. */
 	SUNRPC(svc_process, "server: a request's procedure is dispatched", "sunrpc_svc_process_btf"),
+	SUNRPC(svc_stats_latency, "server: the reply goes to the transport (reply_ns)",
+	       "sunrpc_svc_replying_btf"),
 	SUNRPC(svc_send, "server records: the reply sent (xid, client, times)", "sunrpc_svc_send_btf"),
 	NFSD(nfsd_read_start, "server: nfsd starts reading the file (offset, count)",
 	     "sunrpc_nfsd_read_start_btf"),

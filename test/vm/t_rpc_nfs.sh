@@ -52,9 +52,9 @@ list_probes()
 	"$tool" --list-probes=json >"$work/probes.json" || return 1
 	jq -c '.probes[] | select(.proto == "sunrpc")' "$work/probes.json"
 	[ "$(jq '[.probes[] | select(.proto == "sunrpc" and .method == "tp_btf")] | length' \
-		"$work/probes.json")" = 10 ]
+		"$work/probes.json")" = 11 ]
 }
-check "--list-probes: the 10 sunrpc and nfsd tracepoints by tp_btf (client and server)" list_probes
+check "--list-probes: the 11 sunrpc and nfsd tracepoints by tp_btf (client and server)" list_probes
 
 # nfsd's per-procedure counts of NFSv3 (proc3: the count of procedures, then one per procedure).
 nfsd_proc3()
