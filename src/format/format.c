@@ -624,9 +624,9 @@ static void put_srv_io(struct jw *w, const struct les_rec_srv *r, bool prefixed)
 		const char *name;
 		uint64_t v;
 	} fields[] = {
-		{ prefixed ? "server_io_ns" : "io_ns", r->io_ns },
-		{ "offset", r->offset },
-		{ "count", r->count },
+		{prefixed ? "server_io_ns" : "io_ns", r->io_ns},
+		{"offset", r->offset},
+		{"count", r->count},
 	};
 
 	if (r->proto != LES_PROTO_SUNRPC)
