@@ -37,7 +37,8 @@
 #define PTL(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_PTLRPC, r, { kp, kr }, { fe, fx }, NULL, { 0 }, true }
 #define LDLM(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_LDLM, r, { kp, kr }, { fe, fx }, NULL, { 0 }, true }
 #define SUNRPC(tp, r, prog) { "sunrpc:" #tp, LES_PROTO_SUNRPC, r, { 0 }, { 0 }, prog }
-#define NFSD(tp, r, prog) { "nfsd:" #tp, LES_PROTO_SUNRPC, r, { 0 }, { 0 }, prog }
+#define SVC(tp, r, prog) { "sunrpc:" #tp, LES_PROTO_SUNRPC, r, { 0 }, { 0 }, prog, { 0 }, false, false, true }
+#define NFSD(tp, r, prog) { "nfsd:" #tp, LES_PROTO_SUNRPC, r, { 0 }, { 0 }, prog, { 0 }, false, false, true }
 #define FUSE(fn, r, kp, fe, nb) { #fn, LES_PROTO_FUSE, r, { kp, NULL }, { fe, NULL }, NULL, { nb } }
 #define SRV(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_PTLRPC, r, { kp, kr }, { fe, fx }, NULL, { 0 }, true, true }
 /* clang-format on */
@@ -127,10 +128,10 @@ static const struct les_rpc_fn rpc_table[] = {
 	SUNRPC(rpc_stats_latency, "rpc records: backlog, rtt, execute", "sunrpc_stats_btf"),
 	SUNRPC(xprt_retransmit, "retransmit events", "sunrpc_retransmit_btf"),
 	/* The server side (rpc_nfsd.bpf.h): nfsd, and the client's callback services. */
-	SUNRPC(svc_process, "server: a request's procedure is dispatched", "sunrpc_svc_process_btf"),
-	SUNRPC(svc_stats_latency, "server: the reply goes to the transport (reply_ns)",
-	       "sunrpc_svc_replying_btf"),
-	SUNRPC(svc_send, "server records: the reply sent (xid, client, times)", "sunrpc_svc_send_btf"),
+	SVC(svc_process, "server: a request's procedure is dispatched", "sunrpc_svc_process_btf"),
+	SVC(svc_stats_latency, "server: the reply goes to the transport (reply_ns)",
+	    "sunrpc_svc_replying_btf"),
+	SVC(svc_send, "server records: the reply sent (xid, client, times)", "sunrpc_svc_send_btf"),
 	NFSD(nfsd_read_start, "server: nfsd starts reading the file (offset, count)",
 	     "sunrpc_nfsd_read_start_btf"),
 	NFSD(nfsd_read_done, "server: nfsd has read it (io_ns)", "sunrpc_nfsd_read_done_btf"),
@@ -211,6 +212,16 @@ static void choose_tp(struct les_rpc_probe *pr, const struct les_kfacts *f)
 	snprintf(typedef_name, sizeof(typedef_name), "btf_trace_%s", event);
 	snprintf(pr->where, sizeof(pr->where), "%s", module);
 	pr->present = les_kfacts_has_tracepoint(f, module, event);
+	/*
+	 * sunrpc's server tracepoints are in every NFS client's sunrpc too; an
+	 * NFS client alone (its callback service aside) answers no request, and
+	 * its consumer then keeps no join table.
+	 */
+	if (pr->f->svc && !les_kfacts_module_loaded(f, "nfsd")) {
+		snprintf(pr->reason, sizeof(pr->reason),
+			 "nfsd not loaded when the tool started (no NFS server)");
+		return;
+	}
 	if (les_kfacts_has_type(f, typedef_name, BTF_KIND_TYPEDEF, module) ||
 	    les_kfacts_has_type(f, typedef_name, BTF_KIND_TYPEDEF, "vmlinux")) {
 		pr->method = LES_ATTACH_TRACEPOINT;
@@ -517,6 +528,8 @@ bool les_rpc_prog_is_server(const char *prog_name)
 		if (f->server &&
 		    (name_is(prog_name, f->kprobe[0]) || name_is(prog_name, f->kprobe[1]) ||
 		     name_is(prog_name, f->fentry[0]) || name_is(prog_name, f->fentry[1])))
+			return true;
+		if (f->svc && name_is(prog_name, f->tp_btf))
 			return true;
 	}
 	return false;

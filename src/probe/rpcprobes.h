@@ -44,6 +44,8 @@ struct les_rpc_fn {
 	bool kprobe_twin;
 	/* PtlRPC server side: reads struct ptlrpc_request by CO-RE, so needs its BTF */
 	bool server;
+	/* sunrpc server side (nfsd's requests): planned only where nfsd is loaded */
+	bool svc;
 };
 
 struct les_rpc_probe {
