@@ -77,6 +77,7 @@ static void feed_pair(struct gate *g)
 	c.task = (struct les_task){.pid = 42, .tid = 42, .comm = "dd"};
 	memset(&s, 0, sizeof(s));
 	s.kind = LES_REC_SRV;
+	s.proto = LES_PROTO_PTLRPC;
 	c.backlog_ns = 300;
 	c.rtt_ns = 9000;
 	s.flags = LES_SRV_F_PEER | LES_SRV_F_REPLY | LES_SRV_F_NRS | LES_SRV_F_TARGET |
