@@ -674,6 +674,8 @@ lr_unit_caps_test()
 		{ tail -5 "$work/unit.err"; return 1; }
 	lr_job 501 dd if=/dev/zero of="$LR_MNT/w/unit" bs=64k count=1 conv=fsync \
 		status=none || return 1
+	# The injections ride on this run: a tool start and stop less.
+	[ "$LR_MODE" != btf ] || { lr_delays; echo $? >"$work/delays.st"; }
 	sleep 1
 	tracer_stop || { tail -5 "$work/unit.err"; return 1; }
 	grep -E 'capabilities kept|probes attached' "$work/unit.err"
@@ -684,6 +686,48 @@ lr_unit_caps_test()
 		    refused: $f.programs_refused} | tostring | debug)
 		| ($r | map(.opcode_name) | index("ost_write")) != null and $f.programs_refused == []' \
 		"$work/unit.jsonl"
+}
+
+# Injected delays, each of which must be found in its own layer and not in
+# the others (counters.py delays), in the tool's joined lines and in the
+# servers' rpctrace lines of the same xids. With module BTF only (server
+# records need it), while lr_unit_caps_test's run records:
+#   - job 601's direct write, its ost_io requests held by the NRS delay
+#     policy (nrs_delay_min = max = LR_NRS_DELAY_S whole seconds): in the
+#     NRS queue, not in handling or the network;
+#   - job 602's direct write, every request of it paused in its handler
+#     (fail_loc OBD_FAIL_PTLRPC_PAUSE_REQ 0x50a, fail_val LR_PAUSE_MS):
+#     in handling, not in the queue or the network.
+# Direct I/O: one ost_write each, sent by dd itself, no fsync.
+LR_NRS_DELAY_S=2
+LR_PAUSE_MS=400
+
+lr_delays()
+{
+	local io=ost.OSS.ost_io st=0
+
+	lr_rpctrace_start
+	lctl set_param -n $io.nrs_delay_min=$LR_NRS_DELAY_S $io.nrs_delay_max=$LR_NRS_DELAY_S \
+		$io.nrs_delay_pct=100 $io.nrs_policies=delay || return 1
+	lr_job 601 dd if=/dev/zero of="$LR_MNT/w/delayed" bs=64k count=1 oflag=direct \
+		status=none || st=1
+	lctl set_param -n $io.nrs_policies=fifo || st=1
+	lctl set_param -n fail_val=$LR_PAUSE_MS fail_loc=0x50a || st=1
+	lr_job 602 dd if=/dev/zero of="$LR_MNT/w/paused" bs=64k count=1 oflag=direct \
+		status=none || st=1
+	lctl set_param -n fail_loc=0 fail_val=0
+	lctl dk >"$work/delays-dk.txt" || st=1
+	lctl set_param -n debug=-rpctrace >/dev/null
+	return $st
+}
+
+lr_delays_ok()
+{
+	[ "$(cat "$work/delays.st" 2>/dev/null)" = 0 ] || { echo "the delays phase failed"; return 1; }
+	# shellcheck disable=SC2046 # lr_wire_arg: no word or two
+	LR_RECORDS=$work/unit.jsonl lr_counters delays --dk "$work/delays-dk.txt" \
+		--nrs-job 601 --nrs-delay-s $LR_NRS_DELAY_S --pause-job 602 --pause-ms $LR_PAUSE_MS \
+		$(lr_wire_arg)
 }
 
 # The servers' own record of each request they handle (debug=+rpctrace:
@@ -718,6 +762,10 @@ lr_tool_test()
 		lr_list_probes_ok "$attach"
 	check "with the systemd unit's capability set: PtlRPC by $attach, a job's write recorded" \
 		lr_unit_caps_test "$attach"
+	[ "$LR_MODE" != btf ] ||
+		check "injected delays, each in its layer alone (tool and rpctrace): NRS delay on ost_io in the NRS queue, fail_loc 0x50a in handling" \
+			lr_delays_ok
+	grep -E '^(ok  |FAIL) (NRS delay|fail_loc)' "$work/check.out" | while read -r l; do say "$l"; done
 	tracer_start 300 "" "$work/tool.err" "$tool" -v --attach "$attach" --mount "$LR_MNT" \
 		--stats-interval 1s --aggregate 1s --records --group-by job_id,op \
 		--prometheus 127.0.0.1:9108 --slurm-jobid --file-id -o "$work/out.jsonl" ||
@@ -791,7 +839,8 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 		lr_contention_test "$attach"
 	grep -E 'blocked grant wait|^note (OST|blocked)|^(ok  |FAIL) .*(ldlm|blocked|AST)' "$work/check.out" |
 		while read -r l; do say "$l"; done
-	check "lustre_real_stop" lustre_real_stop
+	# The servers stay up: the guest powers off (poweroff -f) right after.
+	check "the client unmounts" lustre_real_stop --client
 	cell_by_checks lustre-2.17.57 access "$attach"
 	cell_by_checks lustre-2.17.57 rpc "$attach"
 	say "stage times (s): $LR_TIMES"
