@@ -26,6 +26,10 @@
 #     logged joined to its server record (rpc_join) (counters.py servers),
 #   - in flight: the gauge back to 0 on the mount, and no more requests in
 #     flight at once than osc.*.rpc_stats saw;
+#   - with module BTF, injected delays each found in its own layer, in the
+#     joined lines and in rpctrace: the NRS delay policy in the NRS queue,
+#     fail_loc 0x50a in handling, NRS TBF on one of two jobs in that job's
+#     NRS queue alone (lr_delays; counters.py delays);
 # and the tool's own health: started, nothing refused, nothing dropped, no
 # return probe missed, every queue_wait of a user op linked to it.
 
