@@ -164,10 +164,10 @@ _lr_wait_osp()
 	local i st ost
 
 	ost=$(printf 'OST%04x' "${1:-0}")
-	for ((i = 0; i < 120; i++)); do
+	for ((i = 0; i < 600; i++)); do
 		st=$(lctl get_param -n "osp.$LR_FSNAME-$ost-osc-MDT0000.prealloc_status" 2>/dev/null)
 		[ "$st" = 0 ] && return 0
-		sleep 0.5
+		sleep 0.1
 	done
 	lctl get_param "osp.*.prealloc_status" "osp.*.state" 2>&1
 	return 1

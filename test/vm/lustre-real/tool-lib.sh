@@ -332,11 +332,11 @@ lr_client_timeouts()
 # flight: a ping the fault caught has expired (and been counted) by then.
 lr_client_settle()
 {
-	for _ in $(seq 60); do
+	for _ in $(seq 300); do
 		lctl get_param -n 'osc.*-osc-[0-9a-f]*.import' 'mdc.*-mdc-[0-9a-f]*.import' |
 			awk '$1 == "state:" && $2 != "FULL" { bad = 1 }
 			     $1 == "inflight:" && $2 != 0 { bad = 1 } END { exit bad }' && return 0
-		sleep 1
+		sleep 0.2
 	done
 	return 1
 }
