@@ -896,6 +896,8 @@ def check_join_windows(args, rep):
           f"{sum(s[0] for s in windows.values())} joined requests; layers (ms) "
           + ", ".join(f"{n} {sum(s[1 + i] for s in windows.values()) / 1e6:.1f}"
                       for i, n in enumerate(JOIN_LAYERS)))
+
+
 # Where an injected delay may show, in the tool's joined line (rpc_join) and
 # in the server's Handled line (X: handling, Y: arrival to reply): the NRS
 # queue is inside Y - X (rpctrace has no split of it), the network is not
