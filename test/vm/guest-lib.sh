@@ -40,18 +40,21 @@ die()
 	exit 1
 }
 
-# check WHAT COMMAND...: run COMMAND, count it as passed or failed; on
-# failure show the tail of what it printed (all of it on success too with
+# check WHAT COMMAND...: run COMMAND, count it as passed (saying the
+# seconds it took: where a guest test's time goes) or failed; on failure
+# show the tail of what it printed (all of it on success too with
 # LES_TEST_VERBOSE=1). Returns COMMAND's success, so that a test can stop
 # where the following checks would mean nothing.
 check()
 {
-	local what=$1
+	local what=$1 t0 secs
 	shift
 
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	if "$@" >"$work/check.out" 2>&1; then
 		passed=$((passed + 1))
-		echo "ok   $what"
+		secs=$(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.1f", b - a }')
+		echo "ok   $what [$secs s]"
 		[ "${LES_TEST_VERBOSE:-0}" = 1 ] && sed 's/^/     | /' "$work/check.out"
 		return 0
 	fi

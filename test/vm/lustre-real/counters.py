@@ -42,12 +42,25 @@ GROUP:
   joinwindows  the --aggregate windows' rpc_join groups (per lustre_jobid,
             target, client_nid: count and each layer's sum) vs the sums over
             the run's rpc_join lines (--records only)
+  delays    injected delays, each found in its own layer and not in the
+            others, in the joined lines (rpc_join) and in the servers'
+            rpctrace lines (--dk) of the same xids: --nrs-job's ost_io
+            requests held by the NRS delay policy (--nrs-delay-s) in the NRS
+            queue, not in handling or the network; --pause-job's requests
+            paused in their handler by fail_loc 0x50a (--pause-ms) in
+            handling, not in the queue or the network; --tbf-job's
+            ost_io requests limited by an NRS TBF jobid rule (--tbf-rate)
+            waiting in the NRS queue, --tbf-free-job's beside them not
   selftest  the parsers on synthetic text (no guest): job_stats of two
-            OSTs summed per job, rpctrace lines (CTest unit.lustre_counters)
+            OSTs summed per job, rpctrace lines; the delays check on a
+            delay in its layer (passes) and in another (fails)
+            (CTest unit.lustre_counters)
 Prints one line per comparison; exits 1 if any differs. A job or counter
 Lustre does not list is a failure, never taken as 0.
 """
 import argparse
+import contextlib
+import io
 import json
 import os
 import re
@@ -885,6 +898,99 @@ def check_join_windows(args, rep):
                       for i, n in enumerate(JOIN_LAYERS)))
 
 
+# Where an injected delay may show, in the tool's joined line (rpc_join) and
+# in the server's Handled line (X: handling, Y: arrival to reply): the NRS
+# queue is inside Y - X (rpctrace has no split of it), the network is not
+# in rpctrace at all.
+DELAY_LAYERS = {
+    "nrs": ("server_nrs_ns", lambda ln: (ln["y"] - ln["x"]) * 1000),
+    "queue": ("server_queue_ns", lambda ln: (ln["y"] - ln["x"]) * 1000),
+    "handle": ("server_handle_ns", lambda ln: ln["x"] * 1000),
+    "network": ("network_ns", None),
+}
+
+
+def injected(rep, what, joins, lines, inside, outside, least_ns, most_ns=None):
+    """Each joined line (and its Handled line, by xid and client NID) has at
+    least least_ns (and at most most_ns) in the layer inside, and under half
+    of least_ns in each layer outside: a delay recovered in its own layer
+    and not in the others."""
+    off = []
+    for j in joins:
+        ln = lines.get((j["xid"], j["client_nid"]))
+        if ln is None:
+            off.append((j["xid"], j["opcode_name"], "no Handled line"))
+            continue
+        for layer, least in [(inside, True)] + [(o, False) for o in outside]:
+            field, lustre = DELAY_LAYERS[layer]
+            for who, ns in (("tool", j.get(field)), ("Lustre", lustre and lustre(ln))):
+                if ns is None and who == "Lustre":
+                    continue
+                if ns is None or (ns < least_ns or most_ns and ns > most_ns if least
+                                  else ns >= least_ns // 2):
+                    off.append((j["xid"], j["opcode_name"], who, layer,
+                                None if ns is None else round(ns / 1e6, 1)))
+    ms = [(j["opcode_name"], round(j.get(DELAY_LAYERS[inside][0]) or 0) // 10**6) for j in joins]
+    most = f" and <= {most_ns / 1e6:.0f} ms" if most_ns else ""
+    rep.true(f"{what}: {inside} >= {least_ns / 1e6:.0f} ms{most} (tool and rpctrace), "
+             f"{', '.join(outside)} < {least_ns / 2e6:.0f} ms", joins and not off,
+             f"{len(joins)} requests {ms[:6]}; {len(off)} off: {off[:5]}")
+
+
+def throttled(rep, args, slow, free, lines):
+    """NRS TBF by job ID, one job limited to --tbf-rate requests a second:
+    once its bucket is spent, each of its requests waits about 1/rate in
+    the NRS queue, and one at least for half that, in the tool's lines and
+    in rpctrace (Y - X); the other job, sending at the same time with no
+    rule of its own, never waits that long."""
+    half = 10**9 // args.tbf_rate // 2
+
+    def nrs(group):
+        out = []
+        for j in group:
+            ln = lines.get((j["xid"], j["client_nid"]))
+            out.append((j.get("server_nrs_ns") or 0, None if ln is None else (ln["y"] - ln["x"]) * 1000))
+        return out
+
+    s, f = nrs(slow), nrs(free)
+    ms = lambda v: [(round(a / 1e6, 1), b and round(b / 1e6, 1)) for a, b in v]
+    ok = (s and f and None not in [b for _, b in s + f]
+          and max(a for a, _ in s) >= half and max(b for _, b in s) >= half
+          and all(a < half and b < half for a, b in f))
+    rep.true(f"NRS TBF jobid rate {args.tbf_rate}/s on job {args.tbf_job}: its NRS queue grows "
+             f"(longest >= {half / 1e6:.0f} ms, tool and rpctrace), job {args.tbf_free_job}'s "
+             f"does not (all < {half / 1e6:.0f} ms)", bool(ok),
+             f"job {args.tbf_job} (tool, rpctrace ms) {ms(s)}; job {args.tbf_free_job} {ms(f)}")
+
+
+def check_delays(args, rep):
+    """The injections of the delays phase, each for one job's requests."""
+    lines = {(ln["xid"], ln["nid"]): ln for ln in parse_handled(args.dk)}
+    joins = [r for r in map(json.loads, open(args.records)) if r.get("type") == "rpc_join"]
+
+    def of(job, services=None):
+        return [j for j in joins if j.get("lustre_jobid") == args.wire_prefix + job
+                and (services is None or j["service"] in services)]
+
+    if args.nrs_job:
+        # nrs_delay holds a request until the real clock's second reaches
+        # arrival's second + the delay (lustre/ptlrpc/nrs_delay.c): at
+        # least delay - 1 s, at most delay and the time a thread takes to
+        # see it is due (1 s allowed): the policy's defaults (5 to 300 s)
+        # never pass.
+        injected(rep, f"NRS delay of {args.nrs_delay_s} s on ost_io, job {args.nrs_job}",
+                 of(args.nrs_job, {"ost_io"}), lines, "nrs", ["handle", "network"],
+                 (args.nrs_delay_s - 1) * 10**9, (args.nrs_delay_s + 1) * 10**9)
+    if args.tbf_job:
+        throttled(rep, args, of(args.tbf_job, {"ost_io"}), of(args.tbf_free_job, {"ost_io"}), lines)
+    if args.pause_job:
+        # OBD_FAIL_PTLRPC_PAUSE_REQ: every request the job sends (none of
+        # the opcodes Lustre exempts) sleeps in its handler.
+        injected(rep, f"fail_loc 0x50a (handler paused {args.pause_ms} ms), job {args.pause_job}",
+                 of(args.pause_job), lines, "handle", ["queue", "network"],
+                 args.pause_ms * 10**6)
+
+
 # Two OSTs and one MDT, as lctl get_param prints them: job 7 wrote on both
 # OSTs, job 8 on one. (selftest)
 SELFTEST_JOB_STATS = """obdfilter.lustre-OST0000.job_stats=
@@ -963,12 +1069,47 @@ def self_test(args, rep):
     w["layers"]["server_handle_ns"] += 10  # NRS time filed under handling
     lines, windows = join_sums([j, j, w])
     rep.true("join windows: a layer off is seen", windows != lines)
+    rep.eq("delays: an NRS delay in the NRS queue passes", selftest_delays(rep, "nrs"), 0, got)
+    rep.eq("delays: an NRS delay found in handling fails", selftest_delays(rep, "handle"), 1, got)
+    rep.eq("delays: an NRS delay found in the network fails", selftest_delays(rep, "network"), 1, got)
+    rep.eq("delays: the policy's default delay (263 s, not 2) fails",
+           selftest_delays(rep, "nrs", 263756), 1, got)
+
+
+def selftest_delays(rep, layer_ns, held_ms=1500):
+    """check_delays on one synthetic ost_write of job lr9 held held_ms in the
+    layer given (its joined line and its Handled line) by an NRS delay of
+    2 s: the failures it counts."""
+    import tempfile
+    ns = {"nrs": 0, "handle": 0, "incoming": 0, "network": 0}
+    ns[layer_ns] = held_ms * 10**6
+    x_us, y_us = ns["handle"] // 1000, (ns["handle"] + ns["nrs"]) // 1000
+    join = {"type": "rpc_join", "service": "ost_io", "opcode_name": "ost_write",
+            "xid": 42, "client_nid": "0@lo", "lustre_jobid": "lr9",
+            "network_ns": ns["network"], "server_queue_ns": ns["nrs"], "server_nrs_ns": ns["nrs"],
+            "server_handle_ns": ns["handle"]}
+    line = (f"00000100:00100000:1.0:1796537868.787392:0:316:0:(service.c:2592:"
+            f"ptlrpc_server_handle_request()) Handled RPC req@0 pname:cluuid+ref:pid:xid:nid:opc:job "
+            f"ll_ost_io00_000:u+6:598:x42:12345-0@lo:4:lr9 Request processed in {x_us}us "
+            f"({y_us}us total) trans 0 rc 0/0\n")
+    with tempfile.NamedTemporaryFile("w") as rec, tempfile.NamedTemporaryFile("w") as dk:
+        rec.write(json.dumps(join) + "\n")
+        dk.write(line)
+        rec.flush()
+        dk.flush()
+        args = argparse.Namespace(records=rec.name, dk=dk.name, wire_prefix="lr", nrs_job="9",
+                                  nrs_delay_s=2, pause_job=None, pause_ms=0, tbf_job=None)
+        inner, said = Report(), io.StringIO()
+        with contextlib.redirect_stdout(said):
+            check_delays(args, inner)
+    print(said.getvalue().rstrip().replace("\n", "\n     | ").join(("     | ", "")))
+    return inner.failed
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("group", choices=("access", "requests", "jobs", "locks", "servers",
-                                      "joinwindows", "selftest"))
+                                      "joinwindows", "delays", "selftest"))
     ap.add_argument("--records")
     ap.add_argument("--mount")
     ap.add_argument("--lctl")
@@ -1009,6 +1150,15 @@ def main():
                     help="servers: how far any line may be (a stalled vCPU)")
     ap.add_argument("--outliers-pct", type=int, default=10,
                     help="servers: the share of lines that may be beyond --bound-us")
+    ap.add_argument("--nrs-job", help="delays: the job whose ost_io requests the NRS delay "
+                    "policy held (lustre_jobid: --wire-prefix + JOB)")
+    ap.add_argument("--nrs-delay-s", type=int, default=2,
+                    help="delays: nrs_delay_min = nrs_delay_max, in seconds")
+    ap.add_argument("--tbf-job", help="delays: the job an NRS TBF jobid rule limited")
+    ap.add_argument("--tbf-free-job", help="delays: the job sending beside it, with no rule")
+    ap.add_argument("--tbf-rate", type=int, default=2, help="delays: the rule's rate (requests/s)")
+    ap.add_argument("--pause-job", help="delays: the job whose requests fail_loc 0x50a paused")
+    ap.add_argument("--pause-ms", type=int, default=400, help="delays: fail_val of 0x50a")
     args = ap.parse_args()
     if args.group == "joinwindows" and not args.records:
         ap.error("joinwindows: --records is required")
@@ -1017,6 +1167,7 @@ def main():
     rep = Report()
     {"access": check_access, "requests": check_requests, "jobs": check_jobs,
      "locks": check_locks, "servers": check_servers, "joinwindows": check_join_windows,
+     "delays": check_delays,
      "selftest": self_test}[args.group](args, rep)
     return 1 if rep.failed else 0
 

@@ -9,8 +9,9 @@
 #   . "$(dirname "${BASH_SOURCE[0]}")/guest-lustre.sh"
 #   lustre_real_start [--nobtf]  modules, LNet, mkfs, servers, client;
 #                                prints how long each stage took
-#   lustre_real_stop [--rmmod]   unmount client and servers (and unload
-#                                every Lustre module with --rmmod)
+#   lustre_real_stop [--rmmod|--client]  unmount client and servers (and unload
+#                                every Lustre module with --rmmod; the client
+#                                mounts alone with --client)
 #   lustre_real_jobid VAR [NAME] lctl set_param jobid_var=VAR [jobid_name=NAME]
 #   lustre_real_clear_stats      reset llite/osc/mdc stats on the client
 #   lustre_real_stat PARAM NAME [sum]   a counter of `lctl get_param -n
@@ -163,10 +164,10 @@ _lr_wait_osp()
 	local i st ost
 
 	ost=$(printf 'OST%04x' "${1:-0}")
-	for ((i = 0; i < 120; i++)); do
+	for ((i = 0; i < 600; i++)); do
 		st=$(lctl get_param -n "osp.$LR_FSNAME-$ost-osc-MDT0000.prealloc_status" 2>/dev/null)
 		[ "$st" = 0 ] && return 0
-		sleep 0.5
+		sleep 0.1
 	done
 	lctl get_param "osp.*.prealloc_status" "osp.*.state" 2>&1
 	return 1
@@ -276,10 +277,12 @@ lustre_real_start()
 
 lustre_real_stop()
 {
-	local st=0 t0 mp
+	local st=0 t0 mp servers
 
 	t0=$(_lr_uptime)
-	for mp in $LR_MNT2 $LR_MNT /mnt/lustre-ost[0-9] /mnt/lustre-mdt0; do
+	servers="/mnt/lustre-ost[0-9] /mnt/lustre-mdt0"
+	[ "${1:-}" != --client ] || servers=
+	for mp in $LR_MNT2 $LR_MNT $servers; do
 		grep -q " $mp lustre " /proc/mounts || continue
 		umount "$mp" || { _lr_say "umount $mp failed"; st=1; }
 	done

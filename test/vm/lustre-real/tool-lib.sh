@@ -26,6 +26,10 @@
 #     logged joined to its server record (rpc_join) (counters.py servers),
 #   - in flight: the gauge back to 0 on the mount, and no more requests in
 #     flight at once than osc.*.rpc_stats saw;
+#   - with module BTF, injected delays each found in its own layer, in the
+#     joined lines and in rpctrace: the NRS delay policy in the NRS queue,
+#     fail_loc 0x50a in handling, NRS TBF on one of two jobs in that job's
+#     NRS queue alone (lr_delays; counters.py delays);
 # and the tool's own health: started, nothing refused, nothing dropped, no
 # return probe missed, every queue_wait of a user op linked to it.
 
@@ -328,11 +332,11 @@ lr_client_timeouts()
 # flight: a ping the fault caught has expired (and been counted) by then.
 lr_client_settle()
 {
-	for _ in $(seq 60); do
+	for _ in $(seq 300); do
 		lctl get_param -n 'osc.*-osc-[0-9a-f]*.import' 'mdc.*-mdc-[0-9a-f]*.import' |
 			awk '$1 == "state:" && $2 != "FULL" { bad = 1 }
 			     $1 == "inflight:" && $2 != 0 { bad = 1 } END { exit bad }' && return 0
-		sleep 1
+		sleep 0.2
 	done
 	return 1
 }
@@ -674,6 +678,8 @@ lr_unit_caps_test()
 		{ tail -5 "$work/unit.err"; return 1; }
 	lr_job 501 dd if=/dev/zero of="$LR_MNT/w/unit" bs=64k count=1 conv=fsync \
 		status=none || return 1
+	# The injections ride on this run: a tool start and stop less.
+	[ "$LR_MODE" != btf ] || { lr_delays; echo $? >"$work/delays.st"; }
 	sleep 1
 	tracer_stop || { tail -5 "$work/unit.err"; return 1; }
 	grep -E 'capabilities kept|probes attached' "$work/unit.err"
@@ -684,6 +690,77 @@ lr_unit_caps_test()
 		    refused: $f.programs_refused} | tostring | debug)
 		| ($r | map(.opcode_name) | index("ost_write")) != null and $f.programs_refused == []' \
 		"$work/unit.jsonl"
+}
+
+# Injected delays, each of which must be found in its own layer and not in
+# the others (counters.py delays), in the tool's joined lines and in the
+# servers' rpctrace lines of the same xids. With module BTF only (server
+# records need it), while lr_unit_caps_test's run records:
+#   - job 601's direct write, its ost_io requests held by the NRS delay
+#     policy (nrs_delay_min = max = LR_NRS_DELAY_S whole seconds): in the
+#     NRS queue, not in handling or the network;
+#   - job 602's direct write, every request of it paused in its handler
+#     (fail_loc OBD_FAIL_PTLRPC_PAUSE_REQ 0x50a, fail_val LR_PAUSE_MS):
+#     in handling, not in the queue or the network;
+#   - jobs 701 and 702 at once, 701 limited by an NRS TBF jobid rule
+#     (lr_tbf): 701's NRS queue grows, 702's does not.
+# Direct I/O: one ost_write each, sent by dd itself, no fsync.
+LR_NRS_DELAY_S=2
+LR_PAUSE_MS=400
+
+lr_delays()
+{
+	local io=ost.OSS.ost_io st=0
+
+	lr_rpctrace_start
+	# The policy's settings exist once it has started, with defaults of
+	# 5 to 300 s: set at once after it, before any request comes.
+	lctl set_param -n $io.nrs_policies=delay $io.nrs_delay_min=$LR_NRS_DELAY_S \
+		$io.nrs_delay_max=$LR_NRS_DELAY_S $io.nrs_delay_pct=100 || return 1
+	lr_job 601 dd if=/dev/zero of="$LR_MNT/w/delayed" bs=64k count=1 oflag=direct \
+		status=none || st=1
+	lctl set_param -n $io.nrs_policies=fifo || st=1
+	lctl set_param -n fail_val=$LR_PAUSE_MS fail_loc=0x50a || st=1
+	lr_job 602 dd if=/dev/zero of="$LR_MNT/w/paused" bs=64k count=1 oflag=direct \
+		status=none || st=1
+	lctl set_param -n fail_loc=0 fail_val=0
+	lr_tbf || st=1
+	lctl dk >"$work/delays-dk.txt" || st=1
+	lctl set_param -n debug=-rpctrace >/dev/null
+	return $st
+}
+
+# NRS TBF by job ID: job 701 limited to LR_TBF_RATE requests a second on
+# ost_io, job 702 (the default rule: 10000/s) writing at the same time; six
+# direct writes each, in turn: once 701's bucket (tbf_depth, 3) is spent,
+# its writes wait in the NRS queue, 702's do not.
+LR_TBF_RATE=2
+
+lr_tbf()
+{
+	local io=ost.OSS.ost_io p1 p2 st=0
+
+	lctl set_param -n "$io.nrs_policies=tbf jobid" || return 1
+	lctl set_param -n "$io.nrs_tbf_rule=start les_slow jobid={${LR_WIRE_PREFIX}701} rate=$LR_TBF_RATE" ||
+		st=1
+	lr_job 701 dd if=/dev/zero of="$LR_MNT/w/tbf1" bs=64k count=6 oflag=direct status=none &
+	p1=$!
+	lr_job 702 dd if=/dev/zero of="$LR_MNT/w/tbf2" bs=64k count=6 oflag=direct status=none &
+	p2=$!
+	wait $p1 || st=1
+	wait $p2 || st=1
+	lctl set_param -n "$io.nrs_tbf_rule=stop les_slow" || st=1
+	lctl set_param -n $io.nrs_policies=fifo || st=1
+	return $st
+}
+
+lr_delays_ok()
+{
+	[ "$(cat "$work/delays.st" 2>/dev/null)" = 0 ] || { echo "the delays phase failed"; return 1; }
+	# shellcheck disable=SC2046 # lr_wire_arg: no word or two
+	LR_RECORDS=$work/unit.jsonl lr_counters delays --dk "$work/delays-dk.txt" \
+		--nrs-job 601 --nrs-delay-s $LR_NRS_DELAY_S --pause-job 602 --pause-ms $LR_PAUSE_MS \
+		--tbf-job 701 --tbf-free-job 702 --tbf-rate $LR_TBF_RATE $(lr_wire_arg)
 }
 
 # The servers' own record of each request they handle (debug=+rpctrace:
@@ -713,11 +790,19 @@ lr_tool_test()
 	mkdir -p "$LR_MNT/w" || die "mkdir $LR_MNT/w"
 	lfs setstripe -c -1 "$LR_MNT/w" || die "lfs setstripe -c -1 $LR_MNT/w"
 	say "OSTs: $(lctl list_param 'osc.*-osc-[0-9a-f]*' | tr '\n' ' ')"
+	# The server's bulk transfer and disk I/O inside handling (issue 45):
+	# which of the functions that bound them this build has as symbols
+	# (an inlined one has none; T global, t static).
+	say "bulk/disk functions in kallsyms: $(awk '$3 ~ /^(target_bulk_io|tgt_brw_(read|write)|ofd_(commitrw|preprw)(_read|_write)?|osd_(fini_iobuf|do_bio|read_prep|write_prep|write_commit|ldiskfs_map_inode_pages)|ptlrpc_(start_bulk_transfer|abort_bulk))$/ { print $3 "/" $2 }' /proc/kallsyms | sort -u | tr '\n' ' ')"
 	lr_wire_jobs >/dev/null || die "jobid_var"
 	check "--list-probes: llite and PtlRPC by $attach, opcodes from the pack, nothing refused" \
 		lr_list_probes_ok "$attach"
 	check "with the systemd unit's capability set: PtlRPC by $attach, a job's write recorded" \
 		lr_unit_caps_test "$attach"
+	[ "$LR_MODE" != btf ] ||
+		check "injected delays, each in its layer alone (tool and rpctrace): NRS delay on ost_io in the NRS queue, fail_loc 0x50a in handling, TBF on one of two jobs" \
+			lr_delays_ok
+	grep -E '^(ok  |FAIL) (NRS|fail_loc)' "$work/check.out" | while read -r l; do say "$l"; done
 	tracer_start 300 "" "$work/tool.err" "$tool" -v --attach "$attach" --mount "$LR_MNT" \
 		--stats-interval 1s --aggregate 1s --records --group-by job_id,op \
 		--prometheus 127.0.0.1:9108 --slurm-jobid --file-id -o "$work/out.jsonl" ||
@@ -791,7 +876,8 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 		lr_contention_test "$attach"
 	grep -E 'blocked grant wait|^note (OST|blocked)|^(ok  |FAIL) .*(ldlm|blocked|AST)' "$work/check.out" |
 		while read -r l; do say "$l"; done
-	check "lustre_real_stop" lustre_real_stop
+	# The servers stay up: the guest powers off (poweroff -f) right after.
+	check "the client unmounts" lustre_real_stop --client
 	cell_by_checks lustre-2.17.57 access "$attach"
 	cell_by_checks lustre-2.17.57 rpc "$attach"
 	say "stage times (s): $LR_TIMES"
