@@ -44,6 +44,8 @@ struct les_rpc_fn {
 	bool kprobe_twin;
 	/* PtlRPC server side: reads struct ptlrpc_request by CO-RE, so needs its BTF */
 	bool server;
+	/* LNet: reads struct lnet_msg by CO-RE, so needs the lnet module's BTF */
+	bool lnet;
 };
 
 struct les_rpc_probe {

@@ -1,0 +1,192 @@
+#!/bin/bash
+# client-lnet.sh: the LNet plane on a real client whose LNet credits bind,
+# in the client guest of two-guests.sh (CTest lustre.client_lnet).
+#
+# The client's socklnd gets LES_LR_LNET_CREDITS ("PEER NI", default "1 2":
+# ksocklnd's peer_credits and credits, set before LNet loads), so that
+# parallel writers' messages queue at LNet's credit gate; "" keeps the
+# defaults (8 and 256), where the waits are ~0. The client runs the servers'
+# build (6.12, modules with BTF): the lnet rows read struct lnet_msg by
+# CO-RE, and the 6.1 client builds have no module BTF.
+#
+# Checks, with LNet's own counters as the oracle:
+# - every PtlRPC request record (xid) has its request's LNet PUT (match
+#   bits = xid), from this NI to the servers' NID;
+# - the lnet records over the workload = LNet's send_count over it
+#   (/sys/kernel/debug/lnet/stats, read with the tool idle at both ends);
+# - with the credits reduced: credit waits > 0, the lowest peer credits a
+#   record saw < 0 and not below the peer's own low-water mark ("min" in
+#   /sys/kernel/debug/lnet/peers), the NI's likewise ("min" in nis);
+#   a request's LNet wait fits in its service_ns (Lustre's send to reply);
+# - with the defaults: no record waited.
+set -u
+
+. "$(dirname "${BASH_SOURCE[0]}")/tool-lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/guest-client.sh"
+guest_init lr-client-lnet
+trap 'tracer_kill; guest_remove_work' EXIT
+guest_require_tool
+
+credits=${LES_LR_LNET_CREDITS-1 2}
+read -r peer_credits ni_credits <<<"$credits"
+dbg=/sys/kernel/debug/lnet
+
+# send_count of LNet's stats (lnet_counters: the 4th number of the line).
+lnet_sends()
+{
+	awk '{ print $4; exit }' "$dbg/stats"
+}
+
+# The servers' peer NI row of the peers file: its "min" (lpni_mintxcredits).
+peer_min()
+{
+	awk -v nid="$LR_SERVER_NID" '$1 == nid { print $(NF - 1); exit }' "$dbg/peers"
+}
+
+# The NI's "min" column (tq_credits_min, one line per CPT): the lowest.
+ni_min()
+{
+	awk -v nid="$LR_NID" '$1 == nid && (m == "" || $NF < m) { m = $NF } END { print m }' \
+		"$dbg/nis"
+}
+
+now_iso()
+{
+	date -u +%Y-%m-%dT%H:%M:%S.%NZ
+}
+
+# WRITERS parallel writers of 8 MiB each, fsync'd, then read back.
+workload()
+{
+	local i
+
+	for i in 1 2 3 4 5 6; do
+		dd if=/dev/zero of="$LR_MNT/w/f$i" bs=1M count=8 conv=fsync 2>/dev/null &
+	done
+	wait
+	echo 3 >/proc/sys/vm/drop_caches
+	for i in 1 2 3 4 5 6; do
+		cat "$LR_MNT/w/f$i" >/dev/null &
+	done
+	wait
+	rm -f "$LR_MNT"/w/f*
+}
+
+if [ -n "$peer_credits" ]; then
+	mkdir -p /etc/modprobe.d
+	echo "options ksocklnd peer_credits=$peer_credits credits=$ni_credits" \
+		>/etc/modprobe.d/les-lnet-credits.conf
+fi
+check "client up and mounted $LR_SERVER_NID:/$LR_FSNAME" lustre_client_start ||
+	{ grep -a '^lustre-real: ' "$work/check.out"; guest_done; exit 1; }
+mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+say "Lustre $(lctl get_param -n version 2>/dev/null | head -n 1) on $(uname -r);" \
+	"ksocklnd peer_credits=$(cat /sys/module/ksocklnd/parameters/peer_credits)" \
+	"credits=$(cat /sys/module/ksocklnd/parameters/credits)"
+mkdir -p "$LR_MNT/w" || die "mkdir $LR_MNT/w"
+tracer_start 300 "" "$work/tool.err" "$tool" -v --mount "$LR_MNT" --stats-interval 5s \
+	-o "$work/out.jsonl" || die "the tool did not start"
+grep -E "probes attached" "$work/tool.err" | sed "s/^lustre-ebpf-stream: /timing: /"
+"$tool" --list-probes 2>/dev/null | grep -E '^rpc +lnet' | sed 's/^/probe: /'
+sleep 2
+sends0=$(lnet_sends)
+t_a=$(now_iso)
+check "workload: 6 writers and 6 readers of 8 MiB" workload
+sleep 3
+t_b=$(now_iso)
+sends1=$(lnet_sends)
+cp "$dbg/peers" "$work/peers.txt"
+cp "$dbg/nis" "$work/nis.txt"
+check "tool exits 0" tracer_stop
+check "every line is valid against docs/record.schema.json" schema_valid "$work/out.jsonl"
+check "final stats: nothing dropped, refused or missed" lr_health
+echo "--- /sys/kernel/debug/lnet/peers"; cat "$work/peers.txt"
+echo "--- /sys/kernel/debug/lnet/nis"; cat "$work/nis.txt"
+echo "---"
+
+lnet_check()
+{
+	python3 - "$work/out.jsonl" "$LR_NID" "$LR_SERVER_NID" "$sends0" "$sends1" \
+		"$(peer_min)" "$(ni_min)" "${peer_credits:-default}" <<'PYEOF'
+import json, sys
+path, nid, srv, s0, s1, pmin, nmin, mode = sys.argv[1:9]
+lines = [json.loads(l) for l in open(path)]
+reqs = [r for r in lines if r["type"] == "rpc" and r.get("op") == "request"
+        and r.get("proto") == "ptlrpc" and r.get("xid") is not None]
+msgs = [r for r in lines if r["type"] == "lnet"]
+sent = {}
+for m in msgs:
+    if m["msg_type"] == "put" and m["match_bits"] is not None:
+        sent.setdefault(m["match_bits"], []).append(m)
+ok = True
+def fail(s):
+    global ok
+    ok = False
+    print("FAIL:", s)
+print(f"lnet records {len(msgs)}, PtlRPC requests with an xid {len(reqs)}")
+by_type = {}
+for m in msgs:
+    by_type[m["msg_type"]] = by_type.get(m["msg_type"], 0) + 1
+print("by type", by_type)
+missing = [r["xid"] for r in reqs if r["xid"] not in sent]
+if missing:
+    fail(f"{len(missing)} requests without their LNet PUT (match bits = xid), e.g. {missing[:5]}")
+bad_nid = [m for m in msgs if m["ni_nid"] != nid or m["peer_nid"] != srv]
+if bad_nid:
+    fail(f"{len(bad_nid)} records not from {nid} to {srv}: {bad_nid[0]}")
+print("interfaces", sorted({str(m["interface"]) for m in msgs}))
+wait = [m for m in msgs if m["peer_credit_wait_ns"] + m["ni_credit_wait_ns"] > 0]
+peer_wait = sum(m["peer_credit_wait_ns"] for m in msgs)
+ni_wait = sum(m["ni_credit_wait_ns"] for m in msgs)
+pc = [m["peer_credits"] for m in msgs if m["peer_credits"] is not None]
+nc = [m["ni_credits"] for m in msgs if m["ni_credits"] is not None]
+print(f"waited: {len(wait)} of {len(msgs)} messages; peer credit wait {peer_wait} ns,"
+      f" NI credit wait {ni_wait} ns; lowest credits seen: peer {min(pc) if pc else None}"
+      f" (LNet's min {pmin}), NI {min(nc) if nc else None} (LNet's min {nmin})")
+joined = 0
+for r in reqs:
+    for m in sent.get(r["xid"], []):
+        w = m["peer_credit_wait_ns"] + m["ni_credit_wait_ns"]
+        if w > 0:
+            joined += 1
+            if r["service_ns"] is not None and w > r["service_ns"]:
+                fail(f"xid {r['xid']}: LNet wait {w} ns > service_ns {r['service_ns']}")
+print(f"requests whose PUT waited for credits: {joined}")
+if mode == "default":
+    if wait:
+        fail(f"{len(wait)} messages waited with the default credits")
+else:
+    if not wait or peer_wait <= 0:
+        fail("no credit waits with the credits reduced")
+    if not pc or min(pc) >= 0:
+        fail("no record saw the peer's credits below 0")
+    elif pmin and min(pc) < int(pmin):
+        fail(f"a record saw peer credits {min(pc)}, below LNet's low-water mark {pmin}")
+    if nc and nmin and min(nc) < int(nmin):
+        fail(f"a record saw NI credits {min(nc)}, below LNet's low-water mark {nmin}")
+sys.exit(0 if ok else 1)
+PYEOF
+}
+
+# send_count over the workload against the records finalized in it.
+lnet_sends_match()
+{
+	local n
+
+	n=$(jq -s --arg a "$t_a" --arg b "$t_b" \
+		'[.[] | select(.type == "lnet" and .ts > $a and .ts < $b)] | length' "$work/out.jsonl")
+	echo "lnet records in the workload's window: $n; LNet's send_count: $((sends1 - sends0))"
+	[ "$n" -eq "$((sends1 - sends0))" ]
+}
+
+check "lnet records: each request's PUT, NIDs, credit waits against LNet's peers and nis" \
+	lnet_check
+grep -E '^(lnet records|by type|interfaces|waited|requests whose)' "$work/check.out" |
+	while read -r l; do say "$l"; done
+check "lnet records over the workload = LNet's send_count over it" lnet_sends_match
+grep -E '^lnet records in' "$work/check.out" | while read -r l; do say "$l"; done
+# The client's kernel facts with LNet's BTF, for the planner's fixtures.
+"$tool" --dump-kernel-facts >"$work/kfacts.txt" 2>/dev/null &&
+	guest_keep_file "$work/kfacts.txt" lustre-lnet-client.facts
+check "unmount" lustre_client_stop
+guest_done
