@@ -2,12 +2,13 @@
 # client-lnet.sh: the LNet plane on a real client whose LNet credits bind,
 # in the client guest of two-guests.sh (CTest lustre.client_lnet).
 #
-# The client's socklnd gets LES_LR_LNET_CREDITS ("PEER NI", default "1 2":
-# ksocklnd's peer_credits and credits, set before LNet loads), so that
-# parallel writers' messages queue at LNet's credit gate; "" keeps the
-# defaults (8 and 256), where the waits are ~0. The client runs the servers'
-# build (6.12, modules with BTF): the lnet rows read struct lnet_msg by
-# CO-RE, and the 6.1 client builds have no module BTF.
+# Two phases in one guest, each with its own LNet start: first socklnd's
+# default credits (8 per peer, 256 per NI), where no message waits; then
+# LES_LR_LNET_CREDITS ("PEER NI", default "1 2": ksocklnd's peer_credits and
+# credits, set before LNet loads), so that parallel writers' messages queue
+# at LNet's credit gate ("" runs the first phase only). The client runs the
+# servers' build (6.12, modules with BTF): the lnet rows read struct
+# lnet_msg by CO-RE, and the 6.1 client builds have no module BTF.
 #
 # Checks, with LNet's own counters as the oracle:
 # - every PtlRPC request record (xid) has its request's LNet PUT (match
@@ -27,8 +28,11 @@ guest_init lr-client-lnet
 trap 'tracer_kill; guest_remove_work' EXIT
 guest_require_tool
 
+# The phases, one LNet start each: "default" (socklnd's own credits), then
+# "PEER NI" (LES_LR_LNET_CREDITS, default "1 2").
 credits=${LES_LR_LNET_CREDITS-1 2}
-read -r peer_credits ni_credits <<<"$credits"
+peer_credits=
+ni_credits=
 dbg=/sys/kernel/debug/lnet
 
 # send_count of LNet's stats (lnet_counters: the 4th number of the line).
@@ -40,19 +44,34 @@ lnet_sends()
 # The servers' peer NI row of the peers file: its "min" (lpni_mintxcredits).
 peer_min()
 {
-	awk -v nid="$LR_SERVER_NID" '$1 == nid { print $(NF - 1); exit }' "$dbg/peers"
+	awk -v nid="$LR_SERVER_NID" '$1 == nid { print $(NF - 1); exit }' "$work/peers.txt"
 }
 
 # The NI's "min" column (tq_credits_min, one line per CPT): the lowest.
 ni_min()
 {
 	awk -v nid="$LR_NID" '$1 == nid && (m == "" || $NF < m) { m = $NF } END { print m }' \
-		"$dbg/nis"
+		"$work/nis.txt"
 }
 
 now_iso()
 {
 	date -u +%Y-%m-%dT%H:%M:%S.%NZ
+}
+
+# ksocklnd's credits for the next LNet start: "default" or "PEER NI".
+set_credits()
+{
+	mkdir -p /etc/modprobe.d
+	if [ "$1" = default ]; then
+		peer_credits=
+		ni_credits=
+		rm -f /etc/modprobe.d/les-lnet-credits.conf
+		return
+	fi
+	read -r peer_credits ni_credits <<<"$1"
+	echo "options ksocklnd peer_credits=$peer_credits credits=$ni_credits" \
+		>/etc/modprobe.d/les-lnet-credits.conf
 }
 
 # 4 parallel writers of 4 MiB each, fsync'd, then 4 parallel readers; a
@@ -94,38 +113,6 @@ workload_stalled()
 	cat "$dbg/peers" "$dbg/nis"
 	dmesg | tail -n 40
 }
-
-if [ -n "$peer_credits" ]; then
-	mkdir -p /etc/modprobe.d
-	echo "options ksocklnd peer_credits=$peer_credits credits=$ni_credits" \
-		>/etc/modprobe.d/les-lnet-credits.conf
-fi
-check "client up and mounted $LR_SERVER_NID:/$LR_FSNAME" lustre_client_start ||
-	{ grep -a '^lustre-real: ' "$work/check.out"; guest_done; exit 1; }
-mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
-say "Lustre $(lctl get_param -n version 2>/dev/null | head -n 1) on $(uname -r);" \
-	"ksocklnd peer_credits=$(cat /sys/module/ksocklnd/parameters/peer_credits)" \
-	"credits=$(cat /sys/module/ksocklnd/parameters/credits)"
-mkdir -p "$LR_MNT/w" || die "mkdir $LR_MNT/w"
-tracer_start 300 "" "$work/tool.err" "$tool" -v --mount "$LR_MNT" --stats-interval 5s \
-	-o "$work/out.jsonl" || die "the tool did not start"
-grep -E "probes attached" "$work/tool.err" | sed "s/^lustre-ebpf-stream: /timing: /"
-"$tool" --list-probes 2>/dev/null | grep -E '^rpc +lnet' | sed 's/^/probe: /'
-sleep 2
-sends0=$(lnet_sends)
-t_a=$(now_iso)
-check "workload: 4 writers and 4 readers of 4 MiB" workload
-sleep 3
-t_b=$(now_iso)
-sends1=$(lnet_sends)
-cp "$dbg/peers" "$work/peers.txt"
-cp "$dbg/nis" "$work/nis.txt"
-check "tool exits 0" tracer_stop
-check "every line is valid against docs/record.schema.json" schema_valid "$work/out.jsonl"
-check "final stats: nothing dropped, refused or missed" lr_health
-echo "--- /sys/kernel/debug/lnet/peers"; cat "$work/peers.txt"
-echo "--- /sys/kernel/debug/lnet/nis"; cat "$work/nis.txt"
-echo "---"
 
 lnet_check()
 {
@@ -204,18 +191,67 @@ lnet_sends_match()
 	[ "$n" -eq "$((sends1 - sends0))" ]
 }
 
-check "lnet records: each request's PUT, NIDs, credit waits against LNet's peers and nis" \
-	lnet_check
-grep -E '^(lnet records|by type|interfaces|waited|requests whose)' "$work/check.out" |
-	while read -r l; do say "$l"; done
-check "lnet records over the workload = LNet's send_count over it" lnet_sends_match
-grep -E '^lnet records in' "$work/check.out" | while read -r l; do say "$l"; done
-# The capture (rpc and lnet records) for the host: run-in-vm saves it in
-# LES_VM_FILES as lustre-lnet-capture.jsonl.gz.
-jq -M -c 'select(.type == "rpc" or .type == "lnet")' "$work/out.jsonl" | gzip -9 \
-	>"$work/capture.jsonl.gz" && guest_keep_file "$work/capture.jsonl.gz" lustre-lnet-capture.jsonl.gz
-# The client's kernel facts with LNet's BTF, for the planner's fixtures.
-"$tool" --dump-kernel-facts >"$work/kfacts.txt" 2>/dev/null &&
-	guest_keep_file "$work/kfacts.txt" lustre-lnet-client.facts
-check "unmount" lustre_client_stop
+# One phase: LNet started with CREDITS, the tool, the workload, the checks.
+# LAST: "last" leaves the modules loaded, else they are removed for the
+# next phase's LNet start (the tool stopped first: its programs hold them).
+run_phase()
+{
+	local name=$1
+
+	set_credits "$2"
+	check "[$name] client up and mounted $LR_SERVER_NID:/$LR_FSNAME" lustre_client_start ||
+		{ grep -a '^lustre-real: ' "$work/check.out"; return 1; }
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+	say "[$name] Lustre $(lctl get_param -n version 2>/dev/null | head -n 1) on $(uname -r);" \
+		"ksocklnd peer_credits=$(cat /sys/module/ksocklnd/parameters/peer_credits)" \
+		"credits=$(cat /sys/module/ksocklnd/parameters/credits)"
+	mkdir -p "$LR_MNT/w" || return 1
+	rm -f "$work/out.jsonl"
+	tracer_start 300 "" "$work/tool.err" "$tool" -v --mount "$LR_MNT" --stats-interval 5s \
+		-o "$work/out.jsonl" || { say "the tool did not start"; return 1; }
+	grep -E "probes attached" "$work/tool.err" | sed "s/^lustre-ebpf-stream: /timing: /"
+	"$tool" --list-probes 2>/dev/null | grep -E '^rpc +lnet' | sed 's/^/probe: /'
+	sleep 2
+	sends0=$(lnet_sends)
+	t_a=$(now_iso)
+	check "[$name] workload: 4 writers and 4 readers of 4 MiB" workload
+	sleep 3
+	t_b=$(now_iso)
+	sends1=$(lnet_sends)
+	cp "$dbg/peers" "$work/peers.txt"
+	cp "$dbg/nis" "$work/nis.txt"
+	check "[$name] tool exits 0" tracer_stop
+	check "[$name] every line is valid against docs/record.schema.json" schema_valid "$work/out.jsonl"
+	check "[$name] final stats: nothing dropped, refused or missed" lr_health
+	echo "--- /sys/kernel/debug/lnet/peers"; cat "$work/peers.txt"
+	echo "--- /sys/kernel/debug/lnet/nis"; cat "$work/nis.txt"
+	echo "---"
+	check "[$name] lnet records: each request's PUT, NIDs, credit waits against LNet's peers and nis" \
+		lnet_check
+	grep -E '^(lnet records|by type|interfaces|waited|requests whose|records without)' \
+		"$work/check.out" | while read -r l; do say "[$name] $l"; done
+	check "[$name] lnet records over the workload = LNet's send_count over it" lnet_sends_match
+	grep -E '^lnet records in' "$work/check.out" | while read -r l; do say "[$name] $l"; done
+	if [ "$name" != default ]; then
+		# The capture (rpc and lnet records) for the host: run-in-vm saves
+		# it in LES_VM_FILES as lustre-lnet-capture.jsonl.gz.
+		jq -M -c 'select(.type == "rpc" or .type == "lnet")' "$work/out.jsonl" | gzip -9 \
+			>"$work/capture.jsonl.gz" &&
+			guest_keep_file "$work/capture.jsonl.gz" lustre-lnet-capture.jsonl.gz
+		# The client's kernel facts with LNet's BTF, for the planner's fixtures.
+		"$tool" --dump-kernel-facts >"$work/kfacts.txt" 2>/dev/null &&
+			guest_keep_file "$work/kfacts.txt" lustre-lnet-client.facts
+	fi
+	if [ "$3" = last ]; then
+		check "[$name] unmount" lustre_client_stop
+	else
+		check "[$name] unmount, Lustre's and LNet's modules removed" lustre_real_stop --rmmod
+	fi
+}
+
+if [ -n "$credits" ]; then
+	run_phase default default more && run_phase reduced "$credits" last
+else
+	run_phase default default last
+fi
 guest_done
