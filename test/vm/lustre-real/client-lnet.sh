@@ -164,12 +164,20 @@ for r in reqs:
             if r["service_ns"] is not None and w > r["service_ns"]:
                 fail(f"xid {r['xid']}: LNet wait {w} ns > service_ns {r['service_ns']}")
 print(f"requests whose PUT waited for credits: {joined}")
+# A message queued at a gate exactly when the count it left was below 0
+# (lnet_post_send_locked): its wait there is > 0 then, and 0 otherwise.
+for key, wkey in (("peer_credits", "peer_credit_wait_ns"), ("ni_credits", "ni_credit_wait_ns")):
+    odd = [m for m in msgs if m[key] is not None and (m[key] < 0) != (m[wkey] > 0)]
+    if odd:
+        m = odd[0]
+        fail(f"{len(odd)} messages whose {wkey} does not match {key} < 0, e.g. {key} {m[key]},"
+             f" {wkey} {m[wkey]}, match_bits {m['match_bits']}")
 if mode == "default":
     if wait:
         fail(f"{len(wait)} messages waited with the default credits")
 else:
     if not wait or peer_wait <= 0:
-        fail("no credit waits with the credits reduced")
+        fail(f"no peer credit wait with the credits reduced (peer {peer_wait} ns, NI {ni_wait} ns)")
     if not pc or min(pc) >= 0:
         fail("no record saw the peer's credits below 0")
     elif pmin and min(pc) < int(pmin):
@@ -191,16 +199,20 @@ lnet_sends_match()
 	[ "$n" -eq "$((sends1 - sends0))" ]
 }
 
-# One phase: LNet started with CREDITS, the tool, the workload, the checks.
-# LAST: "last" leaves the modules loaded, else they are removed for the
-# next phase's LNet start (the tool stopped first: its programs hold them).
+# One phase: LNet started with CREDITS ("mounted": as the last phase left
+# it), the tool (TOOL, default the build's), the workload, the checks.
+# LAST: "keep" stays mounted for the next phase, "last" unmounts, else the
+# modules are removed too for the next phase's LNet start (the tool stopped
+# first: its programs hold them).
 run_phase()
 {
-	local name=$1
+	local name=$1 tool=${4:-$tool}
 
-	set_credits "$2"
-	check "[$name] client up and mounted $LR_SERVER_NID:/$LR_FSNAME" lustre_client_start ||
-		{ grep -a '^lustre-real: ' "$work/check.out"; return 1; }
+	if [ "$2" != mounted ]; then
+		set_credits "$2"
+		check "[$name] client up and mounted $LR_SERVER_NID:/$LR_FSNAME" lustre_client_start ||
+			{ grep -a '^lustre-real: ' "$work/check.out"; return 1; }
+	fi
 	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 	say "[$name] Lustre $(lctl get_param -n version 2>/dev/null | head -n 1) on $(uname -r);" \
 		"ksocklnd peer_credits=$(cat /sys/module/ksocklnd/parameters/peer_credits)" \
@@ -232,7 +244,7 @@ run_phase()
 		"$work/check.out" | while read -r l; do say "[$name] $l"; done
 	check "[$name] lnet records over the workload = LNet's send_count over it" lnet_sends_match
 	grep -E '^lnet records in' "$work/check.out" | while read -r l; do say "[$name] $l"; done
-	if [ "$name" != default ]; then
+	if [ "$name" = reduced ]; then
 		# The capture (rpc and lnet records) for the host: run-in-vm saves
 		# it in LES_VM_FILES as lustre-lnet-capture.jsonl.gz.
 		jq -M -c 'select(.type == "rpc" or .type == "lnet")' "$work/out.jsonl" | gzip -9 \
@@ -242,14 +254,22 @@ run_phase()
 		"$tool" --dump-kernel-facts >"$work/kfacts.txt" 2>/dev/null &&
 			guest_keep_file "$work/kfacts.txt" lustre-lnet-client.facts
 	fi
-	if [ "$3" = last ]; then
+	if [ "$3" = keep ]; then
+		return 0
+	elif [ "$3" = last ]; then
 		check "[$name] unmount" lustre_client_stop
 	else
 		check "[$name] unmount, Lustre's and LNet's modules removed" lustre_real_stop --rmmod
 	fi
 }
 
-if [ -n "$credits" ]; then
+# LES_LR_LNET_PLANTED: a build of the tool with a planted fault, run after
+# the reduced phase on the same LNet: its checks must fail (a demonstration,
+# never set by CTest).
+if [ -n "${LES_LR_LNET_PLANTED:-}" ]; then
+	run_phase default default more && run_phase reduced "$credits" keep &&
+		run_phase planted mounted last "$LES_LR_LNET_PLANTED"
+elif [ -n "$credits" ]; then
 	run_phase default default more && run_phase reduced "$credits" last
 else
 	run_phase default default last
