@@ -507,6 +507,21 @@ START_TEST(test_lnet_rows_need_lnet_btf)
 }
 END_TEST
 
+/* Recorded on the two-guest client: the four LNet rows by fentry. */
+START_TEST(test_debian_612_lnet_client)
+{
+	struct les_kfacts *f = load("debian-6.12-lustre-lnet-client.facts");
+	const struct les_probe_plan *p = plan_for(f, LES_ATTACH_MODE_AUTO);
+
+	ck_assert_int_eq(rpc_row(p, "lnet_msg_commit")->method, LES_ATTACH_FENTRY);
+	ck_assert_int_eq(rpc_row(p, "lnet_post_send_locked")->method, LES_ATTACH_FENTRY);
+	ck_assert_int_eq(rpc_row(p, "ksocknal_send")->method, LES_ATTACH_FENTRY);
+	ck_assert_str_eq(rpc_row(p, "ksocknal_send")->where, "ksocklnd");
+	ck_assert_int_eq(rpc_row(p, "lnet_finalize")->method, LES_ATTACH_FENTRY);
+	free(f);
+}
+END_TEST
+
 START_TEST(test_clone_lookup)
 {
 	struct les_kfacts f = {0};
@@ -634,6 +649,7 @@ int main(void)
 	tcase_add_test(kernels, test_nfs_atomic_open_v23);
 	tcase_add_test(kernels, test_ptlrpc_inlined_or_clone);
 	tcase_add_test(kernels, test_lnet_rows_need_lnet_btf);
+	tcase_add_test(kernels, test_debian_612_lnet_client);
 	tcase_add_test(kernels, test_clone_lookup);
 	tcase_add_test(text, test_dump_reads_back_the_same);
 	tcase_add_test(text, test_malformed_facts);

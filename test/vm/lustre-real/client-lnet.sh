@@ -139,9 +139,13 @@ by_type = {}
 for m in msgs:
     by_type[m["msg_type"]] = by_type.get(m["msg_type"], 0) + 1
 print("by type", by_type)
-missing = [r["xid"] for r in reqs if r["xid"] not in sent]
+# A request released without a reply may have its PUT still queued for a
+# credit when the tool stops (seen: ldlm_cancels at the end): listed, not failed.
+missing = [r["xid"] for r in reqs if r["xid"] not in sent and r.get("replied")]
 if missing:
     fail(f"{len(missing)} requests without their LNet PUT (match bits = xid), e.g. {missing[:5]}")
+unreplied = [f"{r['opcode_name']} {r['xid']}" for r in reqs if r["xid"] not in sent and not r.get("replied")]
+print(f"requests released without a reply and without a PUT seen: {len(unreplied)} {unreplied[:5]}")
 # 0@lo has no peer: its messages carry no NIDs (none is expected here).
 bad_nid = [m for m in msgs if m["ni_nid"] is not None and (m["ni_nid"] != nid or m["peer_nid"] != srv)]
 print("records without NIDs (0@lo):", sum(1 for m in msgs if m["ni_nid"] is None))
@@ -262,7 +266,7 @@ run_phase()
 	echo "---"
 	check "[$name] lnet records: each request's PUT, NIDs, credit waits against LNet's peers and nis" \
 		lnet_check
-	grep -E '^(lnet records|by type|interfaces|waited|requests whose|records without)' \
+	grep -E '^(lnet records|by type|interfaces|waited|requests whose|records without|requests released)' \
 		"$work/check.out" | while read -r l; do say "[$name] $l"; done
 	check "[$name] lnet records over the workload = LNet's send_count over it" lnet_sends_match
 	grep -E '^lnet records in' "$work/check.out" | while read -r l; do say "[$name] $l"; done
@@ -287,7 +291,8 @@ run_phase()
 
 # LES_LR_LNET_PLANTED: a build of the tool with a planted fault, run after
 # the reduced phase (the only other one then) on the same LNet: its checks
-# must fail (a demonstration, never set by CTest).
+# must fail (a demonstration, never set by CTest). A path the guest sees:
+# the host's / is shared but not its /tmp.
 if [ -n "${LES_LR_LNET_PLANTED:-}" ]; then
 	run_phase reduced "$credits" keep && run_phase planted mounted last "$LES_LR_LNET_PLANTED"
 elif [ -n "$credits" ]; then
