@@ -228,9 +228,44 @@ struct rpc_clnt___les {
 
 struct rpc_task___les;
 
+/* xprt_class's ident: XPRT_TRANSPORT_TCP (6) and _UDP (17) are sock_xprts. */
+struct xprt_class___les {
+	int ident;
+} __attribute__((preserve_access_index));
+
+struct rpc_xprt___les {
+	const struct xprt_class___les *xprt_class;
+} __attribute__((preserve_access_index));
+
+/* include/linux/sunrpc/xprtsock.h: the socket transport around a rpc_xprt. */
+struct sock_xprt___les {
+	struct sock *inet;
+} __attribute__((preserve_access_index));
+
 struct rpc_rqst___les {
 	__u32 rq_xid; /* __be32 */
 	struct rpc_task___les *rq_task;
+	struct rpc_xprt___les *rq_xprt;
+} __attribute__((preserve_access_index));
+
+/*
+ * The server side (include/linux/sunrpc/svc.h): one request a service
+ * thread handles. rq_qtime: when a thread was woken for its transport;
+ * rq_stime: when the request had been read off it.
+ */
+struct svc_procedure___les {
+	const char *pc_name;
+} __attribute__((preserve_access_index));
+
+struct svc_rqst___les {
+	struct __kernel_sockaddr_storage rq_addr;
+	__u32 rq_xid; /* __be32 */
+	__u32 rq_prog;
+	__u32 rq_vers;
+	__u32 rq_proc;
+	const struct svc_procedure___les *rq_procinfo;
+	__s64 rq_qtime; /* ktime_t */
+	__s64 rq_stime;
 } __attribute__((preserve_access_index));
 
 struct rpc_task___les {

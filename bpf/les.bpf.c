@@ -13,5 +13,6 @@
 #include "rpc_ptlrpc.bpf.h"
 #include "rpc_ptlrpc_srv.bpf.h"
 #include "rpc_sunrpc.bpf.h"
+#include "rpc_nfsd.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -197,11 +197,19 @@ static __always_inline void srv_rec_init(struct les_rec_srv *rec, const struct p
 	rec->msg_flags = 0;
 	rec->tid = (__u32)bpf_get_current_pid_tgid();
 	rec->_pad = 0;
+	rec->proto = LES_PROTO_PTLRPC;
+	rec->vers = 0;
+	rec->prog = 0;
+	rec->io_ns = 0;
+	rec->offset = 0;
+	rec->count = 0;
 	__builtin_memset(&rec->peer, 0, sizeof(rec->peer));
 	__builtin_memset(&rec->self, 0, sizeof(rec->self));
+	__builtin_memset(&rec->client, 0, sizeof(rec->client));
 	__builtin_memset(rec->service, 0, LES_RPC_NAME_LEN);
 	__builtin_memset(rec->target, 0, LES_RPC_NAME_LEN);
 	__builtin_memset(rec->jobid, 0, LES_JOBID_LEN);
+	__builtin_memset(rec->procname, 0, LES_RPC_NAME_LEN);
 	bpf_get_current_comm(rec->comm, LES_COMM_LEN);
 }
 

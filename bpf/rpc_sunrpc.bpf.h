@@ -172,6 +172,36 @@ static __always_inline bool sunrpc_attribute(struct rpc_who *who, const struct s
 	return true;
 }
 
+/*
+ * The client's end of the request's transport, as the server sees it as
+ * its peer (rq_addr): the join's key with the xid. Only socket transports
+ * (TCP, UDP) wrap their rpc_xprt in a struct sock_xprt; RDMA and AF_LOCAL
+ * have no such socket, and the record says so (no LES_RPC_F_LOCAL).
+ */
+static __always_inline void sunrpc_local_addr(struct les_rec_rpc *rec, struct rpc_task___les *task)
+{
+	struct rpc_xprt___les *xprt = BPF_CORE_READ(task, tk_rqstp, rq_xprt);
+	int ident = xprt ? BPF_CORE_READ(xprt, xprt_class, ident) : 0;
+	struct sock *sk;
+	__u16 family;
+
+	if (ident != 6 /* XPRT_TRANSPORT_TCP */ && ident != 17 /* XPRT_TRANSPORT_UDP */)
+		return;
+	sk = BPF_CORE_READ((struct sock_xprt___les *)xprt, inet);
+	if (!sk)
+		return;
+	family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	rec->local.port = BPF_CORE_READ(sk, __sk_common.skc_num);
+	if (family == 2 /* AF_INET */)
+		rec->local.addr_be[0] = BPF_CORE_READ(sk, __sk_common.skc_rcv_saddr);
+	else if (family != 10 /* AF_INET6 */ ||
+		 bpf_probe_read_kernel(rec->local.addr_be, sizeof(rec->local.addr_be),
+				       &sk->__sk_common.skc_v6_rcv_saddr))
+		return;
+	rec->local.family = family;
+	rec->flags |= LES_RPC_F_LOCAL;
+}
+
 static __always_inline int sunrpc_stats(struct rpc_task___les *task, __s64 backlog, __s64 rtt,
 					__s64 execute)
 {
@@ -214,6 +244,7 @@ static __always_inline int sunrpc_stats(struct rpc_task___les *task, __s64 backl
 		rec->vers = (__u16)BPF_CORE_READ((struct rpc_clnt___les *)clnt, cl_vers);
 	}
 	sunrpc_proc_name(rec->name, task);
+	sunrpc_local_addr(rec, task);
 	submit(rec);
 out:
 	if (v)

@@ -182,6 +182,10 @@ enum les_probe_id {
 	LES_PROBE_LNET_WAIT,	 /* ... returned LNET_CREDIT_WAIT: the message waits */
 	LES_PROBE_LNET_LND_SEND, /* LNet: handed to the LND (ksocknal_send) */
 	LES_PROBE_LNET_FINALIZE, /* LNet: a sent message finalized (the record) */
+	LES_PROBE_SVC_PROCESS, /* sunrpc server: a request's procedure is dispatched */
+	LES_PROBE_SVC_REPLYING, /* sunrpc server: the reply goes to the transport */
+	LES_PROBE_SVC_SEND,    /* sunrpc server: the reply is sent (the record) */
+	LES_PROBE_NFSD_IO,     /* nfsd: a read or write of a file starts or ends */
 	LES_PROBE_MAX,
 };
 
@@ -240,6 +244,17 @@ struct les_lnet_nid {
 	__u32 addr_be[4];
 };
 
+/*
+ * A socket address as the other end sees it: family AF_INET (2) or
+ * AF_INET6 (10), the port in host order, the address big-endian (IPv4 in
+ * addr_be[0]). All zero: unknown.
+ */
+struct les_sock_addr {
+	__u16 family;
+	__u16 port;
+	__u32 addr_be[4];
+};
+
 /* One request of the client's request layer (RPC plane). */
 struct les_rec_rpc {
 	__u32 kind; /* LES_REC_RPC */
@@ -280,6 +295,8 @@ struct les_rec_rpc {
 	char name[LES_RPC_NAME_LEN];
 	char jobid[LES_JOBID_LEN]; /* PtlRPC: the job ID Lustre sent, with LES_RPC_F_JOBID */
 	struct les_lnet_nid nid;   /* PtlRPC: the import's peer, with LES_RPC_F_NID */
+	/* sunrpc: the client's end of the transport's socket, with LES_RPC_F_LOCAL */
+	struct les_sock_addr local;
 };
 
 #define LES_RPC_F_ASYNC	      0x1 /* sent by another thread than the submitter */
@@ -302,13 +319,23 @@ struct les_rec_rpc {
 #define LES_RPC_F_LOCK_BLOCKED 0x800
 /* FUSE: the daemon's read was seen: backlog_ns is queued -> read, rtt_ns read -> end */
 #define LES_RPC_F_DAEMON_READ 0x1000
+/* sunrpc: local is the transport socket's own address (a TCP or UDP transport) */
+#define LES_RPC_F_LOCAL	      0x2000
 
 /*
- * One request a PtlRPC service handled (server side: MDS, OSS, MGS, and a
- * client's own LDLM callback service). Times are CLOCK_MONOTONIC except
- * arrival_real_ns, which is Lustre's own stamp (rq_arrival_time,
- * CLOCK_REALTIME): userspace moves it onto the monotonic clock. Every
- * field is read by CO-RE from module BTF; without it there is no record.
+ * One request a server handled: a PtlRPC service (MDS, OSS, MGS, and a
+ * client's own LDLM callback service), or a sunrpc service (nfsd, and the
+ * NFS client's callback and lockd services), told apart by proto.
+ * Times are CLOCK_MONOTONIC except arrival_real_ns, which for PtlRPC is
+ * Lustre's own stamp (rq_arrival_time, CLOCK_REALTIME): userspace moves it
+ * onto the monotonic clock. Every field is read by CO-RE from module BTF;
+ * without it there is no record.
+ *
+ * sunrpc (bpf/rpc_nfsd.bpf.h): arrival_real_ns is rq_qtime, when a thread
+ * was woken for the transport (monotonic, LES_SRV_F_ARRIVAL_MONO), start_ns
+ * rq_stime (the request read off the transport), handler_ns svc_process,
+ * ts_ns and reply_ns svc_send; service is empty, procname the procedure's
+ * name, client the peer's address (rq_addr), status svc_send's result.
  */
 struct les_rec_srv {
 	__u32 kind; /* LES_REC_SRV */
@@ -322,16 +349,24 @@ struct les_rec_srv {
 	__u64 reply_ns; /* the reply was sent (ptlrpc_send_reply); 0: none */
 	__u64 xid; /* rq_xid: the match bits the client sent it with */
 	__u64 transno; /* rq_transno: the transaction a modifying request got, 0: none */
+	__u64 io_ns; /* sunrpc: nfsd's file read or write (nfsd_*_start -> done), with LES_SRV_F_IO */
+	__u64 offset; /* sunrpc: that read's or write's offset, with LES_SRV_F_IO */
+	__u64 count; /* sunrpc: ... and its byte count */
 	__s32 status; /* rq_status: the handler's result, a negative errno or 0 */
 	__u32 msg_flags; /* pb_flags: MSG_RESENT 0x2, MSG_REPLAY 0x4, ... */
 	__u32 tid; /* the service thread */
+	__u32 prog; /* sunrpc: rq_prog (100003: nfs) */
+	__u16 proto; /* enum les_rpc_proto: LES_PROTO_PTLRPC or LES_PROTO_SUNRPC */
+	__u16 vers; /* sunrpc: rq_vers */
 	__u32 _pad;
 	struct les_lnet_nid peer; /* rq_peer: the client's NID as this server's LNet knows it */
 	struct les_lnet_nid self; /* rq_self: this server's NID the request came to (the client's import peer) */
+	struct les_sock_addr client; /* sunrpc: rq_addr, the client's address, with LES_SRV_F_CLIENT */
 	char comm[LES_COMM_LEN]; /* the service thread's name (mdt00_002, ll_ost_io00_000) */
 	char service[LES_RPC_NAME_LEN]; /* srv_name: mdt, ost_io, ldlm_canceld, ... */
 	char target[LES_RPC_NAME_LEN]; /* the export's obd_name (lustre-OST0000), with LES_SRV_F_TARGET */
 	char jobid[LES_JOBID_LEN]; /* pb_jobid, with LES_SRV_F_JOBID */
+	char procname[LES_RPC_NAME_LEN]; /* sunrpc: the procedure's name, lower case */
 };
 
 #define LES_SRV_F_OPCODE 0x1 /* opcode is valid */
@@ -341,6 +376,9 @@ struct les_rec_srv {
 #define LES_SRV_F_NRS	 0x10 /* nrs_ns is valid */
 #define LES_SRV_F_REPLY	 0x20 /* reply_ns is valid */
 #define LES_SRV_F_PEER	 0x40 /* peer is valid (a struct lnet_nid: Lustre 2.15 and later) */
+#define LES_SRV_F_ARRIVAL_MONO 0x80 /* arrival_real_ns is on the monotonic clock (sunrpc) */
+#define LES_SRV_F_IO	 0x100 /* io_ns, offset and count are valid (sunrpc: nfsd read/write) */
+#define LES_SRV_F_CLIENT 0x200 /* client is valid (sunrpc) */
 
 /*
  * One LNet message this node sent (client or server side: a PtlRPC request's

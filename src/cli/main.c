@@ -455,6 +455,8 @@ static int start_and_run(struct app *a)
 	if (ret)
 		return ret;
 	les_consumer_config_of(o, &a->consumer_cfg);
+	/* Decided once, from what attached: a client-only node has no join. */
+	a->consumer_cfg.join = a->run.tracer.n_server_links > 0;
 	les_consumer_init(&a->run.consumer, &a->consumer_cfg, &a->run.observed, a->host);
 	if (les_tracer_ring(&a->run.tracer, les_consumer_on_record, &a->run.consumer))
 		return fail(LES_EXIT_RUNTIME, "cannot set up the ring buffer: %s", strerror(errno));

@@ -90,6 +90,10 @@ const struct les_opt les_opts[] = {
 	{ "otlp-flush-timeout", OPT_OTLP_FLUSH_TIMEOUT, required_argument, "DUR", LES_SEC_OTLP,
 	  "wait this long at exit for export\n"
 	  "(default 10s)", .complete = "none" },
+	{ "otlp-signals", OPT_OTLP_SIGNALS, required_argument, "LIST", LES_SEC_OTLP,
+	  "traces, metrics or traces,metrics (default\n"
+	  "traces); metrics: each --aggregate window to\n"
+	  "URL/v1/metrics", .complete = "none" },
 
 	/* Attribution */
 	{ "job-env", OPT_JOB_ENV, required_argument, "NAME", LES_SEC_ATTRIBUTION,
@@ -252,7 +256,8 @@ static const char *const section_heading[LES_SEC_MAX] = {
 	[LES_SEC_RUN] = "\nRun time:\n",
 	[LES_SEC_TUNING] = "\nTuning:\n",
 	[LES_SEC_PRIVILEGES] = "\n",
-	[LES_SEC_EXPORTER] = "\nThe Lustre exporter's flags, so that its command lines run unchanged:\n",
+	[LES_SEC_EXPORTER] =
+		"\nThe Lustre exporter's flags, so that its command lines run unchanged:\n",
 	/* One string in two lines: parenthesised, not two elements with a comma missing. */
 	[LES_SEC_GENERAL] =
 		("\nDUR is a number and its unit: 20ms, 10s, 5m, 1h (also us, ns); a bare number\n"
@@ -387,7 +392,7 @@ static void make_tables(void)
 		const struct les_opt *o = &les_opts[i];
 
 		if (o->name)
-			long_options[n_long++] = (struct option){ o->name, o->has_arg, NULL, o->key };
+			long_options[n_long++] = (struct option){o->name, o->has_arg, NULL, o->key};
 		if (les_opt_short(o) && !(o->flags & LES_OPT_F_ALIAS)) {
 			short_options[n_short++] = (char)o->key;
 			if (o->has_arg == required_argument)

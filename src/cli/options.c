@@ -39,6 +39,7 @@ void les_options_defaults(struct les_options *o)
 	o->otlp_sample = 100;
 	o->otlp_queue_bytes = 16ULL << 20;
 	o->otlp_flush_timeout_ns = 10 * LES_NS_PER_SEC;
+	o->otlp_traces = true;
 	o->group_by = LES_GROUP_BY_DEFAULT;
 	o->max_groups = LES_AGG_MAX_GROUPS_DEFAULT;
 	o->prom_path = LES_PROM_PATH_DEFAULT;
@@ -357,6 +358,12 @@ static int parse_otlp_opt(struct les_options *o, int opt, const char *arg)
 		return 0;
 	case OPT_OTLP_FLUSH_TIMEOUT:
 		return parse_duration_opt("--otlp-flush-timeout", arg, &o->otlp_flush_timeout_ns);
+	case OPT_OTLP_SIGNALS:
+		if (les_otlp_signals_parse(arg, &o->otlp_traces, &o->otlp_metrics))
+			return usage_error("invalid --otlp-signals '%s': traces, metrics or "
+					   "traces,metrics",
+					   arg);
+		return 0;
 	}
 	return LES_EXIT_USAGE;
 }
@@ -691,6 +698,7 @@ static int parse_one(struct les_options *o, int opt, const char *arg)
 	case OPT_OTLP_SAMPLE:
 	case OPT_OTLP_QUEUE_SIZE:
 	case OPT_OTLP_FLUSH_TIMEOUT:
+	case OPT_OTLP_SIGNALS:
 		return parse_otlp_opt(o, opt, arg);
 	case OPT_JOB_ENV:
 	case OPT_ENV_TAG:
@@ -904,6 +912,7 @@ static const struct {
 	{ OPT_OTLP_SAMPLE, "--otlp-sample", OPT_OTLP, "--otlp" },
 	{ OPT_OTLP_QUEUE_SIZE, "--otlp-queue-size", OPT_OTLP, "--otlp" },
 	{ OPT_OTLP_FLUSH_TIMEOUT, "--otlp-flush-timeout", OPT_OTLP, "--otlp" },
+	{ OPT_OTLP_SIGNALS, "--otlp-signals", OPT_OTLP, "--otlp" },
 };
 
 static int check_option_needs(void)
@@ -970,6 +979,9 @@ int les_options_parse(struct les_options *o, int argc, char **argv)
 		o->duration_ns = o->drain_interval_ns;
 	if (o->records && !o->aggregate_ns)
 		return usage_error("%s", "--records needs --aggregate");
+	/* The metrics are the windows': without windows there is nothing to send. */
+	if (o->otlp_metrics && !o->aggregate_ns)
+		return usage_error("%s", "--otlp-signals metrics needs --aggregate");
 	if (o->kernel_facts_path && !o->list_probes)
 		return usage_error("%s", "--kernel-facts needs --list-probes");
 	if (o->print_config) {

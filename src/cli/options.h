@@ -83,6 +83,7 @@ struct les_options {
 	uint32_t otlp_sample;
 	uint64_t otlp_queue_bytes;
 	uint64_t otlp_flush_timeout_ns;
+	bool otlp_traces, otlp_metrics; /* --otlp-signals */
 	/* Windowed aggregation (src/sink/aggregate.h): on when aggregate_ns is set */
 	uint64_t aggregate_ns; /* --aggregate window length */
 	uint32_t group_by; /* mask of enum les_group_field */

@@ -98,8 +98,11 @@ void les_sinks_config_of(const struct les_options *o, struct les_sinks_config *c
 		.flush_timeout_ns = o->otlp_flush_timeout_ns,
 		.records_clock = o->input_path != NULL,
 		.verbose = o->verbose != 0,
+		.traces = o->otlp_traces,
+		.metrics = o->otlp_metrics,
 	};
 	les_aggregate_config_of(o, &cfg->aggregate);
+	cfg->otlp.aggregate = cfg->aggregate;
 	cfg->records = o->records;
 	les_prom_config_of(o, &cfg->prom);
 	cfg->summary = o->summary;

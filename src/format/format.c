@@ -396,6 +396,24 @@ static void put_submitter(struct jw *w, uint64_t parent_op_id, const struct les_
 	put_worker(w, flags, worker_pid, worker_comm);
 }
 
+/* A socket address as "a.b.c.d:port" or "[v6]:port"; null when not valid. */
+static void put_sock_addr(struct jw *w, const char *key, size_t key_len,
+			  const struct les_sock_addr *a, bool valid)
+{
+	char host[INET6_ADDRSTRLEN], text[INET6_ADDRSTRLEN + 16];
+	int af = a->family == 10 ? AF_INET6 : AF_INET;
+	int len;
+
+	jw_lit_key(w, key, key_len);
+	if (!valid || (a->family != 2 && a->family != 10) ||
+	    !inet_ntop(af, a->addr_be, host, sizeof(host))) {
+		jw_null(w);
+		return;
+	}
+	len = snprintf(text, sizeof(text), af == AF_INET6 ? "[%s]:%u" : "%s:%u", host, a->port);
+	jw_str(w, text, (size_t)len);
+}
+
 /* A FUSE request's time in the input queue and in the daemon; null where the read was not seen. */
 static void put_fuse_split(struct jw *w, const struct les_rec_rpc *r)
 {
@@ -434,6 +452,8 @@ void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc, const struct les
 		jw_lit_u64(w, JW_LIT("backlog_ns"), r->backlog_ns);
 		jw_lit_u64(w, JW_LIT("rtt_ns"), r->rtt_ns);
 		jw_lit_u64(w, JW_LIT("execute_ns"), r->execute_ns);
+		if (r->flags & LES_RPC_F_LOCAL)
+			put_sock_addr(w, JW_LIT("local_addr"), &r->local, true);
 	}
 	if (r->proto == LES_PROTO_FUSE)
 		put_fuse_split(w, r);
@@ -555,8 +575,31 @@ static void put_srv_times(struct jw *w, const struct les_srv_times *t, bool pref
 	}
 }
 
+/* A sunrpc service's request: its program, procedure and client address. */
+static void put_svc_ids(struct jw *w, const struct les_rec_srv *r)
+{
+	const char *prog = les_sunrpc_prog_name(r->prog);
+
+	jw_lit_cstr(w, JW_LIT("service"), prog ? prog : "unknown");
+	jw_lit_null(w, JW_LIT("target"));
+	jw_lit_u64(w, JW_LIT("opcode"), r->opcode);
+	if (r->procname[0])
+		jw_lit_strz(w, JW_LIT("opcode_name"), r->procname, LES_RPC_NAME_LEN);
+	jw_lit_u64(w, JW_LIT("program"), r->prog);
+	jw_lit_u64(w, JW_LIT("version"), r->vers);
+	jw_lit_u64(w, JW_LIT("xid"), r->xid);
+	jw_lit_null(w, JW_LIT("client_nid"));
+	jw_lit_null(w, JW_LIT("server_nid"));
+	put_sock_addr(w, JW_LIT("client_addr"), &r->client, r->flags & LES_SRV_F_CLIENT);
+	jw_lit_null(w, JW_LIT("lustre_jobid"));
+}
+
 static void put_srv_ids(struct jw *w, const struct les_rec_srv *r)
 {
+	if (r->proto == LES_PROTO_SUNRPC) {
+		put_svc_ids(w, r);
+		return;
+	}
 	jw_lit_strz(w, JW_LIT("service"), r->service, LES_RPC_NAME_LEN);
 	if (r->flags & LES_SRV_F_TARGET)
 		jw_lit_strz(w, JW_LIT("target"), r->target, LES_RPC_NAME_LEN);
@@ -573,13 +616,38 @@ static void put_srv_ids(struct jw *w, const struct les_rec_srv *r)
 		jw_lit_null(w, JW_LIT("lustre_jobid"));
 }
 
+/* nfsd's file I/O inside the handling (sunrpc only), prefixed in a join; null where none. */
+static void put_srv_io(struct jw *w, const struct les_rec_srv *r, bool prefixed)
+{
+	bool io = r->flags & LES_SRV_F_IO;
+	const struct {
+		const char *name;
+		uint64_t v;
+	} fields[] = {
+		{prefixed ? "server_io_ns" : "io_ns", r->io_ns},
+		{"offset", r->offset},
+		{"count", r->count},
+	};
+
+	if (r->proto != LES_PROTO_SUNRPC)
+		return;
+	/* A join names the server's steps only: its offset and count are the client's. */
+	for (size_t i = 0; i < (prefixed ? 1 : sizeof(fields) / sizeof(fields[0])); i++) {
+		jw_key(w, fields[i].name);
+		if (io)
+			jw_u64(w, fields[i].v);
+		else
+			jw_null(w);
+	}
+}
+
 void les_format_srv(struct jw *w, const struct les_fmt_ctx *fc, const struct les_rec_srv *r)
 {
 	struct les_srv_times t;
 
 	les_srv_times(r, fc->mono_to_epoch_ns, &t);
 	put_common(w, fc, "srv", r->ts_ns, NULL);
-	jw_lit_cstr(w, JW_LIT("proto"), les_rpc_proto_name(LES_PROTO_PTLRPC));
+	jw_lit_cstr(w, JW_LIT("proto"), les_rpc_proto_name(r->proto));
 	put_srv_ids(w, r);
 	jw_lit_key(w, JW_LIT("resent"));
 	jw_bool(w, r->msg_flags & LES_MSG_RESENT);
@@ -593,6 +661,7 @@ void les_format_srv(struct jw *w, const struct les_fmt_ctx *fc, const struct les
 	jw_lit_key(w, JW_LIT("replied"));
 	jw_bool(w, r->flags & LES_SRV_F_REPLY);
 	put_srv_times(w, &t, false);
+	put_srv_io(w, r, false);
 	jw_obj_end(w);
 	jw_newline(w);
 }
@@ -689,7 +758,7 @@ void les_format_rpc_join(struct jw *w, const struct les_fmt_ctx *fc, const struc
 
 	les_srv_times(s, fc->mono_to_epoch_ns, &t);
 	put_common(w, fc, "rpc_join", c->ts_ns > s->ts_ns ? c->ts_ns : s->ts_ns, NULL);
-	jw_lit_cstr(w, JW_LIT("proto"), les_rpc_proto_name(LES_PROTO_PTLRPC));
+	jw_lit_cstr(w, JW_LIT("proto"), les_rpc_proto_name(s->proto));
 	put_srv_ids(w, s);
 	put_req_id(w, c->req_id);
 	jw_lit_u64(w, JW_LIT("pid"), c->task.pid);
@@ -699,6 +768,7 @@ void les_format_rpc_join(struct jw *w, const struct les_fmt_ctx *fc, const struc
 	jw_lit_u64(w, JW_LIT("client_resends"), c->resends);
 	jw_lit_i64(w, JW_LIT("network_ns"), les_rpcjoin_network_ns(c, &t));
 	put_srv_times(w, &t, true);
+	put_srv_io(w, s, true);
 	jw_lit_i64(w, JW_LIT("server_status"), s->status);
 	jw_obj_end(w);
 	jw_newline(w);

@@ -13,8 +13,12 @@
 #include <stdint.h>
 #include "les_record.h"
 
+struct les_join_view; /* model/rpcjoin.h */
+
 struct les_event {
 	uint32_t kind; /* a per-op kind of model/kinds.h; what it sets: its shape */
+	/* An rpc_join (type "rpc_join"), for the join sinks only: its keys and layers. */
+	const struct les_join_view *join;
 	const char *type; /* "access", "rpc", "rpc_event" */
 	uint64_t ts_epoch_ns; /* completion time */
 

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "model/families.h"
 #include "model/ops.h"
+#include "model/rpcjoin.h"
 #include "util/utf8.h"
 
 static const char *const prefixes[LES_FSET_MAX] = {
@@ -173,5 +174,30 @@ size_t les_labels_make(char *buf, const struct les_label_opts *opts, const struc
 								: ev->actor_type);
 	if (fset == LES_FSET_OURS || opts->slurm)
 		kb_label(&k, "slurm_job_id", ev->job_id);
+	return k.overflow ? 0 : k.len;
+}
+
+const uint64_t les_family_bucket_ns[LES_FAMILY_BUCKETS] = {
+	10000,	  50000,     250000,	1000000,    2500000,	10000000,
+	25000000, 100000000, 250000000, 1000000000, 2500000000, 10000000000,
+};
+
+unsigned int les_family_bucket(uint64_t ns)
+{
+	unsigned int i = 0;
+
+	while (i < LES_FAMILY_BUCKETS && ns > les_family_bucket_ns[i])
+		i++;
+	return i;
+}
+
+size_t les_join_labels_make(char *buf, const struct les_join_view *v, unsigned int layer)
+{
+	struct keybuf k = {.buf = buf};
+
+	kb_label(&k, "lustre_jobid", v->job);
+	kb_label(&k, "target", v->target);
+	kb_label(&k, "client_nid", v->client_nid);
+	kb_label(&k, "layer", les_join_layer_name(layer));
 	return k.overflow ? 0 : k.len;
 }

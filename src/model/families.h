@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "model/event.h"
 
 /* A rendered label set, at most (the NUL included). */
@@ -24,6 +25,7 @@ enum les_series_kind {
 	LES_SK_INFLIGHT,    /* requests in flight now, by submitter */
 	LES_SK_PTLRPC,	    /* PtlRPC requests started and completed, by submitter */
 	LES_SK_REQ_HIST,    /* PtlRPC request duration histogram: send to reply */
+	LES_SK_JOIN_HIST,   /* joined requests: a layer's duration histogram */
 	LES_SK_MAX,
 };
 
@@ -62,11 +64,33 @@ struct les_label_opts {
 size_t les_labels_make(char *buf, const struct les_label_opts *opts, const struct les_event *ev,
 		       enum les_series_kind kind, bool with_process, enum les_family_set *fset_out);
 
+struct les_join_view; /* model/rpcjoin.h */
+
+/*
+ * The label set of a joined request's series of one layer (enum
+ * les_join_layer): lustre_jobid, target, client_nid, layer; as
+ * les_labels_make, 0 when it does not fit. Our family set: the exporter
+ * has no such family.
+ */
+size_t les_join_labels_make(char *buf, const struct les_join_view *v, unsigned int layer);
+
 /*
  * Escape a label value for the text format (\\, \", \n) and make it valid
  * UTF-8 (each bad byte becomes U+FFFD). Writes at most cap - 1 bytes and a
  * NUL, never cutting an escape or a character; returns the length.
  */
 size_t les_label_escape(const char *s, char *out, size_t cap);
+
+/*
+ * The histogram buckets of every metrics output (the Prometheus families,
+ * OTLP's explicit-bucket histograms): the bounds lustre-ebpf-exporter uses
+ * since its commit e743798 ("compact latency histogram buckets"), in ns,
+ * each an inclusive upper bound ("le"); +Inf after the last.
+ */
+#define LES_FAMILY_BUCKETS 12
+extern const uint64_t les_family_bucket_ns[LES_FAMILY_BUCKETS];
+
+/* The bucket of a duration: the first bound at or above it; LES_FAMILY_BUCKETS for +Inf. */
+unsigned int les_family_bucket(uint64_t ns);
 
 #endif /* LES_FAMILIES_H */

@@ -243,6 +243,10 @@ const char *les_probe_name(unsigned int probe)
 		[LES_PROBE_LNET_WAIT] = "lnet_credit_wait",
 		[LES_PROBE_LNET_LND_SEND] = "lnet_lnd_send",
 		[LES_PROBE_LNET_FINALIZE] = "lnet_finalize",
+		[LES_PROBE_SVC_PROCESS] = "svc_process",
+		[LES_PROBE_SVC_REPLYING] = "svc_stats_latency",
+		[LES_PROBE_SVC_SEND] = "svc_send",
+		[LES_PROBE_NFSD_IO] = "nfsd_io",
 	};
 	return probe < LES_PROBE_MAX && names[probe] ? names[probe] : "unknown";
 }

@@ -44,29 +44,39 @@ bool les_rpcjoin_client_key(const struct les_rec_rpc *r, struct les_rpcjoin_key 
 {
 	const uint32_t need = LES_RPC_F_XID | LES_RPC_F_NID;
 
+	memset(k, 0, sizeof(*k));
+	k->proto = r->proto;
+	if (r->proto == LES_PROTO_SUNRPC) {
+		if (!(r->flags & LES_RPC_F_LOCAL))
+			return false;
+		k->addr.client = r->local;
+		k->xid = r->req_id;
+		return true;
+	}
 	if (r->proto != LES_PROTO_PTLRPC || r->rpc_op != LES_RPC_OP_REQUEST ||
 	    (r->flags & need) != need || !nid_valid(&r->nid))
 		return false;
-	memset(k, 0, sizeof(*k));
-	k->server_nid = r->nid;
+	k->addr.server_nid = r->nid;
 	k->xid = r->xid;
 	return true;
 }
 
 bool les_rpcjoin_server_key(const struct les_rec_srv *r, struct les_rpcjoin_key *k)
 {
-	if (!(r->flags & LES_SRV_F_PEER) || !nid_valid(&r->self))
-		return false;
 	memset(k, 0, sizeof(*k));
-	k->server_nid = r->self;
+	k->proto = r->proto;
 	k->xid = r->xid;
-	return true;
+	if (r->proto == LES_PROTO_SUNRPC) {
+		k->addr.client = r->client;
+		return r->flags & LES_SRV_F_CLIENT;
+	}
+	k->addr.server_nid = r->self;
+	return r->proto == LES_PROTO_PTLRPC && (r->flags & LES_SRV_F_PEER) && nid_valid(&r->self);
 }
 
 static bool key_eq(const struct les_rpcjoin_key *a, const struct les_rpcjoin_key *b)
 {
-	return a->xid == b->xid &&
-	       memcmp(&a->server_nid, &b->server_nid, sizeof(a->server_nid)) == 0;
+	return memcmp(a, b, sizeof(*a)) == 0;
 }
 
 /* FNV-1a over the key's bytes. */
@@ -182,7 +192,10 @@ static uint64_t span(uint64_t from, uint64_t to)
 
 void les_srv_times(const struct les_rec_srv *r, int64_t mono_to_epoch_ns, struct les_srv_times *t)
 {
-	uint64_t arrival = r->arrival_real_ns - (uint64_t)mono_to_epoch_ns;
+	/* sunrpc's arrival (rq_qtime) is monotonic already; Lustre's is CLOCK_REALTIME. */
+	uint64_t arrival = (r->flags & LES_SRV_F_ARRIVAL_MONO)
+				   ? r->arrival_real_ns
+				   : r->arrival_real_ns - (uint64_t)mono_to_epoch_ns;
 	uint64_t reply = (r->flags & LES_SRV_F_REPLY) ? r->reply_ns : 0;
 
 	memset(t, 0, sizeof(*t));
@@ -200,6 +213,29 @@ void les_srv_times(const struct les_rec_srv *r, int64_t mono_to_epoch_ns, struct
 	t->total_ns = span(t->arrival_ns, r->ts_ns);
 	t->has_reply = reply != 0;
 	t->reply_ns = span(t->arrival_ns, reply);
+}
+
+const char *les_join_layer_name(enum les_join_layer l)
+{
+	static const char *const names[LES_JOIN_LAYER_MAX] = {
+#define LES_JOIN_LAYER_NAME(id, name) [LES_JOIN_##id] = name,
+		LES_JOIN_LAYERS(LES_JOIN_LAYER_NAME)
+#undef LES_JOIN_LAYER_NAME
+	};
+
+	return (unsigned int)l < LES_JOIN_LAYER_MAX ? names[l] : NULL;
+}
+
+void les_rpcjoin_layers(const struct les_rec_rpc *c, const struct les_srv_times *t,
+			int64_t ns[LES_JOIN_LAYER_MAX])
+{
+	ns[LES_JOIN_CLIENT_QUEUED] = (int64_t)c->backlog_ns;
+	ns[LES_JOIN_CLIENT_SERVICE] = (int64_t)c->rtt_ns;
+	ns[LES_JOIN_NETWORK] = les_rpcjoin_network_ns(c, t);
+	ns[LES_JOIN_SRV_INCOMING] = t->has_nrs ? (int64_t)t->incoming_ns : 0;
+	ns[LES_JOIN_SRV_NRS] = t->has_nrs ? (int64_t)t->nrs_ns : 0;
+	ns[LES_JOIN_SRV_HANDLE] = (int64_t)t->handle_ns;
+	ns[LES_JOIN_SRV_REPLY] = t->has_reply ? (int64_t)t->reply_ns : 0;
 }
 
 int64_t les_rpcjoin_network_ns(const struct les_rec_rpc *c, const struct les_srv_times *t)

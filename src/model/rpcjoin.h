@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The join of a client's PtlRPC request record with the server's record of
- * the same request, where both sides are traced by one consumer (a client
- * mounted on its own servers). The key is (the server's NID the request
- * went to, xid): the client's import peer and the server's rq_self are the
- * same NID, and the client's xids are unique on that client. Whichever
+ * The join of a client's request record with the server's record of the
+ * same request, where both sides are traced by one consumer (a client
+ * mounted on its own servers). The key is (protocol, the address that
+ * names the connection on both sides, xid):
+ * - PtlRPC: the server's NID the request went to: the client's import peer
+ *   and the server's rq_self are the same NID, and the client's xids are
+ *   unique on that client.
+ * - sunrpc (NFS): the client's address and port, its socket's own on the
+ *   client and rq_addr on the server, with the 32-bit xid, which is unique
+ *   per transport only (docs/nfs.md: what this key cannot tell apart).
+ * Whichever
  * side comes first waits in a bounded table for the other; one that waits
  * in vain (evicted when its slots are full, too old, or left at the end)
  * is counted as unjoined on its side, never dropped silently.
@@ -20,13 +26,18 @@
 #include "les_record.h"
 
 enum les_rpcjoin_side {
-	LES_JOIN_CLIENT = 0, /* a struct les_rec_rpc (PtlRPC request) */
-	LES_JOIN_SERVER,     /* a struct les_rec_srv */
+	LES_JOIN_CLIENT = 0, /* a struct les_rec_rpc (PtlRPC request, sunrpc task) */
+	LES_JOIN_SERVER,     /* a struct les_rec_srv (of either protocol) */
 	LES_JOIN_SIDES,
 };
 
+/* Zeroed before it is filled, so that its bytes (hashed, compared) hold no garbage. */
 struct les_rpcjoin_key {
-	struct les_lnet_nid server_nid;
+	uint32_t proto; /* enum les_rpc_proto: PTLRPC or SUNRPC */
+	union {
+		struct les_lnet_nid server_nid; /* PtlRPC */
+		struct les_sock_addr client;	/* sunrpc */
+	} addr;
 	uint64_t xid;
 };
 
@@ -45,7 +56,7 @@ struct les_rpcjoin_counts {
 	uint64_t joined;
 	/* By side: waited in vain (evicted, expired or left at the end). */
 	uint64_t unjoined[LES_JOIN_SIDES];
-	/* By side: records without a key (no xid or NID: no module BTF). */
+	/* By side: records without a key (no xid or NID: no module BTF; sunrpc: no socket address). */
 	uint64_t no_key[LES_JOIN_SIDES];
 	/* By side: a second record with a key already waiting (the first one is kept). */
 	uint64_t duplicate[LES_JOIN_SIDES];
@@ -79,6 +90,48 @@ struct les_srv_times {
 };
 
 void les_srv_times(const struct les_rec_srv *r, int64_t mono_to_epoch_ns, struct les_srv_times *t);
+
+/*
+ * The durations of a joined request that a window sums per group (job,
+ * target, client NID): each is the rpc_join line's field of that name, 0
+ * where the line has null, so a window's sums are the sums over its lines.
+ * client_queued (created -> first send: the slot and credit wait), network
+ * and the server's incoming, NRS and handling steps are disjoint parts of
+ * the request's time; client_service is the client's whole wait for the
+ * reply, server_reply the server's arrival -> reply sent.
+ */
+#define LES_JOIN_LAYERS(X)                     \
+	X(CLIENT_QUEUED, "client_queued_ns")   \
+	X(CLIENT_SERVICE, "client_service_ns") \
+	X(NETWORK, "network_ns")               \
+	X(SRV_INCOMING, "server_incoming_ns")  \
+	X(SRV_NRS, "server_nrs_ns")            \
+	X(SRV_HANDLE, "server_handle_ns")      \
+	X(SRV_REPLY, "server_reply_ns")
+
+/* clang-format off */
+enum les_join_layer {
+#define LES_JOIN_LAYER_ENUM(id, name) LES_JOIN_##id,
+	LES_JOIN_LAYERS(LES_JOIN_LAYER_ENUM)
+#undef LES_JOIN_LAYER_ENUM
+	LES_JOIN_LAYER_MAX,
+};
+/* clang-format on */
+
+/* The layer's name: its rpc_join field (and window member). */
+const char *les_join_layer_name(enum les_join_layer l);
+
+/* A joined request as the windows group it: the keys NULL where the line has null. */
+struct les_join_view {
+	const char *job;	/* lustre_jobid: the job on the wire */
+	const char *target;	/* the server's target */
+	const char *client_nid; /* the client's NID as the server knows it */
+	int64_t ns[LES_JOIN_LAYER_MAX];
+};
+
+/* The layers of a joined pair (t: the server record's steps). */
+void les_rpcjoin_layers(const struct les_rec_rpc *c, const struct les_srv_times *t,
+			int64_t ns[LES_JOIN_LAYER_MAX]);
 
 /*
  * The joined request's split: the client's service time (send -> reply, its

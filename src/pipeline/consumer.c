@@ -20,6 +20,23 @@
 #define LES_JOIN_SLOTS	    4096
 #define LES_JOIN_MAX_AGE_NS (30ULL * 1000000000ULL)
 
+/*
+ * The join's table (~1.2 MB), only where server records can come: a
+ * client-only node allocates nothing and offers nothing. Without it
+ * nothing joins, and the stats say why.
+ */
+static void join_init(struct les_consumer *c)
+{
+	if (!c->cfg->join) {
+		c->join_off = "no server probe attached";
+		return;
+	}
+	if (les_rpcjoin_init(&c->join, LES_JOIN_SLOTS, LES_JOIN_MAX_AGE_NS)) {
+		c->join.cap = 0;
+		c->join_off = "no memory for the join's table";
+	}
+}
+
 void les_consumer_init(struct les_consumer *c, const struct les_consumer_config *cfg,
 		       const struct les_observed *observed, const char *host)
 {
@@ -31,9 +48,7 @@ void les_consumer_init(struct les_consumer *c, const struct les_consumer_config 
 	c->start_mono_ns = les_mono_ns();
 	c->records_to_lines = true;
 	snprintf(c->host, sizeof(c->host), "%s", host);
-	/* Without the table (no memory at start) nothing joins, and the stats say so. */
-	if (les_rpcjoin_init(&c->join, LES_JOIN_SLOTS, LES_JOIN_MAX_AGE_NS))
-		c->join.cap = 0;
+	join_init(c);
 }
 
 void les_consumer_set_output(struct les_consumer *c, les_output_fn fn, void *ctx)
@@ -173,6 +188,11 @@ int les_consumer_add_event_sink(struct les_consumer *c, les_event_fn fn, void *c
 int les_consumer_add_line_sink(struct les_consumer *c, les_event_fn fn, void *ctx)
 {
 	return add_tap(c, &(const struct les_consumer_tap){ .line = fn, .ctx = ctx });
+}
+
+int les_consumer_add_join_sink(struct les_consumer *c, les_event_fn fn, void *ctx)
+{
+	return add_tap(c, &(const struct les_consumer_tap){.join = fn, .ctx = ctx});
 }
 
 int les_consumer_add_stats_hook(struct les_consumer *c, const struct les_stats_hook *h)
@@ -451,10 +471,55 @@ static void event_rpc_ids(struct les_consumer *c, const struct les_rec_rpc *r)
  * record of the ring, so an output line like a stats line, for the output
  * and the line sinks, outside the records' accounting.
  */
+/* A fixed-size, NUL-padded name of a record, as a C string (NULL without its flag). */
+static const char *rec_name(char *dst, size_t size, const char *src, bool valid)
+{
+	if (!valid)
+		return NULL;
+	memcpy(dst, src, size - 1);
+	dst[size - 1] = '\0';
+	return dst;
+}
+
+/* The joined pair's keys and layers, to every join sink (windows). */
+static int deliver_join(struct les_consumer *c)
+{
+	const struct les_rec_srv *s = &c->join.server;
+	struct les_join_view *v = &c->join_view;
+	struct les_srv_times t;
+	int err = 0;
+
+	les_srv_times(s, c->fmt.mono_to_epoch_ns, &t);
+	v->job = rec_name(c->join_job, sizeof(c->join_job), s->jobid, s->flags & LES_SRV_F_JOBID);
+	v->target = rec_name(c->join_target, sizeof(c->join_target), s->target,
+			     s->flags & LES_SRV_F_TARGET);
+	v->client_nid = (s->flags & LES_SRV_F_PEER) &&
+					les_lnet_nid_str(&s->peer, c->join_nid, sizeof(c->join_nid))
+				? c->join_nid
+				: NULL;
+	les_rpcjoin_layers(&c->join.client, &t, v->ns);
+	memset(&c->ev, 0, sizeof(c->ev));
+	c->ev.type = "rpc_join";
+	c->ev.kind = LES_REC_KIND_MAX;
+	c->ev.host = c->host;
+	c->ev.join = v;
+	c->ev.ts_epoch_ns = les_fmt_epoch_ns(
+		&c->fmt, c->join.client.ts_ns > s->ts_ns ? c->join.client.ts_ns : s->ts_ns);
+	for (size_t i = 0; i < c->taps.n; i++) {
+		const struct les_consumer_tap *tap = &taps_of(&c->taps)[i];
+		int e = tap->join ? tap->join(tap->ctx, &c->ev) : 0;
+
+		err = err ?: e;
+	}
+	return err;
+}
+
 static int emit_join(struct les_consumer *c)
 {
-	if (!c->records_to_lines)
-		return 0;
+	int err = deliver_join(c);
+
+	if (err || !c->records_to_lines)
+		return err;
 	jw_reset(&c->jw);
 	les_format_rpc_join(&c->jw, &c->fmt, &c->join.client, &c->join.server);
 	if (c->jw.overflow) {
@@ -471,7 +536,10 @@ static int emit_join(struct les_consumer *c)
 
 static int join_client(struct les_consumer *c, const struct les_rec_rpc *r)
 {
-	if (!c->join.cap || r->proto != LES_PROTO_PTLRPC || r->rpc_op != LES_RPC_OP_REQUEST)
+	bool request = r->proto == LES_PROTO_SUNRPC ||
+		       (r->proto == LES_PROTO_PTLRPC && r->rpc_op == LES_RPC_OP_REQUEST);
+
+	if (!c->join.cap || !request)
 		return 0;
 	return les_rpcjoin_offer_client(&c->join, r, les_mono_ns()) ? emit_join(c) : 0;
 }
@@ -505,6 +573,19 @@ static int on_rpc(struct les_consumer *c, const void *rec)
 	return format_emit(c, m, r, job) ?: join_client(c, r);
 }
 
+/* The server record's op: the PtlRPC opcode's name, the sunrpc procedure's. */
+static const char *srv_op_name(struct les_consumer *c, const struct les_rec_srv *r)
+{
+	if (r->proto == LES_PROTO_SUNRPC && r->procname[0]) {
+		memcpy(c->srv_op, r->procname, LES_RPC_NAME_LEN);
+		c->srv_op[LES_RPC_NAME_LEN] = '\0';
+		return c->srv_op;
+	}
+	if (r->proto == LES_PROTO_PTLRPC && (r->flags & LES_SRV_F_OPCODE))
+		return les_ptlrpc_opcode_name(r->opcode);
+	return NULL;
+}
+
 static int on_srv(struct les_consumer *c, const void *rec)
 {
 	const struct les_rec_srv *r = rec;
@@ -517,11 +598,11 @@ static int on_srv(struct les_consumer *c, const void *rec)
 	ev->type = les_rec_kind_name(LES_REC_SRV);
 	ev->ts_epoch_ns = les_fmt_epoch_ns(&c->fmt, r->ts_ns);
 	ev->host = c->host;
-	ev->proto = les_rpc_proto_name(LES_PROTO_PTLRPC);
-	ev->proto_id = LES_PROTO_PTLRPC;
+	ev->proto = les_rpc_proto_name(r->proto);
+	ev->proto_id = r->proto;
 	ev->has_opcode = r->flags & LES_SRV_F_OPCODE;
 	ev->opcode = ev->has_opcode ? r->opcode : 0;
-	ev->op = ev->has_opcode ? les_ptlrpc_opcode_name(r->opcode) : NULL;
+	ev->op = srv_op_name(c, r);
 	ev->op = ev->op ? ev->op : "unknown";
 	ev->has_xid = true;
 	ev->xid = r->xid;
@@ -710,7 +791,7 @@ static void put_inflight(struct jw *w, struct les_consumer *c, const struct les_
 /*
  * "join": the client-server join of PtlRPC requests (model/rpcjoin.h):
  * joined, and by side the records that waited in vain, that had no key,
- * that repeated a key, and that wait now. null: no table.
+ * that repeated a key, and that wait now; or {"off": why} without a table.
  */
 static void put_join(struct jw *w, struct les_consumer *c, bool final)
 {
@@ -719,7 +800,9 @@ static void put_join(struct jw *w, struct les_consumer *c, bool final)
 
 	jw_key(w, "join");
 	if (!c->join.cap) {
-		jw_null(w);
+		jw_obj_begin(w);
+		jw_kv_cstr(w, "off", c->join_off);
+		jw_obj_end(w);
 		return;
 	}
 	/* At the end nothing more can come: what waits is unjoined. */

@@ -69,10 +69,11 @@ struct les_stats_hook {
 	void *ctx;
 };
 
-/* One registration: an event sink, a line sink or a stats hook. */
+/* One registration: an event sink, a line sink, a join sink or a stats hook. */
 struct les_consumer_tap {
 	les_event_fn event;
 	les_event_fn line;
+	les_event_fn join;	     /* each joined request: ev->join set, ev->kind none */
 	struct les_stats_hook stats; /* .ctx set for a stats hook */
 	void *ctx;
 };
@@ -89,6 +90,13 @@ struct les_consumer_config {
 	const char *filter_job; /* --job: only its records; NULL: all */
 	uint64_t count;		/* --count: stop after so many records; 0: never */
 	bool file_id;		/* --file-id: dev, ino and the FID in access records */
+	/*
+	 * Join client and server PtlRPC records (model/rpcjoin.h): set where
+	 * server probes attached (the tracer's n_server_links). Without, no
+	 * table is allocated, no record is offered, and the stats' "join"
+	 * says it is off and why.
+	 */
+	bool join;
 };
 
 struct les_consumer {
@@ -122,11 +130,16 @@ struct les_consumer {
 	char worker_comm[LES_COMM_LEN + 1];
 	char wire_job[LES_JOBID_LEN + 1]; /* the job an rpc record is charged to by the wire */
 	char nid[LES_LNET_NID_STR_MAX]; /* the event's nid, as text */
+	char srv_op[LES_RPC_NAME_LEN + 1]; /* a sunrpc server record's procedure, as text */
 	struct les_enricher *enricher; /* NULL: records carry no enrichment */
 	const struct les_enriched *enriched; /* of the record being handled */
 	char describe_comm[LES_COMM_LEN + 1]; /* les_consumer_describe's */
 	/* Client and server records of one PtlRPC request, joined (model/rpcjoin.h). */
 	struct les_rpcjoin join;
+	const char *join_off;		/* why the join is off (join.cap 0), for the stats */
+	struct les_join_view join_view; /* of the pair being delivered */
+	char join_job[LES_JOBID_LEN + 1], join_target[LES_RPC_NAME_LEN + 1];
+	char join_nid[LES_LNET_NID_STR_MAX];
 };
 
 void les_consumer_init(struct les_consumer *c, const struct les_consumer_config *cfg,
@@ -141,6 +154,11 @@ void les_consumer_set_enricher(struct les_consumer *c, struct les_enricher *e);
 /* Each is called in the order added; 0, or -ENOMEM. */
 int les_consumer_add_event_sink(struct les_consumer *c, les_event_fn fn, void *ctx);
 int les_consumer_add_line_sink(struct les_consumer *c, les_event_fn fn, void *ctx);
+/*
+ * A join sink sees each joined request (model/rpcjoin.h) as an event of
+ * type "rpc_join" with ev->join set, also without per-op lines.
+ */
+int les_consumer_add_join_sink(struct les_consumer *c, les_event_fn fn, void *ctx);
 int les_consumer_add_stats_hook(struct les_consumer *c, const struct les_stats_hook *h);
 
 /* What the registrations took beyond the consumer itself. */

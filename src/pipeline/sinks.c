@@ -353,8 +353,11 @@ static void top_draw(struct top_state *top, const struct les_top *view)
 
 	if (top->screen)
 		les_top_screen_size(&width, &height);
-	les_top_render(view, top->keys.group, top->keys.sort, width, height, top->frame,
-		       sizeof(top->frame));
+	if (top->keys.layers)
+		les_top_render_layers(view, width, height, top->frame, sizeof(top->frame));
+	else
+		les_top_render(view, top->keys.group, top->keys.sort, width, height, top->frame,
+			       sizeof(top->frame));
 	if (top->screen) {
 		les_top_screen_draw(top->frame);
 	} else {
@@ -496,6 +499,7 @@ static const struct les_sink_ops sink_table[] = {
 		.name = "aggregate",
 		.open = aggregate_open,
 		.event = les_aggregate_add,
+		.join = les_aggregate_add_join,
 		.stats = les_aggregate_stats_json,
 		.tick = aggregate_tick,
 		.flush = aggregate_flush,
@@ -506,6 +510,7 @@ static const struct les_sink_ops sink_table[] = {
 		.binds_privileged_port = prom_binds_privileged_port,
 		.open = prom_open,
 		.event = les_prom_add,
+		.join = les_prom_add_join,
 		.stats = les_prom_stats_json,
 		.tick = prom_tick,
 		.close = prom_close,
@@ -514,6 +519,7 @@ static const struct les_sink_ops sink_table[] = {
 		.name = "top",
 		.open = top_open,
 		.event = les_top_event,
+		.join = les_top_join,
 		.tick = top_tick,
 		.close = top_close,
 	},
@@ -557,6 +563,8 @@ static int register_hooks(struct les_consumer *c, const struct les_sink_slot *sl
 		err = les_consumer_add_event_sink(c, ops->event, slot->sink);
 	if (!err && ops->line)
 		err = les_consumer_add_line_sink(c, ops->line, slot->sink);
+	if (!err && ops->join)
+		err = les_consumer_add_join_sink(c, ops->join, slot->sink);
 	if (!err && (ops->stats || ops->counts || ops->counters))
 		err = les_consumer_add_stats_hook(c, &(const struct les_stats_hook){
 							     .members = ops->stats,

@@ -73,6 +73,7 @@ struct les_sink_ops {
 		    const struct les_sinks_config *cfg, char *err, size_t errlen);
 	les_event_fn event;
 	les_event_fn line;
+	les_event_fn join; /* each joined request (les_consumer_add_join_sink) */
 	les_output_fn output;
 	les_stats_fn stats;
 	les_output_counts_fn counts;

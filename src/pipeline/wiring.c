@@ -40,8 +40,10 @@ struct les_aggregate *les_pipeline_attach_aggregate(struct les_consumer *c,
 	if (!a)
 		return NULL;
 	if (les_consumer_add_event_sink(c, les_aggregate_add, a) ||
-	    les_consumer_add_stats_hook(c, &(const struct les_stats_hook){
-						   .members = les_aggregate_stats_json, .ctx = a })) {
+	    les_consumer_add_join_sink(c, les_aggregate_add_join, a) ||
+	    les_consumer_add_stats_hook(
+		    c, &(const struct les_stats_hook){.members = les_aggregate_stats_json,
+						      .ctx = a})) {
 		les_aggregate_free(a);
 		return NULL;
 	}

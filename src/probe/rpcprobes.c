@@ -37,9 +37,11 @@
 #define PTL(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_PTLRPC, r, { kp, kr }, { fe, fx }, NULL, { 0 }, true }
 #define LDLM(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_LDLM, r, { kp, kr }, { fe, fx }, NULL, { 0 }, true }
 #define SUNRPC(tp, r, prog) { "sunrpc:" #tp, LES_PROTO_SUNRPC, r, { 0 }, { 0 }, prog }
+#define SVC(tp, r, prog) { "sunrpc:" #tp, LES_PROTO_SUNRPC, r, { 0 }, { 0 }, prog, { 0 }, false, false, true }
+#define NFSD(tp, r, prog) { "nfsd:" #tp, LES_PROTO_SUNRPC, r, { 0 }, { 0 }, prog, { 0 }, false, false, true }
 #define FUSE(fn, r, kp, fe, nb) { #fn, LES_PROTO_FUSE, r, { kp, NULL }, { fe, NULL }, NULL, { nb } }
 #define SRV(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_PTLRPC, r, { kp, kr }, { fe, fx }, NULL, { 0 }, true, true }
-#define LNET(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_LNET, r, { kp, kr }, { fe, fx }, NULL, { 0 }, true, false, true }
+#define LNET(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_LNET, r, { kp, kr }, { fe, fx }, NULL, { 0 }, true, .lnet = true }
 /* clang-format on */
 
 /* Sources: lustre-release lustre/ptlrpc (client.c, niobuf.c, recover.c, ptlrpcd.c),
@@ -139,6 +141,17 @@ static const struct les_rpc_fn rpc_table[] = {
 	SUNRPC(rpc_task_end, "in flight until here", "sunrpc_end_btf"),
 	SUNRPC(rpc_stats_latency, "rpc records: backlog, rtt, execute", "sunrpc_stats_btf"),
 	SUNRPC(xprt_retransmit, "retransmit events", "sunrpc_retransmit_btf"),
+	/* The server side (rpc_nfsd.bpf.h): nfsd, and the client's callback services. */
+	SVC(svc_process, "server: a request's procedure is dispatched", "sunrpc_svc_process_btf"),
+	SVC(svc_stats_latency, "server: the reply goes to the transport (reply_ns)",
+	    "sunrpc_svc_replying_btf"),
+	SVC(svc_send, "server records: the reply sent (xid, client, times)", "sunrpc_svc_send_btf"),
+	NFSD(nfsd_read_start, "server: nfsd starts reading the file (offset, count)",
+	     "sunrpc_nfsd_read_start_btf"),
+	NFSD(nfsd_read_done, "server: nfsd has read it (io_ns)", "sunrpc_nfsd_read_done_btf"),
+	NFSD(nfsd_write_start, "server: nfsd starts writing the file (offset, count)",
+	     "sunrpc_nfsd_write_start_btf"),
+	NFSD(nfsd_write_done, "server: nfsd has written it (io_ns)", "sunrpc_nfsd_write_done_btf"),
 };
 
 #define RPC_TABLE_ROWS (sizeof(rpc_table) / sizeof(rpc_table[0]))
@@ -196,26 +209,45 @@ static void choose_fn(struct les_rpc_probe *pr, const struct les_kfacts *f,
 			      : "no BTF for it");
 }
 
+/* A tracepoint row's module: its name's category ("sunrpc:rpc_task_begin", "nfsd:..."). */
+static void tp_module(const struct les_rpc_fn *fn, char *dst, size_t size)
+{
+	size_t n = (size_t)(strchr(fn->name, ':') - fn->name);
+
+	snprintf(dst, size, "%.*s", (int)(n < size ? n : size - 1), fn->name);
+}
+
 static void choose_tp(struct les_rpc_probe *pr, const struct les_kfacts *f)
 {
 	const char *event = strchr(pr->f->name, ':') + 1;
-	char typedef_name[96];
+	char typedef_name[96], module[sizeof(pr->where)];
 
+	tp_module(pr->f, module, sizeof(module));
 	snprintf(typedef_name, sizeof(typedef_name), "btf_trace_%s", event);
-	snprintf(pr->where, sizeof(pr->where), "sunrpc");
-	pr->present = les_kfacts_has_tracepoint(f, "sunrpc", event);
-	if (les_kfacts_has_type(f, typedef_name, BTF_KIND_TYPEDEF, "sunrpc") ||
+	snprintf(pr->where, sizeof(pr->where), "%s", module);
+	pr->present = les_kfacts_has_tracepoint(f, module, event);
+	/*
+	 * sunrpc's server tracepoints are in every NFS client's sunrpc too; an
+	 * NFS client alone (its callback service aside) answers no request, and
+	 * its consumer then keeps no join table.
+	 */
+	if (pr->f->svc && !les_kfacts_module_loaded(f, "nfsd")) {
+		snprintf(pr->reason, sizeof(pr->reason),
+			 "nfsd not loaded when the tool started (no NFS server)");
+		return;
+	}
+	if (les_kfacts_has_type(f, typedef_name, BTF_KIND_TYPEDEF, module) ||
 	    les_kfacts_has_type(f, typedef_name, BTF_KIND_TYPEDEF, "vmlinux")) {
 		pr->method = LES_ATTACH_TRACEPOINT;
 		return;
 	}
-	if (!les_kfacts_module_loaded(f, "sunrpc"))
-		snprintf(pr->reason, sizeof(pr->reason),
-			 "sunrpc not loaded when the tool started (no NFS client)");
+	if (!les_kfacts_module_loaded(f, module))
+		snprintf(pr->reason, sizeof(pr->reason), "%s not loaded when the tool started (%s)",
+			 module, strcmp(module, "nfsd") ? "no NFS client" : "no NFS server");
 	else if (!pr->present)
 		snprintf(pr->reason, sizeof(pr->reason), "no such tracepoint in this kernel");
 	else
-		snprintf(pr->reason, sizeof(pr->reason), "no BTF for sunrpc (tp_btf needs it)");
+		snprintf(pr->reason, sizeof(pr->reason), "no BTF for %s (tp_btf needs it)", module);
 }
 
 /* The struct a FUSE row reads by CO-RE, in the BTF of where the function is. */
@@ -442,6 +474,7 @@ void les_rpc_plan_wants(struct les_kf_wants *w)
 
 	les_kf_want_module(w, "ptlrpc");
 	les_kf_want_module(w, "sunrpc");
+	les_kf_want_module(w, "nfsd");
 	les_kf_want_type(w, "ptlrpc_request", BTF_KIND_STRUCT);
 	les_kf_want_type(w, "lnet_msg", BTF_KIND_STRUCT);
 	les_kf_want_module(w, "lnet");
@@ -527,6 +560,21 @@ bool les_rpc_plan_owns(const struct les_rpc_plan *p, const char *prog_name, bool
 			*want = pr->method == LES_ATTACH_TRACEPOINT;
 			return true;
 		}
+	}
+	return false;
+}
+
+bool les_rpc_prog_is_server(const char *prog_name)
+{
+	for (size_t i = 0; i < RPC_TABLE_ROWS; i++) {
+		const struct les_rpc_fn *f = &rpc_table[i];
+
+		if (f->server &&
+		    (name_is(prog_name, f->kprobe[0]) || name_is(prog_name, f->kprobe[1]) ||
+		     name_is(prog_name, f->fentry[0]) || name_is(prog_name, f->fentry[1])))
+			return true;
+		if (f->svc && name_is(prog_name, f->tp_btf))
+			return true;
 	}
 	return false;
 }

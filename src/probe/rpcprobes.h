@@ -44,6 +44,8 @@ struct les_rpc_fn {
 	bool kprobe_twin;
 	/* PtlRPC server side: reads struct ptlrpc_request by CO-RE, so needs its BTF */
 	bool server;
+	/* sunrpc server side (nfsd's requests): planned only where nfsd is loaded */
+	bool svc;
 	/* LNet: reads struct lnet_msg by CO-RE, so needs the lnet module's BTF */
 	bool lnet;
 };
@@ -98,6 +100,13 @@ bool les_rpc_plan_owns(const struct les_rpc_plan *p, const char *prog_name, bool
 /* Rows for --list-probes. */
 void les_rpc_plan_json(const struct les_rpc_plan *p, struct jw *w);
 void les_rpc_plan_text(const struct les_rpc_plan *p, FILE *out);
+
+/*
+ * Whether prog_name is a program of a server row (server records): the
+ * tracer counts the links of those it attached, and the consumer joins
+ * client and server records only where one did.
+ */
+bool les_rpc_prog_is_server(const char *prog_name);
 
 /* Number of planned probes of proto. */
 size_t les_rpc_plan_count(const struct les_rpc_plan *p, enum les_rpc_proto proto);

@@ -896,6 +896,8 @@ int les_tracer_attach(struct les_tracer *t, int verbose)
 		err = keep_link(t, link);
 		if (err)
 			return err;
+		if (les_rpc_prog_is_server(bpf_program__name(prog)))
+			t->n_server_links++;
 	}
 	err = attach_fn(t, verbose);
 	if (err)

@@ -74,6 +74,7 @@ struct les_tracer {
 	struct ring_buffer *rb;
 	struct bpf_link *links[LES_MAX_LINKS];
 	size_t n_links;
+	size_t n_server_links; /* of them, the server rows' (rpcprobes.h): server records come */
 	size_t n_attach_failed;
 	uint64_t stale_swept;
 	uint64_t threads_swept;

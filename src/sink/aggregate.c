@@ -23,8 +23,12 @@
 
 /*
  * Record kinds aggregate apart even when every grouped field matches: a
- * group's kind is a per-op kind of model/kinds.h.
+ * group's kind is a per-op kind of model/kinds.h, or AGG_KIND_JOIN for
+ * joined requests (keyed by job on the wire, target and client NID).
  */
+#define AGG_KIND_JOIN LES_REC_KIND_MAX
+#define AGG_KINDS     (LES_REC_KIND_MAX + 1)
+#define AGG_JOIN_KEYS 3 /* job, target, client_nid */
 
 /* Serialized key: kind byte, then per grouped field a tag and its value. */
 enum key_tag {
@@ -64,7 +68,9 @@ struct agg_group {
 	uint64_t cache_served; /* successful reads that sent no request */
 	uint64_t errors[LES_ERRC_MAX];
 	uint64_t events[LES_EV_MAX];
+	int64_t layer_ns[LES_JOIN_LAYER_MAX]; /* a join group's sums */
 	struct les_hist latency;
+	uint64_t le_buckets[LES_FAMILY_BUCKETS + 1]; /* the metrics outputs' buckets, +Inf last */
 };
 
 struct les_aggregate {
@@ -79,7 +85,7 @@ struct les_aggregate {
 	uint32_t slot_mask;
 	char *arena;
 	size_t arena_len, arena_cap;
-	struct agg_group other[LES_REC_KIND_MAX]; /* overflow groups by kind, used when count > 0 */
+	struct agg_group other[AGG_KINDS]; /* overflow groups by kind, used when count > 0 */
 
 	bool window_open;
 	uint64_t window_start;
@@ -318,10 +324,9 @@ static struct agg_group *new_group(struct les_aggregate *a, uint32_t slot, uint6
 	return g;
 }
 
-static struct agg_group *find_group(struct les_aggregate *a, const struct les_event *ev,
-				    unsigned int kind)
+/* The group of the key in a->key (len bytes; negative: too long). */
+static struct agg_group *find_key(struct les_aggregate *a, int len, unsigned int kind)
 {
-	int len = make_key(a, ev, kind);
 	uint64_t hash;
 	uint32_t slot;
 
@@ -339,6 +344,37 @@ static struct agg_group *find_group(struct les_aggregate *a, const struct les_ev
 	if (a->n_groups >= a->cfg.max_groups || a->arena_len + (size_t)len > a->arena_cap)
 		return overflow_group(a, kind);
 	return new_group(a, slot, hash, (size_t)len, kind);
+}
+
+static struct agg_group *find_group(struct les_aggregate *a, const struct les_event *ev,
+				    unsigned int kind)
+{
+	return find_key(a, make_key(a, ev, kind), kind);
+}
+
+/* A joined request's key: AGG_KIND_JOIN, then job, target and client NID as make_key's. */
+static int make_join_key(struct les_aggregate *a, const struct les_join_view *v)
+{
+	const char *keys[AGG_JOIN_KEYS] = {v->job, v->target, v->client_nid};
+	char *k = a->key;
+	size_t len = 0;
+
+	k[len++] = (char)AGG_KIND_JOIN;
+	for (int i = 0; i < AGG_JOIN_KEYS; i++) {
+		size_t n = keys[i] ? strlen(keys[i]) : 0;
+
+		if (len + 2 + n > AGG_KEY_MAX)
+			return -1;
+		if (!keys[i]) {
+			k[len++] = KEY_NULL;
+			continue;
+		}
+		k[len++] = KEY_STR;
+		memcpy(k + len, keys[i], n);
+		len += n;
+		k[len++] = '\0';
+	}
+	return (int)len;
 }
 
 static void group_add(struct agg_group *g, const struct les_event *ev)
@@ -365,6 +401,18 @@ static void group_add(struct agg_group *g, const struct les_event *ev)
 		break;
 	}
 	les_hist_add(&g->latency, ev->latency_ns);
+	g->le_buckets[les_family_bucket(ev->latency_ns)]++;
+}
+
+static void join_add(struct agg_group *g, const struct les_join_view *v)
+{
+	int64_t service = v->ns[LES_JOIN_CLIENT_SERVICE];
+
+	g->count++;
+	for (int l = 0; l < LES_JOIN_LAYER_MAX; l++)
+		g->layer_ns[l] += v->ns[l];
+	les_hist_add(&g->latency, service > 0 ? (uint64_t)service : 0);
+	g->le_buckets[les_family_bucket(service > 0 ? (uint64_t)service : 0)]++;
 }
 
 /* --- window lines ------------------------------------------------------ */
@@ -389,10 +437,26 @@ static void decode_fields(const struct les_aggregate *a, const struct agg_group 
 	}
 }
 
+/* A join group's keys, decoded from its key; all NULL for "other". */
+static void decode_join(const struct les_aggregate *a, const struct agg_group *g, bool other,
+			struct les_join_view *jv)
+{
+	const char *k = other ? NULL : a->arena + g->key_off + 1;
+	const char **keys[AGG_JOIN_KEYS] = {&jv->job, &jv->target, &jv->client_nid};
+
+	for (int i = 0; i < AGG_JOIN_KEYS; i++) {
+		*keys[i] = k && *k == KEY_STR ? k + 1 : NULL;
+		if (k)
+			k += *k == KEY_STR ? 2 + strlen(k + 1) : 1;
+	}
+	memcpy(jv->ns, g->layer_ns, sizeof(jv->ns));
+}
+
 /* A group as data, for the window's outputs. */
 static int emit_group(struct les_aggregate *a, const struct les_window *win,
 		      const struct agg_group *g, bool other)
 {
+	struct les_join_view jv;
 	struct les_window_group v = {
 		.kind = g->kind,
 		.other = other,
@@ -405,9 +469,15 @@ static int emit_group(struct les_aggregate *a, const struct les_window *win,
 		.errors = g->errors,
 		.events = g->events,
 		.latency = &g->latency,
+		.le_buckets = g->le_buckets,
 	};
 
-	decode_fields(a, g, other, &v);
+	if (g->kind == AGG_KIND_JOIN) {
+		decode_join(a, g, other, &jv);
+		v.join = &jv;
+	} else {
+		decode_fields(a, g, other, &v);
+	}
 	return a->emit ? a->emit(a->emit_ctx, win, &v) : 0;
 }
 
@@ -427,7 +497,7 @@ static int close_window(struct les_aggregate *a, bool partial)
 		return 0;
 	for (uint32_t i = 0; i < a->n_groups && !err; i++)
 		err = emit_group(a, &win, &a->groups[i], false);
-	for (unsigned int kind = 0; kind < LES_REC_KIND_MAX && !err; kind++)
+	for (unsigned int kind = 0; kind < AGG_KINDS && !err; kind++)
 		if (a->other[kind].count)
 			err = emit_group(a, &win, &a->other[kind], true);
 	if (a->n_groups > a->st.max_groups_seen)
@@ -443,20 +513,12 @@ static int close_window(struct les_aggregate *a, bool partial)
 	return err;
 }
 
-int les_aggregate_add(void *ctx, const struct les_event *ev)
+/* The window of a record completed at ts: the open one, or a new one after closing it. */
+static int window_for(struct les_aggregate *a, uint64_t ts)
 {
-	struct les_aggregate *a = ctx;
-	uint64_t start = les_window_start(ev->ts_epoch_ns, a->cfg.window_ns);
+	uint64_t start = les_window_start(ts, a->cfg.window_ns);
 	int err = 0;
 
-	/* Only per-op records make groups; anything else is counted, never filed. */
-	if (!les_rec_kind_is_op(ev->kind)) {
-		a->st.unknown_kind++;
-		return 0;
-	}
-	/* A wait inside a lock enqueue: its time is in the enqueue's group already. */
-	if (!les_wait_is_outer(les_wait_part(ev)))
-		return 0;
 	/*
 	 * Late records (completed before the open window, or in one already
 	 * closed) count in the open window, or the next one: windows are
@@ -472,8 +534,40 @@ int les_aggregate_add(void *ctx, const struct les_event *ev)
 		a->window_open = true;
 		a->window_start = start;
 	}
+	return err;
+}
+
+int les_aggregate_add(void *ctx, const struct les_event *ev)
+{
+	struct les_aggregate *a = ctx;
+	int err;
+
+	/* Only per-op records make groups; anything else is counted, never filed. */
+	if (!les_rec_kind_is_op(ev->kind)) {
+		a->st.unknown_kind++;
+		return 0;
+	}
+	/* A wait inside a lock enqueue: its time is in the enqueue's group already. */
+	if (!les_wait_is_outer(les_wait_part(ev)))
+		return 0;
+	err = window_for(a, ev->ts_epoch_ns);
 	a->st.records++;
 	group_add(find_group(a, ev, ev->kind), ev);
+	return err;
+}
+
+int les_aggregate_add_join(void *ctx, const struct les_event *ev)
+{
+	struct les_aggregate *a = ctx;
+	int err;
+
+	if (!ev->join) {
+		a->st.unknown_kind++;
+		return 0;
+	}
+	err = window_for(a, ev->ts_epoch_ns);
+	a->st.joined++;
+	join_add(find_key(a, make_join_key(a, ev->join), AGG_KIND_JOIN), ev->join);
 	return err;
 }
 
@@ -521,5 +615,8 @@ void les_aggregate_stats_json(void *ctx, struct jw *w)
 	/* A kind the consumer never hands on: shown only when it happened. */
 	if (st.unknown_kind)
 		jw_kv_u64(w, "unknown_kind", st.unknown_kind);
+	/* Joined requests, where the join is on (shown only when some came). */
+	if (st.joined)
+		jw_kv_u64(w, "joined", st.joined);
 	jw_obj_end(w);
 }

@@ -28,6 +28,8 @@
 #include "util/histogram.h"
 #include "model/event.h"
 #include "model/ops.h"
+#include "model/families.h"
+#include "model/rpcjoin.h"
 
 /* Record fields a group can be keyed by (--group-by). */
 enum les_group_field {
@@ -112,6 +114,16 @@ struct les_window_group {
 	const uint64_t *errors; /* [LES_ERRC_MAX], by errno class */
 	const uint64_t *events; /* [LES_EV_MAX], RPC events by event */
 	const struct les_hist *latency;
+	/* Latencies by the metrics outputs' buckets (model/families.h): per bucket, +Inf last. */
+	const uint64_t *le_buckets;
+	/*
+	 * A group of joined requests (rpc_join, kind LES_REC_KIND_MAX): its
+	 * keys (job on the wire, target, client NID; NULL for null and for
+	 * "other") and each layer's sum; latency is client_service_ns's.
+	 * NULL for a group of records. Only an accumulator fed
+	 * les_aggregate_add_join makes them.
+	 */
+	const struct les_join_view *join;
 };
 
 /*
@@ -131,6 +143,7 @@ struct les_aggregate_stats {
 	uint64_t format_errors;	   /* window lines that did not fit the line buffer */
 	uint64_t max_groups_seen;  /* most groups in one window */
 	uint64_t unknown_kind;	   /* events of no per-op kind (model/kinds.h): not aggregated */
+	uint64_t joined;	   /* joined requests aggregated (les_aggregate_add_join) */
 };
 
 struct les_aggregate;
@@ -148,6 +161,13 @@ void les_aggregate_free(struct les_aggregate *a);
 
 /* Event sink (les_event_fn): add one record. May close a window. */
 int les_aggregate_add(void *ctx, const struct les_event *ev);
+
+/*
+ * Join sink (les_event_fn, ev->join set): add one joined request to its
+ * group by (job on the wire, target, client NID) of the window of
+ * ev->ts_epoch_ns. May close a window.
+ */
+int les_aggregate_add_join(void *ctx, const struct les_event *ev);
 
 /* Close the open window if now_epoch_ns is past its end and the grace. NULL-safe. */
 int les_aggregate_tick(struct les_aggregate *a, uint64_t now_epoch_ns);

@@ -109,6 +109,12 @@ int les_prom_add(void *ctx, const struct les_event *ev)
 	return 0;
 }
 
+int les_prom_add_join(void *ctx, const struct les_event *ev)
+{
+	(void)ctx, (void)ev;
+	return 0;
+}
+
 void les_prom_stats_json(void *ctx, struct jw *w)
 {
 	(void)ctx, (void)w;

@@ -1,12 +1,19 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * OTLP trace export (--otlp URL): each access op a span, the RPC-plane
+ * OTLP export (--otlp URL, --otlp-signals): traces and window metrics.
+ *
+ * Traces: each access op a span, the RPC-plane
  * records that ran inside it (requests, waits) its child spans, their
  * events (resends, expiries) span events; posted as OTLP/HTTP JSON to
  * URL/v1/traces by libcurl's multi interface, from the run loop's tick,
  * so that the consumer never waits for the collector.
  *
- * Two parts:
+ * Metrics: the --aggregate windows, each closed window one
+ * ExportMetricsServiceRequest to URL/v1/metrics (otlp_metric.c encodes a
+ * window's groups: delta sums and explicit-bucket histograms).
+ *
+ * Three parts:
+ * - otlp_metric.c: a window group's data points as OTLP/JSON, no transport.
  * - otlp_trace.c: the traces themselves, without any transport. The rpc
  *   records an op's span needs arrive before the op's own record (they end
  *   first): they wait in a bounded table, in arrival order, keyed by
@@ -28,6 +35,7 @@
 #include <stdint.h>
 #include "model/event.h"
 #include "util/json.h"
+#include "sink/aggregate.h"
 
 /* 0 in a binary configured with -DLES_WITH_OTLP=OFF (no libcurl): sink/not_built.c stands in. */
 #ifdef LES_WITHOUT_OTLP
@@ -50,6 +58,27 @@ struct les_otlp_config {
 	 */
 	bool records_clock;
 	bool verbose;
+	bool traces;			       /* --otlp-signals: spans to URL/v1/traces; neither set: traces */
+	bool metrics;			       /* --otlp-signals: the windows to URL/v1/metrics */
+	struct les_aggregate_config aggregate; /* the windows of the metrics (--aggregate) */
+};
+
+/* What --otlp-signals takes: "traces", "metrics", or both, comma-separated. 0 or -EINVAL. */
+int les_otlp_signals_parse(const char *csv, bool *traces, bool *metrics);
+
+/* The metrics stream's counters: data points where the traces count spans (docs/otlp.md). */
+struct les_otlp_metric_counters {
+	uint64_t windows;	     /* windows closed with at least one group */
+	uint64_t points;	     /* data points made: queued for export */
+	uint64_t exported;	     /* acknowledged by the collector */
+	uint64_t dropped_queue_full; /* no batch buffer was free */
+	uint64_t dropped_rejected;   /* the collector refused the batch (not retryable) */
+	uint64_t dropped_exit;	     /* still queued when the flush timeout ran out */
+	uint64_t dropped_too_big;    /* a group larger than a batch buffer's room */
+	uint64_t pending;	     /* neither exported nor dropped yet */
+	uint64_t batches;
+	uint64_t retries;
+	uint64_t errors;
 };
 
 /* What the stats record and /metrics show (docs/otlp.md). */
@@ -69,10 +98,13 @@ struct les_otlp_counters {
 	uint64_t batches;	     /* batches acknowledged */
 	uint64_t retries;	     /* requests sent again */
 	uint64_t errors;	     /* requests that failed: transport or HTTP status */
+	struct les_otlp_metric_counters metrics;
 };
 
 /* The dropped spans, whatever the reason. */
 uint64_t les_otlp_dropped(const struct les_otlp_counters *c);
+/* The dropped data points, whatever the reason. */
+uint64_t les_otlp_metrics_dropped(const struct les_otlp_metric_counters *c);
 
 struct les_otlp;
 
@@ -106,7 +138,7 @@ void les_otlp_stats_json(void *ctx, struct jw *w);
 
 void les_otlp_counters(const struct les_otlp *o, struct les_otlp_counters *out);
 
-/* One line on stderr when spans were dropped (always with -v); then free. Returns the dropped. */
+/* One line on stderr per signal that dropped (always with -v); then free. Returns the dropped. */
 uint64_t les_otlp_close(struct les_otlp *o);
 
 /* --- otlp_trace.c: traces without a transport (unit-tested alone) ------------------------ */
@@ -157,5 +189,29 @@ enum les_otlp_role {
 void les_otlp_batch_begin(struct jw *w, const char *host);
 void les_otlp_batch_end(struct jw *w);
 #define LES_OTLP_BATCH_END_LEN 8 /* "]}]}]}" and slack */
+
+/* --- otlp_metric.c: a window's metrics without a transport (unit-tested alone) ------------- */
+
+/*
+ * A group of a closed window as OTLP metrics into w (a batch's metrics
+ * array): delta sums over [window start, window end) and the latency as
+ * an explicit-bucket histogram (model/families.h's buckets, in seconds).
+ * Returns the data points written; on overflow w is left as it was and
+ * the return is -ENOSPC. *points is the group's data points either way.
+ */
+int les_otlp_metrics_add(struct jw *w, const struct les_window *win,
+			 const struct les_window_group *g, unsigned int *points);
+
+/* The resource and scope that open a metrics batch; les_otlp_batch_end closes it. */
+void les_otlp_metrics_begin(struct jw *w, const char *host);
+
+/* OTLP/JSON pieces both signals write (otlp_trace.c): 64-bit integers as strings, attributes. */
+void les_otlp_u64_str(struct jw *w, uint64_t v);
+void les_otlp_attr_cstr(struct jw *w, const char *key, const char *s); /* NULL: left out */
+void les_otlp_attr_int(struct jw *w, const char *key, uint64_t v);
+void les_otlp_attr_bool(struct jw *w, const char *key, bool v);
+
+/* The resource attributes of both signals: service.name, service.version, host.name. */
+void les_otlp_resource(struct jw *w, const char *host);
 
 #endif /* LES_OTLP_H */

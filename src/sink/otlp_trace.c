@@ -314,7 +314,7 @@ static uint64_t child_parent_id(const struct les_otlp_traces *t, const struct ch
 
 /* --- OTLP/JSON (the protobuf JSON mapping: ids in hex, 64-bit integers as strings) --------- */
 
-static void put_u64_str(struct jw *w, uint64_t v)
+void les_otlp_u64_str(struct jw *w, uint64_t v)
 {
 	char buf[24];
 	int n = 0;
@@ -347,25 +347,25 @@ static void attr_str(struct jw *w, const char *key, const char *s, size_t n)
 	jw_obj_end(w);
 }
 
-static void attr_cstr(struct jw *w, const char *key, const char *s)
+void les_otlp_attr_cstr(struct jw *w, const char *key, const char *s)
 {
 	if (s)
 		attr_str(w, key, s, strlen(s));
 }
 
-static void attr_int(struct jw *w, const char *key, uint64_t v)
+void les_otlp_attr_int(struct jw *w, const char *key, uint64_t v)
 {
 	jw_obj_begin(w);
 	jw_lit_cstr(w, JW_LIT("key"), key);
 	jw_lit_key(w, JW_LIT("value"));
 	jw_obj_begin(w);
 	jw_lit_key(w, JW_LIT("intValue"));
-	put_u64_str(w, v);
+	les_otlp_u64_str(w, v);
 	jw_obj_end(w);
 	jw_obj_end(w);
 }
 
-static void attr_bool(struct jw *w, const char *key, bool v)
+void les_otlp_attr_bool(struct jw *w, const char *key, bool v)
 {
 	jw_obj_begin(w);
 	jw_lit_cstr(w, JW_LIT("key"), key);
@@ -381,9 +381,9 @@ static void attr_bool(struct jw *w, const char *key, bool v)
 
 static void attr_errno(struct jw *w, int err)
 {
-	attr_int(w, P "errno", (uint64_t)err);
+	les_otlp_attr_int(w, P "errno", (uint64_t)err);
 	if (err)
-		attr_cstr(w, "error.type", les_errno_class_name(les_errno_class(err)));
+		les_otlp_attr_cstr(w, "error.type", les_errno_class_name(les_errno_class(err)));
 }
 
 /* status: ERROR (2) with the errno class on failure, else UNSET (left out). */
@@ -408,23 +408,23 @@ static void span_begin(struct jw *w, const char *trace_id, uint64_t span_id, uin
 		put_id(w, JW_LIT("parentSpanId"), parent);
 	jw_lit_u64(w, JW_LIT("kind"), kind);
 	jw_lit_key(w, JW_LIT("startTimeUnixNano"));
-	put_u64_str(w, start_ns);
+	les_otlp_u64_str(w, start_ns);
 	jw_lit_key(w, JW_LIT("endTimeUnixNano"));
-	put_u64_str(w, end_ns);
+	les_otlp_u64_str(w, end_ns);
 }
 
 /* Who: OpenTelemetry's names where they exist. */
 static void attrs_who(struct jw *w, const struct les_event *ev)
 {
-	attr_int(w, "process.pid", ev->pid);
-	attr_int(w, "thread.id", ev->tid);
-	attr_cstr(w, "process.executable.name", ev->comm);
-	attr_int(w, "user.id", ev->uid);
-	attr_cstr(w, "user.name", ev->username);
-	attr_cstr(w, P "process", ev->process);
-	attr_cstr(w, P "actor_type", ev->actor_type);
-	attr_cstr(w, P "job_id", ev->job_id);
-	attr_cstr(w, P "job_source", ev->job_source);
+	les_otlp_attr_int(w, "process.pid", ev->pid);
+	les_otlp_attr_int(w, "thread.id", ev->tid);
+	les_otlp_attr_cstr(w, "process.executable.name", ev->comm);
+	les_otlp_attr_int(w, "user.id", ev->uid);
+	les_otlp_attr_cstr(w, "user.name", ev->username);
+	les_otlp_attr_cstr(w, P "process", ev->process);
+	les_otlp_attr_cstr(w, P "actor_type", ev->actor_type);
+	les_otlp_attr_cstr(w, P "job_id", ev->job_id);
+	les_otlp_attr_cstr(w, P "job_source", ev->job_source);
 }
 
 static void attrs_op(struct jw *w, const struct les_event *ev)
@@ -432,17 +432,17 @@ static void attrs_op(struct jw *w, const struct les_event *ev)
 	jw_lit_key(w, JW_LIT("attributes"));
 	jw_arr_begin(w);
 	attrs_who(w, ev);
-	attr_cstr(w, P "op", ev->op);
-	attr_cstr(w, P "access_intent", ev->access_intent);
-	attr_int(w, P "op_id", ev->op_id);
-	attr_cstr(w, P "fs_type", ev->fs_type);
-	attr_cstr(w, P "fs", ev->fs);
-	attr_cstr(w, P "mount", ev->mount);
-	attr_int(w, P "latency_ns", ev->latency_ns);
-	attr_int(w, P "bytes", ev->bytes);
+	les_otlp_attr_cstr(w, P "op", ev->op);
+	les_otlp_attr_cstr(w, P "access_intent", ev->access_intent);
+	les_otlp_attr_int(w, P "op_id", ev->op_id);
+	les_otlp_attr_cstr(w, P "fs_type", ev->fs_type);
+	les_otlp_attr_cstr(w, P "fs", ev->fs);
+	les_otlp_attr_cstr(w, P "mount", ev->mount);
+	les_otlp_attr_int(w, P "latency_ns", ev->latency_ns);
+	les_otlp_attr_int(w, P "bytes", ev->bytes);
 	attr_errno(w, ev->err);
-	attr_int(w, P "rpc_count", ev->rpc_count);
-	attr_int(w, P "rpc_wait_ns", ev->rpc_wait_ns);
+	les_otlp_attr_int(w, P "rpc_count", ev->rpc_count);
+	les_otlp_attr_int(w, P "rpc_wait_ns", ev->rpc_wait_ns);
 	jw_arr_end(w);
 }
 
@@ -450,29 +450,29 @@ static void attrs_child(struct jw *w, const struct child *c)
 {
 	jw_lit_key(w, JW_LIT("attributes"));
 	jw_arr_begin(w);
-	attr_int(w, "process.pid", c->pid);
-	attr_int(w, "thread.id", c->tid);
-	attr_cstr(w, P "proto", c->proto);
+	les_otlp_attr_int(w, "process.pid", c->pid);
+	les_otlp_attr_int(w, "thread.id", c->tid);
+	les_otlp_attr_cstr(w, P "proto", c->proto);
 	/* The record's own op ("request", "lock_wait"), as its line says it. */
-	attr_cstr(w, P "rpc_op", c->rpc_op ? les_rpc_op_name(c->rpc_op) : c->name);
+	les_otlp_attr_cstr(w, P "rpc_op", c->rpc_op ? les_rpc_op_name(c->rpc_op) : c->name);
 	if (c->req_id)
-		attr_int(w, P "req_id", c->req_id);
+		les_otlp_attr_int(w, P "req_id", c->req_id);
 	if (c->wait_id)
-		attr_int(w, P "wait_id", c->wait_id);
+		les_otlp_attr_int(w, P "wait_id", c->wait_id);
 	if (c->parent_wait_id)
-		attr_int(w, P "parent_wait_id", c->parent_wait_id);
+		les_otlp_attr_int(w, P "parent_wait_id", c->parent_wait_id);
 	if (c->nested)
-		attr_bool(w, P "nested_wait", true);
+		les_otlp_attr_bool(w, P "nested_wait", true);
 	if (c->has_xid)
-		attr_int(w, P "xid", c->xid);
+		les_otlp_attr_int(w, P "xid", c->xid);
 	if (c->has_opcode)
-		attr_int(w, P "opcode", c->opcode);
+		les_otlp_attr_int(w, P "opcode", c->opcode);
 	if (c->target[0])
-		attr_cstr(w, P "target", c->target);
+		les_otlp_attr_cstr(w, P "target", c->target);
 	if (c->nid[0])
-		attr_cstr(w, "network.peer.address", c->nid);
-	attr_int(w, P "latency_ns", c->latency_ns);
-	attr_int(w, P "bytes", c->bytes);
+		les_otlp_attr_cstr(w, "network.peer.address", c->nid);
+	les_otlp_attr_int(w, P "latency_ns", c->latency_ns);
+	les_otlp_attr_int(w, P "bytes", c->bytes);
 	attr_errno(w, c->err);
 	jw_arr_end(w);
 }
@@ -506,15 +506,15 @@ static void put_events(struct jw *w, const struct les_otlp_traces *t, uint64_t r
 		}
 		jw_obj_begin(w);
 		jw_lit_key(w, JW_LIT("timeUnixNano"));
-		put_u64_str(w, e->end_ns);
+		les_otlp_u64_str(w, e->end_ns);
 		jw_lit_cstr(w, JW_LIT("name"), e->name);
 		jw_lit_key(w, JW_LIT("attributes"));
 		jw_arr_begin(w);
-		attr_cstr(w, P "proto", e->proto);
+		les_otlp_attr_cstr(w, P "proto", e->proto);
 		if (e->req_id)
-			attr_int(w, P "req_id", e->req_id);
+			les_otlp_attr_int(w, P "req_id", e->req_id);
 		if (e->target[0])
-			attr_cstr(w, P "target", e->target);
+			les_otlp_attr_cstr(w, P "target", e->target);
 		jw_arr_end(w);
 		jw_obj_end(w);
 	}
@@ -636,21 +636,26 @@ int les_otlp_traces_add(struct les_otlp_traces *t, const struct les_event *ev, s
 	}
 }
 
+void les_otlp_resource(struct jw *w, const char *host)
+{
+	jw_lit_key(w, JW_LIT("resource"));
+	jw_obj_begin(w);
+	jw_lit_key(w, JW_LIT("attributes"));
+	jw_arr_begin(w);
+	les_otlp_attr_cstr(w, "service.name", "lustre-ebpf-stream");
+	les_otlp_attr_cstr(w, "service.version", LES_VERSION);
+	les_otlp_attr_cstr(w, "host.name", host);
+	jw_arr_end(w);
+	jw_obj_end(w);
+}
+
 void les_otlp_batch_begin(struct jw *w, const char *host)
 {
 	jw_obj_begin(w);
 	jw_lit_key(w, JW_LIT("resourceSpans"));
 	jw_arr_begin(w);
 	jw_obj_begin(w);
-	jw_lit_key(w, JW_LIT("resource"));
-	jw_obj_begin(w);
-	jw_lit_key(w, JW_LIT("attributes"));
-	jw_arr_begin(w);
-	attr_cstr(w, "service.name", "lustre-ebpf-stream");
-	attr_cstr(w, "service.version", LES_VERSION);
-	attr_cstr(w, "host.name", host);
-	jw_arr_end(w);
-	jw_obj_end(w);
+	les_otlp_resource(w, host);
 	jw_lit_key(w, JW_LIT("scopeSpans"));
 	jw_arr_begin(w);
 	jw_obj_begin(w);

@@ -79,6 +79,12 @@ uint16_t les_prom_port(const struct les_prom *p);
 
 /* Event sink (les_event_fn): count one record. */
 int les_prom_add(void *ctx, const struct les_event *ev);
+/*
+ * Join sink (les_consumer_add_join_sink): a joined request into
+ * lustre_ebpf_stream_client_request_layer_duration_seconds, one histogram
+ * per layer of its (lustre_jobid, target, client_nid).
+ */
+int les_prom_add_join(void *ctx, const struct les_event *ev);
 
 /*
  * Periodic work from the main loop: remember now (CLOCK_MONOTONIC ns, the

@@ -115,6 +115,14 @@ static const struct snap_series *series_next(const struct snapshot *sn, struct s
 	return NULL;
 }
 
+static bool has_kind(const struct snapshot *sn, enum les_series_kind kind)
+{
+	for (size_t i = 0; i < sn->n; i++)
+		if (sn->series[i].kind == kind)
+			return true;
+	return false;
+}
+
 /* A family's name: the set's prefix, then what it counts. */
 struct family_name {
 	char s[80];
@@ -268,6 +276,26 @@ static void render_kafka(struct out *o, const struct les_kafka_counters *kc)
 	out_fmt(o, "lustre_ebpf_stream_kafka_errors_total %" PRIu64 "\n", kc->errors);
 }
 
+/* The OTLP metrics' data points by outcome, as the stats record's "otlp"."metrics" counts them. */
+static void render_otlp_metrics(struct out *o, const struct les_otlp_metric_counters *m)
+{
+	family_header(o, "lustre_ebpf_stream_otlp_points_total", "counter",
+		      "Data points of the windows' OTLP metrics, by outcome: kept, exported "
+		      "(acknowledged by the collector), and dropped by reason.");
+	out_fmt(o,
+		"lustre_ebpf_stream_otlp_points_total{outcome=\"kept\"} %" PRIu64 "\n"
+		"lustre_ebpf_stream_otlp_points_total{outcome=\"exported\"} %" PRIu64 "\n"
+		"lustre_ebpf_stream_otlp_points_total{outcome=\"dropped\",reason=\"queue_full\"} %" PRIu64 "\n"
+		"lustre_ebpf_stream_otlp_points_total{outcome=\"dropped\",reason=\"rejected\"} %" PRIu64 "\n"
+		"lustre_ebpf_stream_otlp_points_total{outcome=\"dropped\",reason=\"exit\"} %" PRIu64 "\n"
+		"lustre_ebpf_stream_otlp_points_total{outcome=\"dropped\",reason=\"too_big\"} %" PRIu64 "\n",
+		m->points, m->exported, m->dropped_queue_full, m->dropped_rejected, m->dropped_exit,
+		m->dropped_too_big);
+	family_header(o, "lustre_ebpf_stream_otlp_points_pending", "gauge",
+		      "Data points made and not yet exported (held through a collector outage).");
+	out_fmt(o, "lustre_ebpf_stream_otlp_points_pending %" PRIu64 "\n", m->pending);
+}
+
 /* The OTLP sink's spans by outcome, as the stats record's "otlp" counts them. */
 static void render_otlp(struct out *o, const struct les_otlp_counters *oc)
 {
@@ -291,8 +319,11 @@ static void render_otlp(struct out *o, const struct les_otlp_counters *oc)
 	out_fmt(o, "lustre_ebpf_stream_otlp_spans_sampled_out_total %" PRIu64 "\n",
 		oc->spans_sampled_out);
 	family_header(o, "lustre_ebpf_stream_otlp_errors_total", "counter",
-		      "Export requests that failed: the collector not reachable, or an HTTP error.");
-	out_fmt(o, "lustre_ebpf_stream_otlp_errors_total %" PRIu64 "\n", oc->errors);
+		      "Export requests that failed, traces and metrics: the collector not "
+		      "reachable, or an HTTP error.");
+	out_fmt(o, "lustre_ebpf_stream_otlp_errors_total %" PRIu64 "\n",
+		oc->errors + oc->metrics.errors);
+	render_otlp_metrics(o, &oc->metrics);
 }
 
 /*
@@ -410,6 +441,12 @@ char *les_prom_render(struct les_prom *p, size_t *len)
 		render_rpc(&sn, &o, f);
 		render_requests(&sn, &o, f);
 	}
+	/* Only where the join is on: a client-only node's scrape is as before. */
+	if (has_kind(&sn, LES_SK_JOIN_HIST))
+		render_histograms(
+			&sn, &o, LES_SK_JOIN_HIST, LES_FSET_OURS, "request_layer_duration_seconds",
+			"Joined PtlRPC requests (client and server traced on this node): the "
+			"time of each layer, by the job on the wire, target and client NID.");
 	render_self(&sn, &o);
 	prom_snapshot_free(&sn);
 	if (o.oom || !o.buf) {

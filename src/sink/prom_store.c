@@ -16,12 +16,6 @@
 #include "model/waits.h"
 #include "sink/prom_store.h"
 
-/* The bucket bounds, in ns (see prom_store.h). */
-static const uint64_t bucket_ns[N_BUCKETS] = {
-	10000,	  50000,     250000,	1000000,    2500000,	10000000,
-	25000000, 100000000, 250000000, 1000000000, 2500000000, 10000000000,
-};
-
 /* Records lost at every stage, as lustre_ebpf_stream_records_dropped_total sums them. */
 static uint64_t self_dropped(const struct self_stats *st)
 {
@@ -104,18 +98,9 @@ static struct series *lookup(struct les_prom *p, enum les_series_kind kind, size
 	return s;
 }
 
-static unsigned int bucket_of(uint64_t ns)
-{
-	unsigned int i = 0;
-
-	while (i < N_BUCKETS && ns > bucket_ns[i])
-		i++;
-	return i; /* N_BUCKETS: only in +Inf */
-}
-
 static void hist_add(struct series *s, uint64_t ns)
 {
-	unsigned int b = bucket_of(ns);
+	unsigned int b = les_family_bucket(ns); /* N_BUCKETS: only in +Inf */
 
 	s->v.hist.count++;
 	s->v.hist.sum_ns += ns;
@@ -251,6 +236,32 @@ int les_prom_add(void *ctx, const struct les_event *ev)
 		break;
 	default:
 		break;
+	}
+	return 0;
+}
+
+/*
+ * A joined request: one observation in each layer's histogram of its
+ * (job, target, client NID). A negative network time (the two clocks'
+ * rounding) counts as 0.
+ */
+int les_prom_add_join(void *ctx, const struct les_event *ev)
+{
+	struct les_prom *p = ctx;
+
+	if (!ev->join)
+		return 0;
+	for (unsigned int l = 0; l < LES_JOIN_LAYER_MAX; l++) {
+		size_t len = les_join_labels_make(p->key, ev->join, l);
+		int64_t ns = ev->join->ns[l];
+		struct series *s;
+
+		p->key_fset = LES_FSET_OURS;
+		pthread_mutex_lock(&p->lock);
+		s = touch(p, LES_SK_JOIN_HIST, len);
+		if (s)
+			hist_add(s, ns > 0 ? (uint64_t)ns : 0);
+		pthread_mutex_unlock(&p->lock);
 	}
 	return 0;
 }
@@ -448,6 +459,7 @@ static size_t series_lines(const struct series *s)
 	case LES_SK_ACCESS_HIST:
 	case LES_SK_RPC_HIST:
 	case LES_SK_REQ_HIST:
+	case LES_SK_JOIN_HIST:
 		return N_BUCKETS + 3; /* the buckets, +Inf, _sum, _count */
 	case LES_SK_RPC_EVENT:
 		for (unsigned int e = 0; e < LES_EV_MAX; e++)

@@ -30,7 +30,7 @@ struct MHD_Daemon;
  * client formats them) in prom_render.c.
  * test/fixtures/exporter-e743798.txt holds them for the tests.
  */
-#define N_BUCKETS 12
+#define N_BUCKETS LES_FAMILY_BUCKETS /* model/families.h holds the bounds */
 
 union series_values {
 	struct {

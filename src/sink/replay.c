@@ -59,8 +59,14 @@ static void draw(struct replay *r)
 	if (r->screen)
 		les_top_screen_size(&width, &height);
 	/* A gap frame says so on its last line (kept short: no row has so few words). */
-	n = les_top_render(r->top, r->view.group, r->view.sort, width,
-			   r->gap_ns && height > 1 ? height - 1 : height, r->frame, FRAME_BUF);
+	if (r->view.layers)
+		n = les_top_render_layers(r->top, width,
+					  r->gap_ns && height > 1 ? height - 1 : height, r->frame,
+					  FRAME_BUF);
+	else
+		n = les_top_render(r->top, r->view.group, r->view.sort, width,
+				   r->gap_ns && height > 1 ? height - 1 : height, r->frame,
+				   FRAME_BUF);
 	if (r->gap_ns)
 		snprintf(r->frame + n, FRAME_BUF - n, "gap: %.0f s without records\n",
 			 (double)r->gap_ns / 1e9);

@@ -9,10 +9,13 @@
 #include "util/histogram.h"
 #include "model/kinds.h"
 #include "model/ops.h"
+#include "model/rpcjoin.h"
 #include "sink/top.h"
 #include "util/utf8.h"
 
 #define TABLE_SLOTS (2 * LES_TOP_GROUPS) /* open addressing, at most half full */
+/* Layer view rows (job, target) per interval: a screen's worth, the rest in "(other)". */
+#define TOP_JOIN_ROWS 64
 
 struct top_row {
 	char name[LES_TOP_NAME_LEN];
@@ -36,8 +39,17 @@ struct top_table {
 	struct top_row other; /* "(other)": names past LES_TOP_GROUPS, or past memory */
 };
 
+/* A (job, target)'s joined requests and each layer's sum (model/rpcjoin.h). */
+struct top_join_row {
+	char name[LES_TOP_NAME_LEN]; /* "job target" */
+	uint64_t count;
+	int64_t ns[LES_JOIN_LAYER_MAX];
+};
+
 struct top_interval {
 	struct top_table by[LES_TOP_GROUP_MAX];
+	uint32_t n_join;
+	struct top_join_row join[TOP_JOIN_ROWS + 1]; /* the last: "(other)" */
 	uint64_t requests, resends, expires;
 	uint64_t sunrpc, backlog_ns, rtt_ns; /* sunrpc requests and their sums */
 };
@@ -72,6 +84,9 @@ static void interval_reset(struct top_interval *iv)
 		/* The overflow row is known by its name: unnamed, it starts again at 0. */
 		iv->by[g].other.name[0] = '\0';
 	}
+	iv->n_join = 0;
+	iv->join[TOP_JOIN_ROWS].count = 0;
+	memset(iv->join[TOP_JOIN_ROWS].ns, 0, sizeof(iv->join[TOP_JOIN_ROWS].ns));
 	iv->requests = iv->resends = iv->expires = 0;
 	iv->sunrpc = iv->backlog_ns = iv->rtt_ns = 0;
 }
@@ -276,6 +291,42 @@ void les_top_close_interval(struct les_top *t, double seconds, uint64_t end_epoc
 		t->header = *h;
 }
 
+/* The row of a "job target" name: a linear look over a screen's worth of rows. */
+static struct top_join_row *join_row(struct top_interval *iv, const char *name)
+{
+	struct top_join_row *r;
+
+	for (uint32_t i = 0; i < iv->n_join; i++)
+		if (!strcmp(iv->join[i].name, name))
+			return &iv->join[i];
+	if (iv->n_join == TOP_JOIN_ROWS) {
+		r = &iv->join[TOP_JOIN_ROWS];
+		snprintf(r->name, sizeof(r->name), "(other)");
+		return r;
+	}
+	r = &iv->join[iv->n_join++];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	return r;
+}
+
+int les_top_join(void *ctx, const struct les_event *ev)
+{
+	struct les_top *t = ctx;
+	const struct les_join_view *v = ev->join;
+	struct top_join_row *r;
+	char name[LES_TOP_NAME_LEN];
+
+	if (!v || (t->filter[0] && (!v->job || strcmp(v->job, t->filter))))
+		return 0;
+	snprintf(name, sizeof(name), "%s %s", v->job ? v->job : "-", v->target ? v->target : "-");
+	r = join_row(t->open, name);
+	r->count++;
+	for (int l = 0; l < LES_JOIN_LAYER_MAX; l++)
+		r->ns[l] += v->ns[l];
+	return 0;
+}
+
 /* The value a row is sorted by, per second where it is a rate. */
 static double sort_value(const struct top_row *r, enum les_top_sort s)
 {
@@ -438,6 +489,76 @@ size_t les_top_render(const struct les_top *t, enum les_top_group group, enum le
 	return f.used;
 }
 
+static int cmp_join_rows(const void *a, const void *b)
+{
+	const struct top_join_row *x = *(const struct top_join_row *const *)a;
+	const struct top_join_row *y = *(const struct top_join_row *const *)b;
+
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : strcmp(x->name, y->name);
+}
+
+/* A layer's mean per request (a negative network time, the clocks' rounding, as 0). */
+static void fmt_mean(char *buf, size_t len, int64_t sum, uint64_t count)
+{
+	fmt_latency(buf, len, sum > 0 && count ? (uint64_t)sum / count : 0);
+}
+
+/*
+ * The layers shown, in the order of a request's way: the client's queue,
+ * the network (both ways), the server's incoming queue, NRS queue and
+ * handling; the client's whole wait last.
+ */
+static const struct {
+	enum les_join_layer layer;
+	const char *title;
+} layer_cols[] = {
+	{LES_JOIN_CLIENT_QUEUED, "CLIENTQ"}, {LES_JOIN_NETWORK, "NETWORK"},
+	{LES_JOIN_SRV_INCOMING, "INCOMING"}, {LES_JOIN_SRV_NRS, "NRS"},
+	{LES_JOIN_SRV_HANDLE, "HANDLE"},     {LES_JOIN_CLIENT_SERVICE, "SERVICE"},
+};
+
+#define LAYER_COLS (sizeof(layer_cols) / sizeof(layer_cols[0]))
+
+size_t les_top_render_layers(const struct les_top *t, int width, int height, char *buf, size_t len)
+{
+	const struct top_interval *iv = t->shown;
+	const struct top_join_row *rows[TOP_JOIN_ROWS + 1];
+	struct frame f = {.buf = buf, .len = len, .width = width, .height = height};
+	double secs = t->shown_seconds > 0 ? t->shown_seconds : 1;
+	char name[LES_TERM_SAFE_LEN(LES_TOP_NAME_LEN)], m[LAYER_COLS][16];
+	size_t n = 0;
+
+	if (!len)
+		return 0;
+	buf[0] = '\0';
+	put_line(&f,
+		 "lustre-ebpf-stream --top  %s  layers of joined requests, by job and target "
+		 "(%.1f s)",
+		 t->clock, secs);
+	put_line(&f, "mean per request; keys: l back to the records  q quit");
+	put_line(&f, "%-30s %6s %8s %8s %8s %8s %8s %8s", "JOB TARGET", "REQ/s",
+		 layer_cols[0].title, layer_cols[1].title, layer_cols[2].title, layer_cols[3].title,
+		 layer_cols[4].title, layer_cols[5].title);
+	for (uint32_t i = 0; i < iv->n_join; i++)
+		rows[n++] = &iv->join[i];
+	if (iv->join[TOP_JOIN_ROWS].count)
+		rows[n++] = &iv->join[TOP_JOIN_ROWS];
+	if (!n)
+		put_line(&f, "no joined request (the join is on where server probes attached)");
+	qsort(rows, n, sizeof(rows[0]), cmp_join_rows);
+	for (size_t i = 0; i < n; i++) {
+		const struct top_join_row *r = rows[i];
+
+		les_term_safe(r->name, name, sizeof(name));
+		for (size_t c = 0; c < LAYER_COLS; c++)
+			fmt_mean(m[c], sizeof(m[c]), r->ns[layer_cols[c].layer], r->count);
+		if (!put_line(&f, "%-30.30s %6.1f %8s %8s %8s %8s %8s %8s", name,
+			      (double)r->count / secs, m[0], m[1], m[2], m[3], m[4], m[5]))
+			break;
+	}
+	return f.used;
+}
+
 bool les_top_key(struct les_top_view *v, int key)
 {
 	static const char group_keys[LES_TOP_GROUP_MAX] = { 'j', 'u', 'p', 'm' };
@@ -459,6 +580,10 @@ bool les_top_key(struct les_top_view *v, int key)
 	}
 	if (key == 'f') {
 		v->ask_filter = true;
+		return true;
+	}
+	if (key == 'l') {
+		v->layers = !v->layers;
 		return true;
 	}
 	return false;

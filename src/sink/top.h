@@ -66,6 +66,12 @@ void les_top_free(struct les_top *t);
 int les_top_event(void *ctx, const struct les_event *ev);
 
 /*
+ * Join sink (ev->join set): sum one joined request's layers into the open
+ * interval's row of its job on the wire and target (the layer view).
+ */
+int les_top_join(void *ctx, const struct les_event *ev);
+
+/*
  * Only records whose job, user name or op is this (NULL or "": all), like
  * --job, --uid and --op; applies from the next record on.
  */
@@ -89,6 +95,13 @@ void les_top_close_interval(struct les_top *t, double seconds, uint64_t end_epoc
 size_t les_top_render(const struct les_top *t, enum les_top_group group, enum les_top_sort sort,
 		      int width, int height, char *buf, size_t len);
 
+/*
+ * The layer view ('l'): per job on the wire and target, the joined
+ * requests of the last closed interval and the mean time of each layer,
+ * most requests first; "no joined request" where the join is off or idle.
+ */
+size_t les_top_render_layers(const struct les_top *t, int width, int height, char *buf, size_t len);
+
 const char *les_top_group_name(enum les_top_group g);
 const char *les_top_sort_name(enum les_top_sort s);
 
@@ -98,12 +111,13 @@ struct les_top_view {
 	enum les_top_sort sort;
 	bool quit;
 	bool ask_filter; /* 'f': the screen asks for the filter */
+	bool layers;	 /* 'l': the layer view of joined requests, toggled */
 };
 
 /*
  * Apply one key: j u p m group by job, user, process, mount; o r w 5 9 x e
- * sort by ops, read, write, p50, p99, rpc wait share, errors; f filter;
- * q quit. Returns whether the key meant something.
+ * sort by ops, read, write, p50, p99, rpc wait share, errors; l the layer
+ * view on and off; f filter; q quit. Returns whether the key meant something.
  */
 bool les_top_key(struct les_top_view *v, int key);
 

@@ -138,6 +138,31 @@ static void put_stats(struct jw *w, const struct les_window_group *g)
 	}
 }
 
+/*
+ * A group of joined requests: its keys as the rpc_join line names them,
+ * the count, client_service_ns's histogram and each layer's sum.
+ */
+static void put_join(struct les_window_json *wj, const struct les_window_group *g)
+{
+	const struct les_join_view *v = g->join;
+	struct jw *w = &wj->jw;
+
+	jw_kv_cstr(w, "record_type", "rpc_join");
+	jw_kv_cstr(w, "lustre_jobid", v->job);
+	jw_kv_cstr(w, "target", v->target);
+	jw_kv_cstr(w, "client_nid", v->client_nid);
+	wj->ev.job_id = v->job;
+	if (g->other)
+		jw_kv_bool(w, "other", 1);
+	jw_kv_u64(w, "count", g->count);
+	put_histogram(w, g->latency);
+	jw_key(w, "layers");
+	jw_obj_begin(w);
+	for (int l = 0; l < LES_JOIN_LAYER_MAX; l++)
+		jw_kv_i64(w, les_join_layer_name(l), v->ns[l]);
+	jw_obj_end(w);
+}
+
 int les_window_json_group(void *ctx, const struct les_window *win, const struct les_window_group *g)
 {
 	struct les_window_json *wj = ctx;
@@ -153,11 +178,15 @@ int les_window_json_group(void *ctx, const struct les_window *win, const struct 
 	jw_kv_time(w, "window_start", win->start_ns);
 	jw_kv_time(w, "window_end", win->end_ns);
 	jw_kv_cstr(w, "host", win->host);
-	jw_kv_cstr(w, "record_type", les_rec_kind_name(g->kind));
-	put_fields(wj, win, g);
-	if (g->other)
-		jw_kv_bool(w, "other", 1);
-	put_stats(w, g);
+	if (g->join) {
+		put_join(wj, g);
+	} else {
+		jw_kv_cstr(w, "record_type", les_rec_kind_name(g->kind));
+		put_fields(wj, win, g);
+		if (g->other)
+			jw_kv_bool(w, "other", 1);
+		put_stats(w, g);
+	}
 	if (win->partial)
 		jw_kv_bool(w, "partial", 1);
 	jw_obj_end(w);

@@ -12,7 +12,8 @@
 #   Lustre BTF anywhere to aim them at); kernels that refuse tracing
 #   programs answer EPERM, which is reported, not failed. The stock-kernel
 #   guest loads them (test/vm/t_rpc_lustre.sh runs this test).
-# - sunrpc tp_btf programs: only where the sunrpc module and its BTF are
+# - sunrpc tp_btf programs (the client's, and the server's of sunrpc and nfsd):
+#   only where the sunrpc module and its BTF are
 #   loaded; otherwise skipped with the reason (the guest proves them:
 #   test/vm/t_rpc_nfs.sh runs this test after loading sunrpc).
 #
@@ -172,7 +173,7 @@ n_sunrpc=$(grep -oE 'struct bpf_program \*sunrpc_[a-z_]*;' "$build/bpf/les.skel.
 
 les_true "loader ran without failures" test "$status" -eq 0
 les_true "the object has PtlRPC/LDLM/FUSE kprobes ($n_kprobe), fentry twins ($n_fentry), sunrpc ($n_sunrpc)" \
-	test "$n_kprobe" -ge 21 -a "$n_fentry" -ge 16 -a "$n_sunrpc" -eq 4
+	test "$n_kprobe" -ge 21 -a "$n_fentry" -ge 16 -a "$n_sunrpc" -eq 11
 les_true "all $n_kprobe PtlRPC/LDLM kprobe programs loaded without an opcode offset" \
 	test "$(n_progs loaded kprobe -1)" -eq "$n_kprobe"
 les_true "all $n_kprobe loaded with an opcode offset (opcode reader verified)" \

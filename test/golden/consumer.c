@@ -96,7 +96,8 @@ int main(int argc, char **argv)
 {
 	static struct les_consumer c;
 	const char *mode = argc > 2 ? argv[2] : "";
-	struct les_consumer_config cfg = {.file_id = !strcmp(mode, "--file-id")};
+	/* As on a node whose server probes attached: the join's counts in the stats. */
+	struct les_consumer_config cfg = {.file_id = !strcmp(mode, "--file-id"), .join = true};
 	struct les_aggregate_config agg = {
 		.window_ns = 1000000000ull,
 		.group_by = LES_GROUP_BY_DEFAULT,

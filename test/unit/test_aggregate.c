@@ -406,6 +406,93 @@ START_TEST(test_overflow_into_other)
 }
 END_TEST
 
+/* --- joined requests: per window, by job, target and client NID ---------- */
+
+static struct les_join_view join_view(const char *job, const char *target, const char *nid,
+				      int64_t base)
+{
+	struct les_join_view v = {.job = job, .target = target, .client_nid = nid};
+
+	for (int l = 0; l < LES_JOIN_LAYER_MAX; l++)
+		v.ns[l] = base * (l + 1);
+	return v;
+}
+
+static void add_join(struct les_aggregate *a, uint64_t ts, const struct les_join_view *v)
+{
+	struct les_event ev = {
+		.type = "rpc_join", .kind = LES_REC_KIND_MAX, .ts_epoch_ns = ts, .join = v};
+
+	ck_assert_int_eq(les_aggregate_add_join(a, &ev), 0);
+}
+
+static int64_t layer(json_t *line, const char *name)
+{
+	json_t *v = json_object_get(json_object_get(line, "layers"), name);
+
+	ck_assert_msg(json_is_integer(v), "layers.%s is not an integer", name);
+	return json_integer_value(v);
+}
+
+/* The line of the join group whose three keys are these (NULL: null). */
+static json_t *find_join(const char *job, const char *target, const char *nid)
+{
+	const char *want[3] = {job, target, nid};
+	const char *key[3] = {"lustre_jobid", "target", "client_nid"};
+
+	for (size_t i = 0; i < n_lines; i++) {
+		int ok = !strcmp(json_string_value(json_object_get(lines[i], "record_type")),
+				 "rpc_join");
+
+		for (int k = 0; k < 3 && ok; k++) {
+			json_t *v = json_object_get(lines[i], key[k]);
+
+			ok = want[k] ? json_is_string(v) && !strcmp(json_string_value(v), want[k])
+				     : json_is_null(v);
+		}
+		if (ok)
+			return lines[i];
+	}
+	return NULL;
+}
+
+START_TEST(test_join_groups)
+{
+	struct les_aggregate *a = make(2 * NS, LES_GROUP_BY_DEFAULT, 16);
+	struct les_join_view v1 = join_view("dd.0", "lustre-OST0000", "0@lo", 100);
+	struct les_join_view v2 = join_view("dd.0", "lustre-OST0000", "0@lo", 1000);
+	struct les_join_view v3 = join_view(NULL, "lustre-MDT0000", "0@lo", 7);
+	struct les_join_view v4 = join_view("cp.1", "lustre-OST0000", "0@lo", 5);
+	struct les_aggregate_stats st;
+	json_t *g;
+
+	add_join(a, T0 + 1, &v1);
+	add_join(a, T0 + 2, &v2);
+	add_join(a, T0 + 3, &v3);
+	add_join(a, T0 + 2 * NS + 1, &v4); /* the next window: closes the first */
+	ck_assert_uint_eq(n_lines, 2);
+	g = find_join("dd.0", "lustre-OST0000", "0@lo");
+	ck_assert_ptr_nonnull(g);
+	ck_assert_uint_eq(num(g, "count"), 2);
+	for (int l = 0; l < LES_JOIN_LAYER_MAX; l++)
+		ck_assert_int_eq(layer(g, les_join_layer_name(l)), 1100 * (l + 1));
+	ck_assert_uint_eq(num(g, "sum_latency_ns"), 1100 * (LES_JOIN_CLIENT_SERVICE + 1));
+	g = find_join(NULL, "lustre-MDT0000", "0@lo");
+	ck_assert_ptr_nonnull(g);
+	ck_assert_uint_eq(num(g, "count"), 1);
+	ck_assert_int_eq(layer(g, "server_nrs_ns"), 7 * (LES_JOIN_SRV_NRS + 1));
+	clear_lines();
+	les_aggregate_flush(a, T0 + 4 * NS);
+	ck_assert_uint_eq(n_lines, 1);
+	ck_assert_ptr_nonnull(find_join("cp.1", "lustre-OST0000", "0@lo"));
+	les_aggregate_get_stats(a, &st);
+	ck_assert_uint_eq(st.joined, 4);
+	ck_assert_uint_eq(st.records, 0);
+	clear_lines();
+	les_aggregate_free(a);
+}
+END_TEST
+
 START_TEST(test_group_by_parse)
 {
 	char err[256];
@@ -472,6 +559,7 @@ static Suite *aggregate_suite(void)
 	tcase_add_test(tc, test_overflow_into_other);
 	tcase_add_test(tc, test_group_by_parse);
 	tcase_add_test(tc, test_many_groups_no_growth);
+	tcase_add_test(tc, test_join_groups);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -383,6 +383,35 @@ START_TEST(test_nfs_atomic_open_v23)
 }
 END_TEST
 
+/* --- NFS's server rows: only where nfsd is loaded ------------------------- */
+
+START_TEST(test_nfs_server_rows_need_nfsd)
+{
+	struct les_kfacts *f = load("debian-6.12-lustre-btf.facts");
+	const struct les_probe_plan *p = plan_for(f, LES_ATTACH_MODE_AUTO);
+	struct les_kf_module *m;
+
+	/* An NFS client: sunrpc has the svc_ tracepoints, but no server answers. */
+	ck_assert_int_eq(rpc_row(p, "sunrpc:rpc_task_begin")->method, LES_ATTACH_TRACEPOINT);
+	ck_assert_int_eq(rpc_row(p, "sunrpc:svc_send")->method, LES_ATTACH_NONE);
+	ck_assert_str_eq(rpc_row(p, "sunrpc:svc_send")->reason,
+			 "nfsd not loaded when the tool started (no NFS server)");
+	ck_assert(!les_rpc_prog_is_server("sunrpc_begin_btf"));
+	ck_assert(les_rpc_prog_is_server("sunrpc_svc_send_btf"));
+	/* nfsd loaded, without its tracepoints' BTF: svc_ rows by tp_btf, nfsd's rows off. */
+	ck_assert_uint_lt(f->n_module, LES_KF_MODULES_MAX);
+	m = &f->module[f->n_module++];
+	snprintf(m->name, sizeof(m->name), "nfsd");
+	m->loaded = true;
+	p = plan_for(f, LES_ATTACH_MODE_AUTO);
+	ck_assert_int_eq(rpc_row(p, "sunrpc:svc_send")->method, LES_ATTACH_TRACEPOINT);
+	ck_assert_int_eq(rpc_row(p, "sunrpc:svc_stats_latency")->method, LES_ATTACH_TRACEPOINT);
+	ck_assert_str_eq(rpc_row(p, "nfsd:nfsd_read_start")->reason,
+			 "no such tracepoint in this kernel");
+	free(f);
+}
+END_TEST
+
 /* --- a build where PtlRPC functions are inlined or only clones ----------- */
 
 static void drop_sym(struct les_kfacts *f, const char *name)
@@ -650,6 +679,7 @@ int main(void)
 	tcase_add_test(kernels, test_ptlrpc_inlined_or_clone);
 	tcase_add_test(kernels, test_lnet_rows_need_lnet_btf);
 	tcase_add_test(kernels, test_debian_612_lnet_client);
+	tcase_add_test(kernels, test_nfs_server_rows_need_nfsd);
 	tcase_add_test(kernels, test_clone_lookup);
 	tcase_add_test(text, test_dump_reads_back_the_same);
 	tcase_add_test(text, test_malformed_facts);

@@ -535,6 +535,55 @@ START_TEST(test_parse_listen)
 }
 END_TEST
 
+/*
+ * Joined requests: one histogram per layer of (job, target, client NID),
+ * with the same buckets; the family only where some came.
+ */
+START_TEST(test_join_layers)
+{
+	struct les_prom *p = make(true, false, 0);
+	struct les_join_view v = {.job = "dd.0", .target = "lustre-OST0000", .client_nid = "0@lo"};
+	struct les_event ev = {.type = "rpc_join", .kind = LES_REC_KIND_MAX, .join = &v};
+	const char *fam = "lustre_ebpf_stream_client_request_layer_duration_seconds";
+	const char *keys = "lustre_jobid=\"dd.0\",target=\"lustre-OST0000\",client_nid=\"0@lo\"";
+	char line[512];
+	char *text;
+
+	text = render(p);
+	ck_assert_ptr_null(strstr(text, fam));
+	free(text);
+	for (int l = 0; l < LES_JOIN_LAYER_MAX; l++)
+		v.ns[l] = 2000000;	/* 2 ms: the 0.0025 bucket */
+	v.ns[LES_JOIN_SRV_NRS] = 40000; /* 40 us: 5e-05 */
+	v.ns[LES_JOIN_NETWORK] = -5;	/* counted as 0 */
+	les_prom_add_join(p, &ev);
+	v.ns[LES_JOIN_SRV_NRS] = 300000; /* 0.3 ms: 0.001 */
+	les_prom_add_join(p, &ev);
+	text = render(p);
+	snprintf(line, sizeof(line), "%s_count{%s,layer=\"server_nrs_ns\"} 2", fam, keys);
+	assert_has_line(text, line);
+	snprintf(line, sizeof(line), "%s_sum{%s,layer=\"server_nrs_ns\"} 0.000340000", fam, keys);
+	assert_has_line(text, line);
+	snprintf(line, sizeof(line), "%s_bucket{%s,layer=\"server_nrs_ns\",le=\"5e-05\"} 1", fam,
+		 keys);
+	assert_has_line(text, line);
+	snprintf(line, sizeof(line), "%s_bucket{%s,layer=\"server_nrs_ns\",le=\"0.001\"} 2", fam,
+		 keys);
+	assert_has_line(text, line);
+	snprintf(line, sizeof(line), "%s_sum{%s,layer=\"server_handle_ns\"} 0.004000000", fam,
+		 keys);
+	assert_has_line(text, line);
+	snprintf(line, sizeof(line), "%s_sum{%s,layer=\"network_ns\"} 0.000000000", fam, keys);
+	assert_has_line(text, line);
+	snprintf(line, sizeof(line), "%s_bucket{%s,layer=\"network_ns\",le=\"1e-05\"} 2", fam,
+		 keys);
+	assert_has_line(text, line);
+	free(text);
+	ck_assert_uint_eq(les_prom_series(p), LES_JOIN_LAYER_MAX);
+	les_prom_free(p);
+}
+END_TEST
+
 START_TEST(test_render_families)
 {
 	struct les_prom *p = make(true, false, 0);
@@ -1011,6 +1060,7 @@ static Suite *prom_suite(void)
 	tcase_add_test(tc, test_health);
 	tcase_add_test(tc, test_parse_listen);
 	tcase_add_test(tc, test_render_families);
+	tcase_add_test(tc, test_join_layers);
 	tcase_add_test(tc, test_requests_in_flight);
 	tcase_add_test(tc, test_rpc_wait_once);
 	tcase_add_test(tc, test_exporter_families);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The client-server join of PtlRPC requests and the server record's steps. */
+/* The client-server join of PtlRPC and sunrpc requests and the server record's steps. */
 #include <check.h>
 #include <string.h>
 #include "model/rpcjoin.h"
@@ -28,6 +28,7 @@ static struct les_rec_srv server(uint64_t xid, const struct les_lnet_nid *self)
 
 	memset(&r, 0, sizeof(r));
 	r.kind = LES_REC_SRV;
+	r.proto = LES_PROTO_PTLRPC;
 	r.flags = LES_SRV_F_PEER | LES_SRV_F_NRS | LES_SRV_F_REPLY;
 	r.xid = xid;
 	r.self = *self;
@@ -40,6 +41,88 @@ static struct les_rec_srv server(uint64_t xid, const struct les_lnet_nid *self)
 	r.ts_ns = 4500;
 	return r;
 }
+
+/* 127.0.0.1 and a client port, as the NFS client's socket and nfsd's rq_addr give them. */
+static struct les_sock_addr lo_port(uint16_t port)
+{
+	struct les_sock_addr a = {.family = 2, .port = port, .addr_be = {0x0100007f}};
+
+	return a;
+}
+
+static struct les_rec_rpc nfs_client(uint32_t xid, uint16_t port)
+{
+	struct les_rec_rpc r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = LES_REC_RPC;
+	r.proto = LES_PROTO_SUNRPC;
+	r.flags = LES_RPC_F_OPCODE | LES_RPC_F_LOCAL;
+	r.req_id = xid;
+	r.local = lo_port(port);
+	r.rtt_ns = 9000;
+	return r;
+}
+
+static struct les_rec_srv nfs_server(uint32_t xid, uint16_t port)
+{
+	struct les_rec_srv r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = LES_REC_SRV;
+	r.proto = LES_PROTO_SUNRPC;
+	r.flags = LES_SRV_F_CLIENT | LES_SRV_F_REPLY | LES_SRV_F_ARRIVAL_MONO | LES_SRV_F_IO;
+	r.xid = xid;
+	r.client = lo_port(port);
+	/* woken 1000, read off the transport 1400, reply sent 3000; file I/O 800 */
+	r.arrival_real_ns = 1000;
+	r.start_ns = 1400;
+	r.handler_ns = 1500;
+	r.reply_ns = 3000;
+	r.ts_ns = 3000;
+	r.io_ns = 800;
+	return r;
+}
+
+START_TEST(test_sunrpc_key_is_client_addr_and_xid)
+{
+	struct les_rpcjoin j;
+	struct les_rec_rpc c = nfs_client(0x5a5a0001, 812);
+	struct les_rec_srv s = nfs_server(0x5a5a0001, 813);
+	struct les_rec_srv p = server(0x5a5a0001, &lo);
+	struct les_srv_times t;
+
+	ck_assert_int_eq(les_rpcjoin_init(&j, 64, 1000), 0);
+	ck_assert(!les_rpcjoin_offer_client(&j, &c, 1));
+	/* Same xid, another port (another transport: nconnect): not this request. */
+	ck_assert(!les_rpcjoin_offer_server(&j, &s, 2));
+	/* Same xid from a PtlRPC server: another protocol, never joined. */
+	ck_assert(!les_rpcjoin_offer_server(&j, &p, 3));
+	s.client.port = 812;
+	ck_assert(les_rpcjoin_offer_server(&j, &s, 4));
+	ck_assert_uint_eq(j.client.req_id, 0x5a5a0001);
+	ck_assert_uint_eq(j.server.client.port, 812);
+	/* A byte-swapped xid on one side meets nothing. */
+	c = nfs_client(0x01005a5a, 812);
+	s = nfs_server(0x5a5a0001, 812);
+	ck_assert(!les_rpcjoin_offer_client(&j, &c, 5));
+	ck_assert(!les_rpcjoin_offer_server(&j, &s, 6));
+	/* Without the socket's address (an RDMA transport) there is no key. */
+	c.flags &= ~LES_RPC_F_LOCAL;
+	ck_assert(!les_rpcjoin_offer_client(&j, &c, 7));
+	ck_assert_uint_eq(j.counts.no_key[LES_JOIN_CLIENT], 1);
+	ck_assert_uint_eq(j.counts.joined, 1);
+	/* The steps: arrival is monotonic already, whatever the offset. */
+	les_srv_times(&s, 123456, &t);
+	ck_assert_uint_eq(t.queue_ns, 400);
+	ck_assert_uint_eq(t.handle_ns, 1600);
+	ck_assert_uint_eq(t.reply_ns, 2000);
+	ck_assert(t.has_reply && !t.has_nrs);
+	c = nfs_client(1, 1);
+	ck_assert_int_eq(les_rpcjoin_network_ns(&c, &t), 7000);
+	les_rpcjoin_free(&j);
+}
+END_TEST
 
 START_TEST(test_joins_either_order)
 {
@@ -154,6 +237,7 @@ int main(void)
 	tcase_add_test(tc, test_key_is_nid_and_xid);
 	tcase_add_test(tc, test_full_table_counts_every_record);
 	tcase_add_test(tc, test_server_steps);
+	tcase_add_test(tc, test_sunrpc_key_is_client_addr_and_xid);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

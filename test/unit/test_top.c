@@ -6,6 +6,7 @@
 #include "model/ops.h"
 #include "les_record.h"
 #include "sink/top.h"
+#include "model/rpcjoin.h"
 
 static struct les_event access_ev(const char *job, const char *user, const char *process,
 				  const char *op, uint64_t latency_ns, uint64_t bytes, int err)
@@ -101,6 +102,51 @@ static void full_interval(struct les_top *t, int extra, char *frame, size_t len)
 	les_top_render(t, LES_TOP_JOB, LES_TOP_SORT_OPS, 80, 0, frame, len);
 }
 
+/*
+ * The layer view: per job and target, requests/s and each layer's mean;
+ * 'l' toggles it. 2 requests of dd.0 to OST0 in 2 s: 1.0/s, means of
+ * the two.
+ */
+START_TEST(test_layer_view)
+{
+	struct les_top *t = les_top_new();
+	struct les_top_view v = {0};
+	struct les_join_view j = {.job = "dd.0", .target = "lustre-OST0000", .client_nid = "0@lo"};
+	struct les_event ev = {.type = "rpc_join", .kind = LES_REC_KIND_MAX, .join = &j};
+	char frame[4096], line[256];
+	const int64_t a[LES_JOIN_LAYER_MAX] = {
+		[LES_JOIN_CLIENT_QUEUED] = 100000, [LES_JOIN_CLIENT_SERVICE] = 9000000,
+		[LES_JOIN_NETWORK] = 1000000,	   [LES_JOIN_SRV_INCOMING] = 20000,
+		[LES_JOIN_SRV_NRS] = 3000000,	   [LES_JOIN_SRV_HANDLE] = 5000000,
+	};
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert(les_top_key(&v, 'l'));
+	ck_assert(v.layers);
+	memcpy(j.ns, a, sizeof(a));
+	les_top_join(t, &ev);
+	j.ns[LES_JOIN_SRV_NRS] = 1000000;    /* NRS mean: 2 ms */
+	j.ns[LES_JOIN_SRV_HANDLE] = 7000000; /* handling mean: 6 ms */
+	les_top_join(t, &ev);
+	j.job = "cp.1";
+	les_top_join(t, &ev);
+	les_top_close_interval(t, 2.0, 0, NULL);
+	les_top_render_layers(t, 200, 0, frame, sizeof(frame));
+	ck_assert_msg(row(frame, "dd.0 lustre-OST0000", line, sizeof(line)), "%s", frame);
+	ck_assert_str_eq(line, "dd.0 lustre-OST0000               1.0    100us    1.0ms     20us"
+			       "    2.0ms    6.0ms    9.0ms");
+	ck_assert_msg(row(frame, "cp.1 lustre-OST0000", line, sizeof(line)), "%s", frame);
+	/* Most requests first. */
+	ck_assert(strstr(frame, "dd.0 ") < strstr(frame, "cp.1 "));
+	ck_assert(les_top_key(&v, 'l'));
+	ck_assert(!v.layers);
+	les_top_close_interval(t, 1.0, 0, NULL);
+	les_top_render_layers(t, 200, 0, frame, sizeof(frame));
+	ck_assert_ptr_nonnull(strstr(frame, "no joined request"));
+	les_top_free(t);
+}
+END_TEST
+
 START_TEST(test_filter_keys_and_overflow)
 {
 	struct les_top *t = les_top_new();
@@ -164,6 +210,7 @@ int main(void)
 
 	tcase_add_test(tc, test_rows_by_job_and_process);
 	tcase_add_test(tc, test_filter_keys_and_overflow);
+	tcase_add_test(tc, test_layer_view);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

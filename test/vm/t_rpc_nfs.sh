@@ -13,6 +13,14 @@
 # access op with the kworker as worker_comm, and charged to that op; the
 # mount known; nothing in flight at the end. Then test/e2e/25_rpc_verifier.sh
 # with sunrpc loaded: the tp_btf programs must load on this kernel.
+#
+# The server side and the join (docs/nfs.md): nfsd's srv records, counted
+# per procedure, equal nfsd's own counts (/proc/net/rpc/nfsd, proc3) over
+# the run; the client's records equal the client's per-op counts
+# (/proc/self/mountstats); every client request is joined to its server
+# record on (client address and port, xid), none left unjoined on either
+# side; the server's arrival to reply lies inside the client's rtt, and
+# the reads and writes carry nfsd's file I/O time.
 set -u
 
 # shellcheck source=test/vm/guest-lib.sh
@@ -44,12 +52,27 @@ list_probes()
 	"$tool" --list-probes=json >"$work/probes.json" || return 1
 	jq -c '.probes[] | select(.proto == "sunrpc")' "$work/probes.json"
 	[ "$(jq '[.probes[] | select(.proto == "sunrpc" and .method == "tp_btf")] | length' \
-		"$work/probes.json")" = 4 ]
+		"$work/probes.json")" = 11 ]
 }
-check "--list-probes: the 4 sunrpc tracepoints by tp_btf" list_probes
+check "--list-probes: the 11 sunrpc and nfsd tracepoints by tp_btf (client and server)" list_probes
+
+# nfsd's per-procedure counts of NFSv3 (proc3: the count of procedures, then one per procedure).
+nfsd_proc3()
+{
+	awk '$1 == "proc3" { for (i = 3; i <= NF; i++) print i - 3, $i }' /proc/net/rpc/nfsd
+}
+
+# The client's per-op counts on the mount (mountstats: "OP: ops trans ...").
+client_ops()
+{
+	awk -v m="$mnt" '$1 == "device" { on = ($5 == m) } on && $1 ~ /^[A-Z_]+:$/ && NF > 2 {
+		print tolower(substr($1, 1, length($1) - 1)), $2 }' /proc/self/mountstats
+}
 
 tracer_start 360 "" "$work/err" \
 	"$tool" -v --mount "$mnt" --stats-interval 1s -o "$work/out.jsonl" || die "tool did not start"
+nfsd_proc3 >"$work/nfsd.before"
+client_ops >"$work/client.before"
 
 mkdir "$mnt/d" &
 mkdir_pid=$!
@@ -69,6 +92,8 @@ rm_pid=$!
 wait $rm_pid
 rmdir "$mnt/d"
 sleep 1.5
+nfsd_proc3 >"$work/nfsd.after"
+client_ops >"$work/client.after"
 tracer_stop
 tool_status=$?
 
@@ -151,6 +176,75 @@ probe_hits()
 		| .rpc_task_begin > 0 and .rpc_stats_latency > 0 and .rpc_task_end > 0'
 }
 check "probe hits of rpc_task_begin, rpc_task_end, rpc_stats_latency" probe_hits
+
+# DELTA BEFORE AFTER: "key count" lines, after less before, the keys that moved.
+delta()
+{
+	awk 'NR == FNR { b[$1] = $2; next } $2 - b[$1] > 0 { print $1, $2 - b[$1] }' "$1" "$2"
+}
+
+# nfsd's own counts against its srv records, procedure by procedure (NFSv3).
+server_counts()
+{
+	delta "$work/nfsd.before" "$work/nfsd.after" | sort >"$work/nfsd.delta"
+	q -r '.[] | select(.type == "srv" and .proto == "sunrpc" and .program == 100003
+		and .version == 3) | .opcode' | sort -n | uniq -c | awk '{ print $2, $1 }' |
+		sort >"$work/srv.counts"
+	echo "nfsd: $(tr '\n' ' ' <"$work/nfsd.delta")"
+	echo "srv:  $(tr '\n' ' ' <"$work/srv.counts")"
+	[ -s "$work/nfsd.delta" ] && cmp -s "$work/nfsd.delta" "$work/srv.counts"
+}
+check "srv records per NFSv3 procedure = nfsd's counts (/proc/net/rpc/nfsd proc3)" server_counts
+
+# The client's counts (mountstats) against its rpc records, op by op (nfs v3).
+client_counts()
+{
+	delta "$work/client.before" "$work/client.after" | sort >"$work/client.delta"
+	q -r '.[] | select(.type == "rpc" and .proto == "sunrpc" and .program == "nfs"
+		and .version == 3) | .op' | sort | uniq -c | awk '{ print $2, $1 }' |
+		sort >"$work/rpc.counts"
+	echo "mountstats: $(tr '\n' ' ' <"$work/client.delta")"
+	echo "rpc:        $(tr '\n' ' ' <"$work/rpc.counts")"
+	[ -s "$work/client.delta" ] && cmp -s "$work/client.delta" "$work/rpc.counts"
+}
+check "client rpc records per NFSv3 op = the client's counts (/proc/self/mountstats)" client_counts
+
+# Every client request joined to its server record, and nothing left over.
+all_joined()
+{
+	q -e '[.[] | select(.type == "rpc" and .proto == "sunrpc")] as $c
+		| [.[] | select(.type == "srv" and .proto == "sunrpc")] as $s
+		| [.[] | select(.type == "rpc_join" and .proto == "sunrpc")] as $j
+		| ([.[] | select(.type == "stats" and .final)][0].join) as $n
+		| ({client: ($c | length), server: ($s | length), joined: ($j | length),
+			stats: $n} | tostring | debug)
+		| ($c | length) > 0 and ($j | length) == ($c | length)
+		and ($j | length) == ($s | length)
+		and all($c[]; .local_addr != null)
+		and ([$c[] | {k: "\(.local_addr) \(.req_id)"}] | unique | length) == ($c | length)
+		and $n.client.unjoined == 0 and $n.server.unjoined == 0
+		and $n.client.pending == 0 and $n.server.pending == 0
+		and $n.client.no_key == 0 and $n.server.no_key == 0'
+}
+check "every client sunrpc request joined to its server record on (client address:port, xid)" \
+	all_joined
+
+# The server's arrival -> reply lies inside the client's rtt; reads and writes timed in nfsd.
+server_inside_client()
+{
+	q -e '[.[] | select(.type == "rpc_join" and .proto == "sunrpc")] as $j
+		| [$j[] | select((.network_ns >= 0 and .server_reply_ns != null
+			and .server_reply_ns <= .client_service_ns
+			and .server_queue_ns + .server_handle_ns == .server_total_ns) | not)] as $bad
+		| ($bad | tostring | ("bad: " + .) | debug)
+		| ([$j[] | {op: .opcode_name, network_ns, server_queue_ns, server_handle_ns,
+			server_io_ns, client_service_ns}] | .[0:6] | tostring | debug)
+		| ($bad | length) == 0
+		and any($j[]; .opcode_name == "read" and .server_io_ns > 0)
+		and any($j[]; .opcode_name == "write" and .server_io_ns > 0)'
+}
+check "joined: server arrival->reply inside the client's rtt (network_ns >= 0); READ and WRITE with nfsd's I/O time" \
+	server_inside_client
 
 # fuse is loaded for its BTF: the FUSE function programs read struct fuse_req by CO-RE.
 verifier()

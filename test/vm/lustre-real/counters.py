@@ -39,6 +39,9 @@ GROUP:
             logged joined (rpc_join) with its server's, and the stats' join
             counts as the lines say. --ids none: no server record at all,
             every client request counted as without a key
+  joinwindows  the --aggregate windows' rpc_join groups (per lustre_jobid,
+            target, client_nid: count and each layer's sum) vs the sums over
+            the run's rpc_join lines (--records only)
   selftest  the parsers on synthetic text (no guest): job_stats of two
             OSTs summed per job, rpctrace lines (CTest unit.lustre_counters)
 Prints one line per comparison; exits 1 if any differs. A job or counter
@@ -752,13 +755,13 @@ def check_servers(args, rep):
     client = [r for r in recs if r.get("type") == "rpc" and r.get("proto") == "ptlrpc"
               and r.get("op") == "request"]
     rep.true("the servers logged Handled RPC lines", len(lines) > 0, f"{len(lines)}")
-    rep.true("a final stats record with the join's counts", join is not None, f"{join}")
+    rep.true("a final stats record with the join's object", join is not None, f"{join}")
     if args.ids == "none":
         rep.eq("server records without module BTF", len(srv), 0)
         rep.eq("joined lines without module BTF", len(joins), 0)
-        if join:
-            rep.eq("client requests without a key (no xid without BTF)",
-                   join["client"]["no_key"], len(client))
+        # No server probe attaches without BTF: the join is off, and says so.
+        rep.eq("the join is off without server probes", (join or {}).get("off"),
+               "no server probe attached")
         return
     by_key = {}
     for r in srv:
@@ -823,11 +826,63 @@ def check_servers(args, rep):
            != j["server_total_ns"]]
     rep.true("each joined line has its server record, network_ns >= 0, queue + handle = total",
              not bad, f"{len(joins)} joined; {len(bad)} not: {bad[:2]}")
-    if join:
+    rep.true("the join is on where server probes attached", join is not None and "off" not in join,
+             f"{join}")
+    if join and "off" not in join:
         rep.eq("stats: joined = rpc_join lines", join["joined"], len(joins))
         print(f"note join: {json.dumps(join, sort_keys=True)}; client request records "
               f"{len(client)}, server records {len(srv)}, joined {len(joins)} "
               f"({100 * len(joins) / max(len(client), 1):.1f}% of the client's)")
+
+
+JOIN_LAYERS = ("client_queued_ns", "client_service_ns", "network_ns", "server_incoming_ns",
+               "server_nrs_ns", "server_handle_ns", "server_reply_ns")
+JOIN_KEYS = ("lustre_jobid", "target", "client_nid")
+
+
+def join_sums(recs):
+    """Per (job, target, client NID): [count, sum of each layer], from the rpc_join
+    lines and, apart, from the --aggregate windows' rpc_join groups."""
+    lines, windows = {}, {}
+    for r in recs:
+        key = tuple(r.get(k) for k in JOIN_KEYS)
+        if r.get("type") == "rpc_join":
+            s = lines.setdefault(key, [0] * (1 + len(JOIN_LAYERS)))
+            s[0] += 1
+            for i, f in enumerate(JOIN_LAYERS):
+                s[1 + i] += r.get(f) or 0
+        elif r.get("type") == "window" and r.get("record_type") == "rpc_join":
+            key = key + (True,) if r.get("other") else key
+            s = windows.setdefault(key, [0] * (1 + len(JOIN_LAYERS)))
+            s[0] += r["count"]
+            for i, f in enumerate(JOIN_LAYERS):
+                s[1 + i] += r["layers"][f]
+    return lines, windows
+
+
+def check_join_windows(args, rep):
+    """The --aggregate windows' rpc_join groups: per (lustre_jobid, target,
+    client_nid), the count and each layer's sum equal those over the rpc_join
+    lines of the run (the windows are the whole run's, the last one flushed)."""
+    recs = [json.loads(ln) for ln in open(args.records)]
+    lines, windows = join_sums(recs)
+    rep.true("rpc_join lines to compare", len(lines) > 0, f"{len(lines)} groups")
+    rep.true("rpc_join window groups", len(windows) > 0, f"{len(windows)} groups")
+    names = ("count",) + JOIN_LAYERS
+    for key in sorted(set(lines) | set(windows), key=str):
+        a, b = windows.get(key), lines.get(key)
+        if a == b:
+            continue
+        diff = [f"{n} {x} != {y}" for n, x, y in zip(names, a or [], b or [])
+                if x != y] if a and b else ["no window group" if b else "no line"]
+        rep.true(f"window group {key} = its rpc_join lines", False, "; ".join(diff))
+    same = sum(1 for k in lines if windows.get(k) == lines[k])
+    rep.eq("window groups equal to their rpc_join lines (count and every layer)",
+           same, len(set(lines) | set(windows)), ("equal", "groups"))
+    print(f"note join windows: {len(windows)} groups, "
+          f"{sum(s[0] for s in windows.values())} joined requests; layers (ms) "
+          + ", ".join(f"{n} {sum(s[1 + i] for s in windows.values()) / 1e6:.1f}"
+                      for i, n in enumerate(JOIN_LAYERS)))
 
 
 # Two OSTs and one MDT, as lctl get_param prints them: job 7 wrote on both
@@ -896,12 +951,24 @@ def self_test(args, rep):
            {k: handled[1][k] for k in ("job", "rc", "nid", "x", "y")},
            {"job": "dd.0:x", "rc": -39, "nid": "192.168.1.2@tcp", "x": 5, "y": 7}, got)
     rep.eq("rpctrace: the log's window", span, (1796537868775048000, 1796537868911000000), got)
+    # The join windows' sums against their lines: equal, then one layer planted wrong.
+    j = {"type": "rpc_join", "lustre_jobid": "dd.0", "target": "lustre-OST0000",
+         "client_nid": "0@lo", "server_nrs_ns": None}
+    j.update({f: 10 for f in JOIN_LAYERS if f != "server_nrs_ns"})
+    w = {"type": "window", "record_type": "rpc_join", "count": 2,
+         "layers": {f: 20 if f != "server_nrs_ns" else 0 for f in JOIN_LAYERS}}
+    w.update({k: j[k] for k in JOIN_KEYS})
+    lines, windows = join_sums([j, j, w])
+    rep.eq("join windows: a window group = its two lines (null as 0)", windows, lines, got)
+    w["layers"]["server_handle_ns"] += 10  # NRS time filed under handling
+    lines, windows = join_sums([j, j, w])
+    rep.true("join windows: a layer off is seen", windows != lines)
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("group", choices=("access", "requests", "jobs", "locks", "servers",
-                                      "selftest"))
+                                      "joinwindows", "selftest"))
     ap.add_argument("--records")
     ap.add_argument("--mount")
     ap.add_argument("--lctl")
@@ -943,11 +1010,13 @@ def main():
     ap.add_argument("--outliers-pct", type=int, default=10,
                     help="servers: the share of lines that may be beyond --bound-us")
     args = ap.parse_args()
-    if args.group != "selftest" and not (args.records and args.mount):
+    if args.group == "joinwindows" and not args.records:
+        ap.error("joinwindows: --records is required")
+    if args.group not in ("selftest", "joinwindows") and not (args.records and args.mount):
         ap.error(f"{args.group}: --records and --mount are required")
     rep = Report()
     {"access": check_access, "requests": check_requests, "jobs": check_jobs,
-     "locks": check_locks, "servers": check_servers,
+     "locks": check_locks, "servers": check_servers, "joinwindows": check_join_windows,
      "selftest": self_test}[args.group](args, rep)
     return 1 if rep.failed else 0
 

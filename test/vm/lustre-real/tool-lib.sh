@@ -750,6 +750,9 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 	fi
 	check "$lr_what" \
 		lr_counters servers --dk "$work/dk.txt" --ids "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
+	[ "${2:-}" = --nobtf ] ||
+		check "--aggregate windows' rpc_join groups (job, target, client NID) = the sums over the rpc_join lines, every layer" \
+			python3 "$lr_here/counters.py" joinwindows --records "$work/out.jsonl"
 	grep -E '^note (rpctrace|join|client request not joined)' "$work/check.out" | while read -r l; do say "$l"; done
 	check "request records = mdc/osc stats per opcode and per target; NIDs = the imports' connections" \
 		lr_counters requests --lctl "$work/stats.txt" --imports "$work/imports.txt" --ids "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
@@ -802,13 +805,20 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 # lustre-real-capture-ATTACH.jsonl.gz in the build directory (with module
 # BTF only: t_tool_fentry's):
 # e2e.73_otlp_jaeger replays it into Jaeger when it is there.
+#
+# And the join's lines whole (rpc_join, the windows' rpc_join groups, the
+# final stats), as lustre-real-join-ATTACH.jsonl.gz: the host's
+# e2e.76_join_windows checks the windows against the lines on it.
 lr_keep_capture()
 {
-	local f=$work/capture-$1.jsonl.gz
+	local f=$work/capture-$1.jsonl.gz j=$work/join-$1.jsonl.gz
 
 	jq -M -c 'select(.type == "access" or .type == "rpc" or .type == "rpc_event")' \
 		"$work/out.jsonl" | head -n "${LES_LR_CAPTURE_MAX:-2000}" | gzip -9 >"$f" &&
 		guest_keep_file "$f" "lustre-real-capture-$1.jsonl.gz"
+	jq -M -c 'select(.type == "rpc_join" or (.type == "window" and .record_type == "rpc_join")
+		or (.type == "stats" and .final))' "$work/out.jsonl" | gzip -9 >"$j" &&
+		guest_keep_file "$j" "lustre-real-join-$1.jsonl.gz"
 }
 
 # lr_dump_work PART [FILE...]: with LES_LR_DUMP=1, the work files (records,
