@@ -355,6 +355,68 @@ struct ptlrpc_request___les {
 	struct req_capsule___les rq_pill;
 } __attribute__((preserve_access_index));
 
+/*
+ * LNet's message (lib-types.h, lnet-idl.h), since 2.15's large NIDs: the
+ * credit bits the gate sets, the NI and next hop it goes by, its header's
+ * match bits. Read by CO-RE from the lnet module's BTF only.
+ */
+struct lnet_ack___les {
+	__u64 match_bits;
+} __attribute__((preserve_access_index));
+
+struct lnet_put___les {
+	__u64 match_bits;
+	__u32 ptl_index;
+} __attribute__((preserve_access_index));
+
+struct lnet_get___les {
+	__u64 match_bits;
+	__u32 ptl_index;
+} __attribute__((preserve_access_index));
+
+union lnet_cmd_hdr___les {
+	struct lnet_ack___les ack;
+	struct lnet_put___les put;
+	struct lnet_get___les get;
+} __attribute__((preserve_access_index));
+
+struct lnet_hdr___les {
+	union lnet_cmd_hdr___les msg;
+} __attribute__((preserve_access_index));
+
+struct lnet_event___les {
+	__u64 match_bits;
+} __attribute__((preserve_access_index));
+
+struct lnet_tx_queue___les {
+	int tq_credits;
+} __attribute__((preserve_access_index));
+
+struct lnet_ni___les {
+	struct lnet_nid___les ni_nid;
+	struct lnet_tx_queue___les **ni_tx_queues;
+	char *ni_interface;
+} __attribute__((preserve_access_index));
+
+struct lnet_peer_ni___les {
+	int lpni_txcredits;
+	struct lnet_nid___les lpni_nid;
+} __attribute__((preserve_access_index));
+
+struct lnet_msg___les {
+	struct lnet_processid___les msg_target;
+	__u32 msg_type;
+	unsigned int msg_tx_cpt : 15;
+	unsigned int msg_sending : 1;
+	unsigned int msg_txcredit : 1;
+	unsigned int msg_peertxcredit : 1;
+	struct lnet_peer_ni___les *msg_txpeer;
+	struct lnet_ni___les *msg_txni;
+	unsigned int msg_len;
+	struct lnet_event___les msg_ev;
+	struct lnet_hdr___les msg_hdr;
+} __attribute__((preserve_access_index));
+
 /* Lustre's superblock magic; struct ll_inode_info's offsets come from userspace. */
 #define LES_LL_SUPER_MAGIC 0x0BD00BD0 /* LL_SUPER_MAGIC, lustre_user.h */
 

@@ -9,6 +9,7 @@
 #include "access_syscall.bpf.h"
 #include "proc.bpf.h"
 #include "rpc_fuse.bpf.h"
+#include "rpc_lnet.bpf.h"
 #include "rpc_ptlrpc.bpf.h"
 #include "rpc_ptlrpc_srv.bpf.h"
 #include "rpc_sunrpc.bpf.h"

@@ -135,6 +135,39 @@ struct ptlrpc_srv {
 	__u64 reply_ns; /* ptlrpc_send_reply, 0: none yet */
 };
 
+/*
+ * An LNet message being sent (map lnet_msgs, key: its struct lnet_msg *),
+ * from its commit to its lnet_finalize: when it began, when each wait at the
+ * credit gate began, and the waits so far.
+ */
+struct lnet_msg_state {
+	__u64 seen_ns; /* first seen (the tracer's sweep goes by it) */
+	__u64 commit_ns;
+	__u64 send_ns; /* handed to the LND, 0: not yet */
+	__u64 wait_start_ns; /* a wait at the gate began, 0: not waiting */
+	__u64 peer_wait_ns;
+	__u64 ni_wait_ns;
+	__u64 delay_ns;
+	__s32 peer_credits;
+	__s32 ni_credits;
+	__u32 wait_kind; /* LES_LNET_WAIT_* of the wait under way */
+	__u32 flags; /* LES_LNET_F_* known so far (CREDIT, COMMIT, SENT) */
+};
+
+enum les_lnet_wait {
+	LES_LNET_WAIT_NONE = 0,
+	LES_LNET_WAIT_PEER, /* on the peer's lpni_txq */
+	LES_LNET_WAIT_NI, /* on the NI's tq_delayed */
+	LES_LNET_WAIT_DELAY, /* held by a delay rule */
+};
+
+/* The credit gate's entry on a thread (map lnet_post, key: tid): for its return. */
+struct lnet_post_frame {
+	__u64 msg;
+	__u32 bits; /* msg_peertxcredit | msg_txcredit << 1 at the entry */
+	__u32 _pad;
+};
+
 /* A request being packed on a thread (map ptlrpc_packing, key: tid). */
 struct ptlrpc_packing {
 	__u64 req;

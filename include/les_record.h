@@ -42,6 +42,7 @@ enum les_rec_kind {
 	LES_REC_PROC_EXIT = 5, /* reserved */
 	LES_REC_PROC_FORK = 6, /* struct les_rec_fork */
 	LES_REC_SRV = 7, /* struct les_rec_srv: a request a PtlRPC service handled */
+	LES_REC_LNET = 8, /* struct les_rec_lnet: an LNet message this node sent */
 	LES_REC_KIND_MAX,
 };
 
@@ -90,6 +91,7 @@ enum les_rpc_proto {
 	LES_PROTO_SUNRPC,
 	LES_PROTO_PTLRPC,
 	LES_PROTO_LDLM,
+	LES_PROTO_LNET, /* LNet messages under PtlRPC (rpc_lnet.bpf.h) */
 	LES_PROTO_MAX,
 };
 
@@ -141,6 +143,8 @@ enum les_counter {
 	LES_CNT_SRV_UNTRACKED,
 	/* PtlRPC server: the table of requests queued or in handling was full */
 	LES_CNT_SRV_FULL,
+	/* LNet: a message's state found no room: its record is lost */
+	LES_CNT_LNET_FULL,
 	LES_CNT_MAX,
 };
 
@@ -173,6 +177,11 @@ enum les_probe_id {
 	LES_PROBE_SRV_DEQUEUE, /* server: a service thread takes a request to handle */
 	LES_PROBE_SRV_HANDLE,  /* server: the service's handler returns (the record) */
 	LES_PROBE_SRV_REPLY,   /* server: the reply is sent (early replies are not) */
+	LES_PROBE_LNET_COMMIT,	 /* LNet: a message committed for sending (lnet_msg_commit) */
+	LES_PROBE_LNET_POST,	 /* LNet: the credit gate (lnet_post_send_locked) */
+	LES_PROBE_LNET_WAIT,	 /* ... returned LNET_CREDIT_WAIT: the message waits */
+	LES_PROBE_LNET_LND_SEND, /* LNet: handed to the LND (ksocknal_send) */
+	LES_PROBE_LNET_FINALIZE, /* LNet: a sent message finalized (the record) */
 	LES_PROBE_SVC_PROCESS, /* sunrpc server: a request's procedure is dispatched */
 	LES_PROBE_SVC_REPLYING, /* sunrpc server: the reply goes to the transport */
 	LES_PROBE_SVC_SEND,    /* sunrpc server: the reply is sent (the record) */
@@ -370,6 +379,51 @@ struct les_rec_srv {
 #define LES_SRV_F_ARRIVAL_MONO 0x80 /* arrival_real_ns is on the monotonic clock (sunrpc) */
 #define LES_SRV_F_IO	 0x100 /* io_ns, offset and count are valid (sunrpc: nfsd read/write) */
 #define LES_SRV_F_CLIENT 0x200 /* client is valid (sunrpc) */
+
+/*
+ * One LNet message this node sent (client or server side: a PtlRPC request's
+ * PUT, a bulk REPLY or PUT, an ACK), from its commit for sending to its
+ * lnet_finalize. The waits are the times it sat on LNet's queues at the
+ * credit gate, lnet_post_send_locked: for a peer tx credit (the next hop's
+ * lpni_txq), for an NI tx credit (the NI's tq_delayed), and held by an
+ * LNet delay rule. Times are CLOCK_MONOTONIC. Every field is read by CO-RE
+ * from the lnet module's BTF; without it there is no record.
+ */
+struct les_rec_lnet {
+	__u32 kind; /* LES_REC_LNET */
+	__u16 msg_type; /* enum lnet_msg_type: ACK 0, PUT 1, GET 2, REPLY 3, HELLO 4 */
+	__u16 flags; /* LES_LNET_F_* */
+	__u64 ts_ns; /* lnet_finalize */
+	__u64 commit_ns; /* committed for sending (lnet_msg_commit); else its first credit gate */
+	__u64 send_ns; /* handed to the LND (ksocknal_send); 0: not seen */
+	__u64 peer_wait_ns; /* waited for a peer tx credit */
+	__u64 ni_wait_ns; /* waited for an NI tx credit */
+	__u64 delay_ns; /* held by an LNet delay rule (lctl net_delay_add) */
+	/*
+	 * PUT, GET, ACK: the header's match bits; REPLY: the GET's it answers.
+	 * A PtlRPC request's PUT carries its xid; a bulk's, the request's mbits.
+	 */
+	__u64 match_bits;
+	__u32 len; /* msg_len: payload bytes */
+	__s32 status; /* lnet_finalize's status: 0 or a negative errno */
+	__s32 peer_credits; /* lpni_txcredits right after this message took one (< 0: it waited) */
+	__s32 ni_credits; /* the NI queue's tq_credits right after this message took one */
+	__u32 portal; /* PUT, GET: the portal index */
+	__u32 tid; /* the thread that finalized it */
+	struct les_lnet_nid ni; /* the NI it went out on (msg_txni->ni_nid) */
+	struct les_lnet_nid peer; /* the next hop (msg_txpeer->lpni_nid) */
+	struct les_lnet_nid target; /* the final destination (msg_target.nid) */
+	char ifname[LES_COMM_LEN]; /* the NI's interface (ni_interface), with LES_LNET_F_IFNAME */
+};
+
+#define LES_LNET_F_PEER_CREDIT 0x1 /* peer_credits is valid (the peer gate was seen taken) */
+#define LES_LNET_F_NI_CREDIT   0x2 /* ni_credits is valid */
+#define LES_LNET_F_COMMIT      0x4 /* commit_ns is lnet_msg_commit's (else the first gate's) */
+#define LES_LNET_F_SENT	       0x8 /* send_ns is valid */
+#define LES_LNET_F_NIDS	       0x10 /* ni, peer and target are valid */
+#define LES_LNET_F_IFNAME      0x20 /* ifname is valid */
+#define LES_LNET_F_MATCH       0x40 /* match_bits and portal are valid */
+#define LES_LNET_F_ROUTED      0x80 /* sent through a router: peer is not target */
 
 /* pb_flags bits the server record names (lustre_idl.h). */
 #define LES_MSG_RESENT 0x0002

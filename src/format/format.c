@@ -676,6 +676,81 @@ void les_format_srv_line(struct jw *w, const struct les_fmt_ctx *fc,
 	les_format_srv(w, fc, rec);
 }
 
+/* An LNet message's type (enum lnet_msg_type, lnet-idl.h). */
+static const char *lnet_msg_type_name(unsigned int type)
+{
+	static const char *const names[] = {"ack", "put", "get", "reply", "hello"};
+
+	return type < sizeof(names) / sizeof(names[0]) ? names[type] : "unknown";
+}
+
+static void put_u64_or_null(struct jw *w, const char *key, size_t key_len, uint64_t v, bool valid)
+{
+	jw_lit_key(w, key, key_len);
+	if (valid)
+		jw_u64(w, v);
+	else
+		jw_null(w);
+}
+
+static void put_i64_or_null(struct jw *w, const char *key, size_t key_len, int64_t v, bool valid)
+{
+	jw_lit_key(w, key, key_len);
+	if (valid)
+		jw_i64(w, v);
+	else
+		jw_null(w);
+}
+
+/* An LNet message this node sent ("type":"lnet"). */
+void les_format_lnet(struct jw *w, const struct les_fmt_ctx *fc, const struct les_rec_lnet *r)
+{
+	bool sent = r->flags & LES_LNET_F_SENT, nids = r->flags & LES_LNET_F_NIDS;
+
+	put_common(w, fc, "lnet", r->ts_ns, NULL);
+	jw_lit_cstr(w, JW_LIT("proto"), les_rpc_proto_name(LES_PROTO_LNET));
+	jw_lit_cstr(w, JW_LIT("msg_type"), lnet_msg_type_name(r->msg_type));
+	put_u64_or_null(w, JW_LIT("match_bits"), r->match_bits, r->flags & LES_LNET_F_MATCH);
+	put_u64_or_null(w, JW_LIT("portal"), r->portal,
+			(r->flags & LES_LNET_F_MATCH) && r->msg_type != 0 && r->msg_type != 3);
+	jw_lit_u64(w, JW_LIT("bytes"), r->len);
+	jw_lit_i64(w, JW_LIT("status"), r->status);
+	put_nid(w, JW_LIT("ni_nid"), &r->ni, nids);
+	if (r->flags & LES_LNET_F_IFNAME)
+		jw_lit_strz(w, JW_LIT("interface"), r->ifname, LES_COMM_LEN);
+	else
+		jw_lit_null(w, JW_LIT("interface"));
+	put_nid(w, JW_LIT("peer_nid"), &r->peer, nids);
+	put_nid(w, JW_LIT("target_nid"), &r->target, nids);
+	jw_lit_key(w, JW_LIT("routed"));
+	jw_bool(w, r->flags & LES_LNET_F_ROUTED);
+	jw_lit_u64(w, JW_LIT("tid"), r->tid);
+	jw_lit_u64(w, JW_LIT("peer_credit_wait_ns"), r->peer_wait_ns);
+	jw_lit_u64(w, JW_LIT("ni_credit_wait_ns"), r->ni_wait_ns);
+	jw_lit_u64(w, JW_LIT("delay_rule_ns"), r->delay_ns);
+	put_i64_or_null(w, JW_LIT("peer_credits"), r->peer_credits,
+			r->flags & LES_LNET_F_PEER_CREDIT);
+	put_i64_or_null(w, JW_LIT("ni_credits"), r->ni_credits, r->flags & LES_LNET_F_NI_CREDIT);
+	put_u64_or_null(w, JW_LIT("queued_ns"), r->send_ns - r->commit_ns,
+			sent && r->send_ns >= r->commit_ns);
+	put_u64_or_null(w, JW_LIT("lnd_ns"), r->ts_ns - r->send_ns, sent && r->ts_ns >= r->send_ns);
+	jw_lit_u64(w, JW_LIT("latency_ns"), r->ts_ns >= r->commit_ns ? r->ts_ns - r->commit_ns : 0);
+	jw_lit_key(w, JW_LIT("committed"));
+	jw_bool(w, r->flags & LES_LNET_F_COMMIT);
+	jw_obj_end(w);
+	jw_newline(w);
+}
+
+void les_format_lnet_line(struct jw *w, const struct les_fmt_ctx *fc,
+			  const struct les_observed_mount *m, const void *rec,
+			  const struct les_enriched *en, const char *wire_job)
+{
+	(void)m;
+	(void)en;
+	(void)wire_job;
+	les_format_lnet(w, fc, rec);
+}
+
 void les_format_rpc_join(struct jw *w, const struct les_fmt_ctx *fc, const struct les_rec_rpc *c,
 			 const struct les_rec_srv *s)
 {

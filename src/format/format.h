@@ -57,6 +57,8 @@ void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc, const struct les
 		    const char *wire_job);
 /* A request a PtlRPC service handled ("type":"srv"). */
 void les_format_srv(struct jw *w, const struct les_fmt_ctx *fc, const struct les_rec_srv *r);
+/* An LNet message this node sent ("type":"lnet"). */
+void les_format_lnet(struct jw *w, const struct les_fmt_ctx *fc, const struct les_rec_lnet *r);
 /* A client's request and its server's record, joined ("type":"rpc_join", model/rpcjoin.h). */
 void les_format_rpc_join(struct jw *w, const struct les_fmt_ctx *fc, const struct les_rec_rpc *c,
 			 const struct les_rec_srv *s);
@@ -75,7 +77,7 @@ typedef void les_rec_format_fn(struct jw *w, const struct les_fmt_ctx *fc,
 
 /* The kinds list's formatters, as les_rec_format_fn. */
 les_rec_format_fn les_format_access_line, les_format_rpc_line, les_format_rpc_event_line,
-	les_format_srv_line;
+	les_format_srv_line, les_format_lnet_line;
 
 /* The formatter of kind's lines; NULL for a notice, or a kind no row names. */
 les_rec_format_fn *les_format_of(unsigned int kind);

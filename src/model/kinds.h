@@ -25,6 +25,7 @@ enum les_rec_shape {
 	LES_SHAPE_REQUEST, /* a wait of the RPC plane: op, proto, rpc_op, latency, the wait ids */
 	LES_SHAPE_EVENT,   /* an RPC event: event, proto; no latency */
 	LES_SHAPE_SERVER,  /* a request a server handled (srv); no sink counts it yet */
+	LES_SHAPE_NET,	   /* an LNet message this node sent (lnet); no sink counts it yet */
 	LES_SHAPE_MAX,
 };
 
@@ -53,7 +54,9 @@ enum les_rec_shape {
 	X(LES_REC_PROC_FORK, "proc_fork", sizeof(struct les_rec_fork), LES_SHAPE_NOTICE, NULL,    \
 	  on_fork)                                                                                \
 	X(LES_REC_SRV, "srv", sizeof(struct les_rec_srv), LES_SHAPE_SERVER, les_format_srv_line,  \
-	  on_srv)
+	  on_srv)                                                                                 \
+	X(LES_REC_LNET, "lnet", sizeof(struct les_rec_lnet), LES_SHAPE_NET, les_format_lnet_line, \
+	  on_lnet)
 
 struct les_rec_kind_info {
 	const char *name; /* the "type" its lines carry, its key in "records" */

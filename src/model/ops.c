@@ -170,7 +170,7 @@ const char *les_rpc_proto_name(unsigned int proto)
 	static const char *const names[LES_PROTO_MAX] = {
 		[LES_PROTO_NONE] = "none",     [LES_PROTO_FUSE] = "fuse",
 		[LES_PROTO_SUNRPC] = "sunrpc", [LES_PROTO_PTLRPC] = "ptlrpc",
-		[LES_PROTO_LDLM] = "ldlm",
+		[LES_PROTO_LDLM] = "ldlm",     [LES_PROTO_LNET] = "lnet",
 	};
 	return proto < LES_PROTO_MAX ? names[proto] : "unknown";
 }
@@ -203,6 +203,7 @@ const char *les_counter_name(unsigned int counter)
 		[LES_CNT_FUSE_UNPLACED] = "fuse_unplaced",
 		[LES_CNT_SRV_UNTRACKED] = "srv_untracked",
 		[LES_CNT_SRV_FULL] = "srv_full",
+		[LES_CNT_LNET_FULL] = "lnet_full",
 	};
 	return counter < LES_CNT_MAX && names[counter] ? names[counter] : "unknown";
 }
@@ -237,6 +238,11 @@ const char *les_probe_name(unsigned int probe)
 		[LES_PROBE_SRV_DEQUEUE] = "srv_dequeue",
 		[LES_PROBE_SRV_HANDLE] = "srv_handle",
 		[LES_PROBE_SRV_REPLY] = "srv_reply",
+		[LES_PROBE_LNET_COMMIT] = "lnet_commit",
+		[LES_PROBE_LNET_POST] = "lnet_credit_gate",
+		[LES_PROBE_LNET_WAIT] = "lnet_credit_wait",
+		[LES_PROBE_LNET_LND_SEND] = "lnet_lnd_send",
+		[LES_PROBE_LNET_FINALIZE] = "lnet_finalize",
 		[LES_PROBE_SVC_PROCESS] = "svc_process",
 		[LES_PROBE_SVC_REPLYING] = "svc_stats_latency",
 		[LES_PROBE_SVC_SEND] = "svc_send",
@@ -254,6 +260,7 @@ const char *les_rpc_proto_fs_type(unsigned int proto)
 		return "nfs";
 	case LES_PROTO_PTLRPC:
 	case LES_PROTO_LDLM:
+	case LES_PROTO_LNET:
 		return "lustre";
 	}
 	return NULL;

@@ -623,6 +623,29 @@ static int on_srv(struct les_consumer *c, const void *rec)
 	return les_rpcjoin_offer_server(&c->join, r, les_mono_ns()) ? emit_join(c) : 0;
 }
 
+/* An LNet message this node sent: no mount, no process; its thread only. */
+static int on_lnet(struct les_consumer *c, const void *rec)
+{
+	const struct les_rec_lnet *r = rec;
+	struct les_event *ev = &c->ev;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = LES_REC_LNET;
+	ev->type = les_rec_kind_name(LES_REC_LNET);
+	ev->ts_epoch_ns = les_fmt_epoch_ns(&c->fmt, r->ts_ns);
+	ev->host = c->host;
+	ev->proto = les_rpc_proto_name(LES_PROTO_LNET);
+	ev->proto_id = LES_PROTO_LNET;
+	ev->op = "lnet";
+	ev->latency_ns = r->ts_ns >= r->commit_ns ? r->ts_ns - r->commit_ns : 0;
+	ev->err = r->status < 0 ? -r->status : 0;
+	ev->errno_class = les_errno_class_name(les_errno_class(ev->err));
+	ev->tid = r->tid;
+	if ((r->flags & LES_LNET_F_NIDS) && les_lnet_nid_str(&r->peer, c->nid, sizeof(c->nid)))
+		ev->nid = c->nid;
+	return format_emit(c, NULL, r, NULL);
+}
+
 static int on_rpc_event(struct les_consumer *c, const void *rec)
 {
 	const struct les_rec_rpc_event *r = rec;

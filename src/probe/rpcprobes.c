@@ -41,6 +41,7 @@
 #define NFSD(tp, r, prog) { "nfsd:" #tp, LES_PROTO_SUNRPC, r, { 0 }, { 0 }, prog, { 0 }, false, false, true }
 #define FUSE(fn, r, kp, fe, nb) { #fn, LES_PROTO_FUSE, r, { kp, NULL }, { fe, NULL }, NULL, { nb } }
 #define SRV(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_PTLRPC, r, { kp, kr }, { fe, fx }, NULL, { 0 }, true, true }
+#define LNET(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_LNET, r, { kp, kr }, { fe, fx }, NULL, { 0 }, true, .lnet = true }
 /* clang-format on */
 
 /* Sources: lustre-release lustre/ptlrpc (client.c, niobuf.c, recover.c, ptlrpcd.c),
@@ -123,6 +124,19 @@ static const struct les_rpc_fn rpc_table[] = {
 	    "srv_ldlm_cancel_kp", "srv_ldlm_cancel_kr", "srv_ldlm_cancel_fe", "srv_ldlm_cancel_fx"),
 	SRV(ptlrpc_send_reply, "server: the reply sent (not an early reply)", "srv_send_reply_kp",
 	    NULL, "srv_send_reply_fe", NULL),
+	/*
+	 * LNet under PtlRPC (rpc_lnet.bpf.h): lnet_ni_send has a symbol but is
+	 * inlined at its callers, so the LND's send (a function pointer) stands
+	 * for it. The gate is static but kept out of line by its two callers.
+	 */
+	LNET(lnet_msg_commit, "lnet: a message committed for sending (its start)", "lnet_commit_kp",
+	     NULL, "lnet_commit_fe", NULL),
+	LNET(lnet_post_send_locked, "lnet: the credit gate (peer and NI tx credits, delay rules)",
+	     "lnet_post_kp", "lnet_post_kr", "lnet_post_fe", "lnet_post_fx"),
+	LNET(ksocknal_send, "lnet: handed to the LND (socklnd): a wait ends", "lnet_lnd_send_kp",
+	     NULL, "lnet_lnd_send_fe", NULL),
+	LNET(lnet_finalize, "lnet records: a sent message finalized", "lnet_finalize_kp", NULL,
+	     "lnet_finalize_fe", NULL),
 	SUNRPC(rpc_task_begin, "submitter of each RPC task", "sunrpc_begin_btf"),
 	SUNRPC(rpc_task_end, "in flight until here", "sunrpc_end_btf"),
 	SUNRPC(rpc_stats_latency, "rpc records: backlog, rtt, execute", "sunrpc_stats_btf"),
@@ -362,6 +376,33 @@ static void server_rows(struct les_rpc_plan *p, const struct les_kfacts *f)
 	}
 }
 
+/*
+ * The LNet rows read struct lnet_msg by CO-RE: without its BTF in the lnet
+ * module they are left out, and they go together: a record needs its
+ * message's commit or gate and its finalize. The LND's send is optional.
+ */
+static void lnet_rows(struct les_rpc_plan *p, const struct les_kfacts *f)
+{
+	const struct les_rpc_probe *fin = rpc_row(p, "lnet_finalize");
+	const struct les_rpc_probe *gate = rpc_row(p, "lnet_post_send_locked");
+	const char *why = NULL;
+
+	if (!fin->present || !gate->present)
+		why = "no lnet records: lnet_finalize or lnet_post_send_locked not in kallsyms";
+	else if (!les_kfacts_has_type(f, "lnet_msg", BTF_KIND_STRUCT, fin->where))
+		why = "no lnet records: no BTF for struct lnet_msg in the module";
+	else if (fin->method == LES_ATTACH_NONE || gate->method == LES_ATTACH_NONE)
+		why = "no lnet records: no gate or no finalize to attach";
+	for (size_t i = 0; why && i < p->n; i++) {
+		struct les_rpc_probe *pr = &p->probe[i];
+
+		if (!pr->f->lnet || (pr->method == LES_ATTACH_NONE && pr->reason[0]))
+			continue;
+		pr->method = LES_ATTACH_NONE;
+		snprintf(pr->reason, sizeof(pr->reason), "%s", why);
+	}
+}
+
 /* The module PtlRPC lives in: where ptlrpc_queue_wait is. */
 static const char *ptlrpc_module(const struct les_rpc_plan *p)
 {
@@ -435,6 +476,8 @@ void les_rpc_plan_wants(struct les_kf_wants *w)
 	les_kf_want_module(w, "sunrpc");
 	les_kf_want_module(w, "nfsd");
 	les_kf_want_type(w, "ptlrpc_request", BTF_KIND_STRUCT);
+	les_kf_want_type(w, "lnet_msg", BTF_KIND_STRUCT);
+	les_kf_want_module(w, "lnet");
 	les_kf_want_type(w, "fuse_req", BTF_KIND_STRUCT);
 	les_kf_want_type(w, "fuse_copy_state", BTF_KIND_STRUCT);
 	for (size_t i = 0; i < RPC_TABLE_ROWS; i++) {
@@ -473,6 +516,7 @@ void les_rpc_plan_make(struct les_rpc_plan *p, const struct les_kfacts *f,
 	}
 	fuse_rows_pair(p, fuse->tracepoints);
 	server_rows(p, f);
+	lnet_rows(p, f);
 	plan_opcode(p, f, reqmsg_env);
 }
 

@@ -46,6 +46,8 @@ struct les_rpc_fn {
 	bool server;
 	/* sunrpc server side (nfsd's requests): planned only where nfsd is loaded */
 	bool svc;
+	/* LNet: reads struct lnet_msg by CO-RE, so needs the lnet module's BTF */
+	bool lnet;
 };
 
 struct les_rpc_probe {

@@ -61,6 +61,9 @@ static const struct plane_map {
 	/* A server's request dropped before its handler ran (its deadline passed). */
 	{ "rpc", "ptlrpc_srv", SIZE_INFLIGHT, offsetof(struct ptlrpc_srv, seen_ns), -1, false,
 	  NULL },
+	/* An LNet message whose finalize was missed. */
+	{ "rpc", "lnet_msgs", SIZE_INFLIGHT, offsetof(struct lnet_msg_state, seen_ns), -1, false,
+	  NULL },
 	{ "rpc", "sunrpc_tasks", SIZE_INFLIGHT, offsetof(struct sunrpc_task, start_ns), -1, false,
 	  read_sunrpc_inflight },
 };

@@ -52,10 +52,11 @@ static enum group group_of(const char *name)
 		return G_KPROBE;
 	/*
 	 * The RPC plane's PtlRPC/LDLM/sunrpc programs, the servers' (srv_),
-	 * and FUSE's function probes (fuse_*_kp, fuse_*_fe):
+	 * LNet's (lnet_) and FUSE's function probes (fuse_*_kp, fuse_*_fe):
 	 * test/e2e/25_rpc_verifier.sh.
 	 */
-	if (!strncmp(name, "ptl_", 4) || !strncmp(name, "srv_", 4) || !strncmp(name, "sunrpc_", 7))
+	if (!strncmp(name, "ptl_", 4) || !strncmp(name, "srv_", 4) || !strncmp(name, "lnet_", 5) ||
+	    !strncmp(name, "sunrpc_", 7))
 		return G_MAX;
 	if (!strncmp(name, "fuse_", 5) && strlen(name) > 8 &&
 	    (!strcmp(name + strlen(name) - 3, "_kp") || !strcmp(name + strlen(name) - 3, "_fe")))

@@ -1,6 +1,6 @@
 #!/bin/bash
 # 25_rpc_verifier.sh: the RPC plane's PtlRPC, LDLM, sunrpc and FUSE function programs,
-# and the servers' PtlRPC programs (srv_*),
+# the servers' PtlRPC programs (srv_*) and the LNet ones (lnet_*),
 # through this kernel's verifier.
 #
 # - PtlRPC/LDLM and FUSE kprobe programs (the FUSE ones read struct fuse_req
@@ -62,7 +62,8 @@ static enum group group_of(const char *name)
 {
 	if (!strncmp(name, "sunrpc_", 7))
 		return G_SUNRPC;
-	if (strncmp(name, "ptl_", 4) && strncmp(name, "srv_", 4) && !fuse_fn_prog(name))
+	if (strncmp(name, "ptl_", 4) && strncmp(name, "srv_", 4) && strncmp(name, "lnet_", 5) &&
+	    !fuse_fn_prog(name))
 		return G_NONE;
 	if (ends_with(name, "_fe") || ends_with(name, "_fx"))
 		return G_FENTRY;
@@ -102,14 +103,14 @@ static int load(enum group g, const char *only, int off)
 static int run_group(enum group g, int off)
 {
 	struct les_bpf *s = open_group(g, NULL, off);
-	char names[64][64];
+	char names[128][64];
 	struct bpf_program *p;
 	int n = 0, bad = 0, err;
 
 	if (!s)
 		return 1;
 	bpf_object__for_each_program(p, s->obj)
-		if (group_of(bpf_program__name(p)) == g && n < 64)
+		if (group_of(bpf_program__name(p)) == g && n < 128)
 			snprintf(names[n++], sizeof(names[0]), "%s", bpf_program__name(p));
 	les_bpf__destroy(s);
 	err = load(g, NULL, off);
@@ -164,9 +165,9 @@ n_progs()
 }
 
 # The programs the object has, from the skeleton: so a new one is never left out.
-n_kprobe=$(grep -oE 'struct bpf_program \*(ptl|srv|fuse)_[a-z_]*_k[pr];' "$build/bpf/les.skel.h" |
+n_kprobe=$(grep -oE 'struct bpf_program \*(ptl|srv|lnet|fuse)_[a-z_]*_k[pr];' "$build/bpf/les.skel.h" |
 	sort -u | wc -l)
-n_fentry=$(grep -oE 'struct bpf_program \*(ptl|srv|fuse)_[a-z_]*_f[ex];' "$build/bpf/les.skel.h" |
+n_fentry=$(grep -oE 'struct bpf_program \*(ptl|srv|lnet|fuse)_[a-z_]*_f[ex];' "$build/bpf/les.skel.h" |
 	sort -u | wc -l)
 n_sunrpc=$(grep -oE 'struct bpf_program \*sunrpc_[a-z_]*;' "$build/bpf/les.skel.h" | sort -u | wc -l)
 

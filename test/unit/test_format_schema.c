@@ -322,6 +322,43 @@ static struct les_rec_access access_rec(unsigned int op, unsigned int method, in
 	return r;
 }
 
+/* An lnet line, every member valued and every one null, against the schema. */
+START_TEST(test_lnet_line)
+{
+	struct les_rec_lnet r = {
+		.kind = LES_REC_LNET,
+		.msg_type = 1,
+		.flags = 0x7f,
+		.ts_ns = 9000,
+		.commit_ns = 1000,
+		.send_ns = 3000,
+		.peer_wait_ns = 1500,
+		.match_bits = 42,
+		.len = 256,
+		.peer_credits = -2,
+		.ni = {.type = 2, .addr_be = {0x0201a8c0}},
+		.peer = {.type = 2, .addr_be = {0x0101a8c0}},
+		.target = {.type = 2, .addr_be = {0x0101a8c0}},
+		.ifname = "eth0",
+	};
+	struct verdict v = {""};
+	struct jw w;
+	json_t *j;
+
+	for (int pass = 0; pass < 2; pass++) {
+		jw_init(&w, line, sizeof(line));
+		les_format_lnet(&w, &fc, &r);
+		ck_assert(!w.overflow);
+		j = json_loadb(line, w.len, 0, NULL);
+		ck_assert(j);
+		ck_assert_msg(valid(schema, j, "", &v), "%s in %.*s", v.why, (int)w.len, line);
+		json_decref(j);
+		r.flags = 0;
+		r.msg_type = 9;
+	}
+}
+END_TEST
+
 /* Format r, parse the line (jansson refuses bad JSON and bad UTF-8) and validate it. */
 static json_t *format_valid(const struct les_observed_mount *m, const struct les_rec_access *r,
 			    const struct les_enriched *en)
@@ -631,6 +668,7 @@ static Suite *format_schema_suite(void)
 	tcase_add_test(tc, test_file_id_and_mounts);
 	tcase_add_test(tc, test_enriched);
 	tcase_add_test(tc, test_validator_refuses);
+	tcase_add_test(tc, test_lnet_line);
 	suite_add_tcase(s, tc);
 	return s;
 }

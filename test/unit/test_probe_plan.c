@@ -465,6 +465,92 @@ START_TEST(test_ptlrpc_inlined_or_clone)
 }
 END_TEST
 
+static void add_type(struct les_kfacts *f, const char *name, const char *btf)
+{
+	struct les_kf_type *t = &f->type[f->n_type++];
+
+	ck_assert_uint_le(f->n_type, LES_KF_TYPES_MAX);
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	snprintf(t->btf, sizeof(t->btf), "%s", btf);
+	t->kind = BTF_KIND_STRUCT;
+}
+
+static void add_proto(struct les_kfacts *f, const char *name, const char *btf, unsigned int nargs)
+{
+	struct les_kf_proto *pr = &f->proto[f->n_proto++];
+
+	ck_assert_uint_le(f->n_proto, LES_KF_PROTOS_MAX);
+	memset(pr, 0, sizeof(*pr));
+	snprintf(pr->name, sizeof(pr->name), "%s", name);
+	snprintf(pr->btf, sizeof(pr->btf), "%s", btf);
+	pr->nargs = nargs;
+}
+
+/*
+ * The LNet rows read struct lnet_msg by CO-RE: off with the reason without
+ * the lnet module's BTF for it, fentry with it, and all four together.
+ */
+START_TEST(test_lnet_rows_need_lnet_btf)
+{
+	static const struct {
+		const char *fn, *module;
+		unsigned int nargs;
+	} lnet[] = {
+		{"lnet_msg_commit", "lnet", 2},
+		{"lnet_post_send_locked", "lnet", 2},
+		{"ksocknal_send", "ksocklnd", 3},
+		{"lnet_finalize", "lnet", 2},
+	};
+	struct les_kfacts *f = load("debian-6.12-lustre-btf.facts");
+	const struct les_probe_plan *p = plan_for(f, LES_ATTACH_MODE_AUTO);
+
+	/* The recorded facts have no lnet symbols: not in kallsyms. */
+	ck_assert_int_eq(rpc_row(p, "lnet_finalize")->method, LES_ATTACH_NONE);
+	for (size_t i = 0; i < sizeof(lnet) / sizeof(lnet[0]); i++) {
+		add_sym(f, lnet[i].fn, lnet[i].module);
+		add_proto(f, lnet[i].fn, lnet[i].module, lnet[i].nargs);
+	}
+	p = plan_for(f, LES_ATTACH_MODE_AUTO);
+	for (size_t i = 0; i < sizeof(lnet) / sizeof(lnet[0]); i++) {
+		ck_assert_int_eq(rpc_row(p, lnet[i].fn)->method, LES_ATTACH_NONE);
+		ck_assert_str_eq(rpc_row(p, lnet[i].fn)->reason,
+				 "no lnet records: no BTF for struct lnet_msg in the module");
+	}
+	ck_assert(!les_probe_plan_wants(p, "lnet_finalize_fe", "fentry"));
+	add_type(f, "lnet_msg", "lnet");
+	p = plan_for(f, LES_ATTACH_MODE_AUTO);
+	for (size_t i = 0; i < sizeof(lnet) / sizeof(lnet[0]); i++)
+		ck_assert_int_eq(rpc_row(p, lnet[i].fn)->method, LES_ATTACH_FENTRY);
+	ck_assert(les_probe_plan_wants(p, "lnet_post_fx", "fentry"));
+	ck_assert(!les_probe_plan_wants(p, "lnet_post_kr", "kprobe"));
+	p = plan_for(f, LES_ATTACH_MODE_KPROBE);
+	ck_assert_int_eq(rpc_row(p, "lnet_post_send_locked")->method, LES_ATTACH_KPROBE);
+	ck_assert(les_probe_plan_wants(p, "lnet_post_kr", "kprobe"));
+	/* Without the gate no record can be made: the others stand down. */
+	drop_sym(f, "lnet_post_send_locked");
+	p = plan_for(f, LES_ATTACH_MODE_AUTO);
+	ck_assert_int_eq(rpc_row(p, "lnet_finalize")->method, LES_ATTACH_NONE);
+	ck_assert_str_eq(rpc_row(p, "lnet_finalize")->reason,
+			 "no lnet records: lnet_finalize or lnet_post_send_locked not in kallsyms");
+	free(f);
+}
+END_TEST
+
+/* Recorded on the two-guest client: the four LNet rows by fentry. */
+START_TEST(test_debian_612_lnet_client)
+{
+	struct les_kfacts *f = load("debian-6.12-lustre-lnet-client.facts");
+	const struct les_probe_plan *p = plan_for(f, LES_ATTACH_MODE_AUTO);
+
+	ck_assert_int_eq(rpc_row(p, "lnet_msg_commit")->method, LES_ATTACH_FENTRY);
+	ck_assert_int_eq(rpc_row(p, "lnet_post_send_locked")->method, LES_ATTACH_FENTRY);
+	ck_assert_int_eq(rpc_row(p, "ksocknal_send")->method, LES_ATTACH_FENTRY);
+	ck_assert_str_eq(rpc_row(p, "ksocknal_send")->where, "ksocklnd");
+	ck_assert_int_eq(rpc_row(p, "lnet_finalize")->method, LES_ATTACH_FENTRY);
+	free(f);
+}
+END_TEST
+
 START_TEST(test_clone_lookup)
 {
 	struct les_kfacts f = {0};
@@ -591,6 +677,8 @@ int main(void)
 	tcase_add_test(kernels, test_host_618_fuse_no_split);
 	tcase_add_test(kernels, test_nfs_atomic_open_v23);
 	tcase_add_test(kernels, test_ptlrpc_inlined_or_clone);
+	tcase_add_test(kernels, test_lnet_rows_need_lnet_btf);
+	tcase_add_test(kernels, test_debian_612_lnet_client);
 	tcase_add_test(kernels, test_nfs_server_rows_need_nfsd);
 	tcase_add_test(kernels, test_clone_lookup);
 	tcase_add_test(text, test_dump_reads_back_the_same);

@@ -236,6 +236,78 @@ START_TEST(test_lnet_nid_names)
 }
 END_TEST
 
+static json_t *format_lnet(const struct les_rec_lnet *r)
+{
+	struct jw w;
+	json_t *j;
+
+	jw_init(&w, buf, sizeof(buf));
+	les_format_lnet(&w, &fc, r);
+	ck_assert(!w.overflow);
+	j = json_loadb(buf, w.len, 0, NULL);
+	ck_assert_msg(j, "not JSON: %.*s", (int)w.len, buf);
+	return j;
+}
+
+/* An LNet message: its waits, its NIDs, its match bits; null where not seen. */
+START_TEST(test_lnet_message)
+{
+	struct les_lnet_nid cli = {.type = 2, .addr_be = {htonl(0xc0a84d02)}};
+	struct les_lnet_nid srv = {.type = 2, .addr_be = {htonl(0xc0a84d01)}};
+	struct les_rec_lnet r = {
+		.kind = LES_REC_LNET,
+		.msg_type = 1,
+		.flags = LES_LNET_F_PEER_CREDIT | LES_LNET_F_NI_CREDIT | LES_LNET_F_COMMIT |
+			 LES_LNET_F_SENT | LES_LNET_F_NIDS | LES_LNET_F_IFNAME | LES_LNET_F_MATCH,
+		.ts_ns = 5000,
+		.commit_ns = 1000,
+		.send_ns = 4000,
+		.peer_wait_ns = 2500,
+		.ni_wait_ns = 400,
+		.match_bits = 1883810748719104ULL,
+		.len = 512,
+		.peer_credits = -3,
+		.ni_credits = 1,
+		.portal = 4,
+		.tid = 77,
+		.ni = cli,
+		.peer = srv,
+		.target = srv,
+		.ifname = "eth0",
+	};
+	json_t *j = format_lnet(&r);
+
+	ck_assert_str_eq(str(j, "type"), "lnet");
+	ck_assert_str_eq(str(j, "proto"), "lnet");
+	ck_assert_str_eq(str(j, "msg_type"), "put");
+	ck_assert_int_eq(num(j, "match_bits"), 1883810748719104LL);
+	ck_assert_int_eq(num(j, "portal"), 4);
+	ck_assert_str_eq(str(j, "ni_nid"), "192.168.77.2@tcp");
+	ck_assert_str_eq(str(j, "peer_nid"), "192.168.77.1@tcp");
+	ck_assert_str_eq(str(j, "interface"), "eth0");
+	ck_assert(json_is_false(json_object_get(j, "routed")));
+	ck_assert_int_eq(num(j, "peer_credit_wait_ns"), 2500);
+	ck_assert_int_eq(num(j, "ni_credit_wait_ns"), 400);
+	ck_assert_int_eq(num(j, "peer_credits"), -3);
+	ck_assert_int_eq(num(j, "queued_ns"), 3000);
+	ck_assert_int_eq(num(j, "lnd_ns"), 1000);
+	ck_assert_int_eq(num(j, "latency_ns"), 4000);
+	json_decref(j);
+
+	/* No send seen, no credits seen, no NIDs: null, never a guess. */
+	r.flags = LES_LNET_F_COMMIT;
+	r.msg_type = 3;
+	j = format_lnet(&r);
+	ck_assert_str_eq(str(j, "msg_type"), "reply");
+	ck_assert(json_is_null(json_object_get(j, "match_bits")));
+	ck_assert(json_is_null(json_object_get(j, "queued_ns")));
+	ck_assert(json_is_null(json_object_get(j, "peer_credits")));
+	ck_assert(json_is_null(json_object_get(j, "ni_nid")));
+	ck_assert(json_is_null(json_object_get(j, "interface")));
+	json_decref(j);
+}
+END_TEST
+
 /* An access record's FID, with --file-id: on Lustre only, null when unknown. */
 static json_t *format_access(const struct les_rec_access *r, const struct les_observed_mount *m)
 {
@@ -484,6 +556,7 @@ int main(void)
 	tcase_add_test(tc, test_events);
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_errno_members);
+	tcase_add_test(tc, test_lnet_message);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

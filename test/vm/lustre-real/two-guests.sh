@@ -22,7 +22,9 @@
 # server guest to check its job_stats and stop.
 #
 # Environment:
-#   LES_LR_CLIENT_VERSION  2.15.8 (default) or master
+#   LES_LR_CLIENT_VERSION  2.15.8 (default) or master; or server: the servers'
+#                          build (master on their kernel, modules with BTF) as
+#                          the client too
 #   LES_LR_CLIENT_KVER     the client guest's kernel (default 6.1.0-57-amd64;
 #                          or 5.10.0-32-amd64)
 #   LES_LR_SERVER_KVER     default 6.12.117+deb12-amd64
@@ -131,6 +133,9 @@ main()
 	fi
 	if [ -n "${LES_LR_CLIENT_INSTALL:-}" ]; then
 		cdir=$LES_LR_CLIENT_INSTALL
+	elif [ "$cversion" = server ]; then
+		cdir=$sdir
+		ckver=$skver
 	else
 		cdir=$("$here/build-client" --print-dir "$cversion" "$ckver") ||
 			die "no client build at $cdir: run test/vm/lustre-real/build-client $cversion $ckver"

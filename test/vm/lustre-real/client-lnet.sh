@@ -1,0 +1,303 @@
+#!/bin/bash
+# client-lnet.sh: the LNet plane on a real client whose LNet credits bind,
+# in the client guest of two-guests.sh (CTest lustre.client_lnet).
+#
+# Two phases in one guest, each with its own LNet start: first socklnd's
+# default credits (8 per peer, 256 per NI), where no message waits; then
+# LES_LR_LNET_CREDITS ("PEER NI", default "1 2": ksocklnd's peer_credits and
+# credits, set before LNet loads), so that parallel writers' messages queue
+# at LNet's credit gate ("" runs the first phase only). The client runs the
+# servers' build (6.12, modules with BTF): the lnet rows read struct
+# lnet_msg by CO-RE, and the 6.1 client builds have no module BTF.
+#
+# Checks, with LNet's own counters as the oracle:
+# - every PtlRPC request record (xid) has its request's LNet PUT (match
+#   bits = xid), from this NI to the servers' NID;
+# - the lnet records over the workload = LNet's send_count over it
+#   (/sys/kernel/debug/lnet/stats, read with the tool idle at both ends);
+# - with the credits reduced: credit waits > 0, the lowest peer credits a
+#   record saw < 0 and not below the peer's own low-water mark ("min" in
+#   /sys/kernel/debug/lnet/peers), the NI's likewise ("min" in nis);
+#   a request's LNet wait fits in its service_ns (Lustre's send to reply);
+# - with the defaults (8 per peer): a wait only where LNet's own low-water
+#   mark went below 0 too.
+set -u
+
+. "$(dirname "${BASH_SOURCE[0]}")/tool-lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/guest-client.sh"
+guest_init lr-client-lnet
+trap 'tracer_kill; guest_remove_work' EXIT
+guest_require_tool
+
+# The phases, one LNet start each: "default" (socklnd's own credits), then
+# "PEER NI" (LES_LR_LNET_CREDITS, default "1 2").
+credits=${LES_LR_LNET_CREDITS-1 2}
+peer_credits=
+ni_credits=
+dbg=/sys/kernel/debug/lnet
+
+# send_count of LNet's stats (lnet_counters: the 4th number of the line).
+lnet_sends()
+{
+	awk '{ print $4; exit }' "$dbg/stats"
+}
+
+# The servers' peer NI row of the peers file: its "min" (lpni_mintxcredits).
+peer_min()
+{
+	awk -v nid="$LR_SERVER_NID" '$1 == nid { print $(NF - 1); exit }' "$work/peers.txt"
+}
+
+# The NI's "min" column (tq_credits_min, one line per CPT): the lowest.
+ni_min()
+{
+	awk -v nid="$LR_NID" '$1 == nid && (m == "" || $NF < m) { m = $NF } END { print m }' \
+		"$work/nis.txt"
+}
+
+now_iso()
+{
+	date -u +%Y-%m-%dT%H:%M:%S.%NZ
+}
+
+# ksocklnd's credits for the next LNet start: "default" or "PEER NI".
+set_credits()
+{
+	mkdir -p /etc/modprobe.d
+	if [ "$1" = default ]; then
+		peer_credits=
+		ni_credits=
+		rm -f /etc/modprobe.d/les-lnet-credits.conf
+		return
+	fi
+	read -r peer_credits ni_credits <<<"$1"
+	echo "options ksocklnd peer_credits=$peer_credits credits=$ni_credits" \
+		>/etc/modprobe.d/les-lnet-credits.conf
+}
+
+# 4 parallel writers of 4 MiB each, fsync'd, then 4 parallel readers; a
+# stall (LNet's queues never drained) is told with LNet's and the kernel's
+# view instead of waiting for the guest's timeout.
+workload()
+{
+	local i pids=
+
+	for i in 1 2 3 4; do
+		timeout 150 dd if=/dev/zero of="$LR_MNT/w/f$i" bs=1M count=4 conv=fsync 2>/dev/null &
+		pids="$pids $!"
+	done
+	wait_all $pids || return 1
+	echo 3 >/proc/sys/vm/drop_caches
+	pids=
+	for i in 1 2 3 4; do
+		timeout 150 cat "$LR_MNT/w/f$i" >/dev/null &
+		pids="$pids $!"
+	done
+	wait_all $pids || return 1
+	rm -f "$LR_MNT"/w/f*
+}
+
+wait_all()
+{
+	local p st=0
+
+	for p in "$@"; do
+		wait "$p" || st=1
+	done
+	[ "$st" -eq 0 ] || workload_stalled
+	return "$st"
+}
+
+workload_stalled()
+{
+	echo "--- the workload did not end in 150 s; peers, nis, kernel log:"
+	cat "$dbg/peers" "$dbg/nis"
+	dmesg | tail -n 40
+}
+
+lnet_check()
+{
+	python3 - "$work/out.jsonl" "$LR_NID" "$LR_SERVER_NID" "$sends0" "$sends1" \
+		"$(peer_min)" "$(ni_min)" "${peer_credits:-default}" <<'PYEOF'
+import json, sys
+path, nid, srv, s0, s1, pmin, nmin, mode = sys.argv[1:9]
+lines = [json.loads(l) for l in open(path)]
+reqs = [r for r in lines if r["type"] == "rpc" and r.get("op") == "request"
+        and r.get("proto") == "ptlrpc" and r.get("xid") is not None]
+msgs = [r for r in lines if r["type"] == "lnet"]
+sent = {}
+for m in msgs:
+    if m["msg_type"] == "put" and m["match_bits"] is not None:
+        sent.setdefault(m["match_bits"], []).append(m)
+ok = True
+def fail(s):
+    global ok
+    ok = False
+    print("FAIL:", s)
+print(f"lnet records {len(msgs)}, PtlRPC requests with an xid {len(reqs)}")
+by_type = {}
+for m in msgs:
+    by_type[m["msg_type"]] = by_type.get(m["msg_type"], 0) + 1
+print("by type", by_type)
+# A request released without a reply may have its PUT still queued for a
+# credit when the tool stops (seen: ldlm_cancels at the end): listed, not failed.
+missing = [r["xid"] for r in reqs if r["xid"] not in sent and r.get("replied")]
+if missing:
+    fail(f"{len(missing)} requests without their LNet PUT (match bits = xid), e.g. {missing[:5]}")
+unreplied = [f"{r['opcode_name']} {r['xid']}" for r in reqs if r["xid"] not in sent and not r.get("replied")]
+print(f"requests released without a reply and without a PUT seen: {len(unreplied)} {unreplied[:5]}")
+# 0@lo has no peer: its messages carry no NIDs (none is expected here).
+bad_nid = [m for m in msgs if m["ni_nid"] is not None and (m["ni_nid"] != nid or m["peer_nid"] != srv)]
+print("records without NIDs (0@lo):", sum(1 for m in msgs if m["ni_nid"] is None))
+if bad_nid:
+    fail(f"{len(bad_nid)} records not from {nid} to {srv}: {bad_nid[0]}")
+print("interfaces", sorted({str(m["interface"]) for m in msgs}))
+wait = [m for m in msgs if m["peer_credit_wait_ns"] + m["ni_credit_wait_ns"] > 0]
+peer_wait = sum(m["peer_credit_wait_ns"] for m in msgs)
+ni_wait = sum(m["ni_credit_wait_ns"] for m in msgs)
+pc = [m["peer_credits"] for m in msgs if m["peer_credits"] is not None]
+nc = [m["ni_credits"] for m in msgs if m["ni_credits"] is not None]
+print(f"waited: {len(wait)} of {len(msgs)} messages; peer credit wait {peer_wait} ns,"
+      f" NI credit wait {ni_wait} ns; lowest credits seen: peer {min(pc) if pc else None}"
+      f" (LNet's min {pmin}), NI {min(nc) if nc else None} (LNet's min {nmin})")
+joined = 0
+for r in reqs:
+    for m in sent.get(r["xid"], []):
+        w = m["peer_credit_wait_ns"] + m["ni_credit_wait_ns"]
+        if w > 0:
+            joined += 1
+            if r["service_ns"] is not None and w > r["service_ns"]:
+                fail(f"xid {r['xid']}: LNet wait {w} ns > service_ns {r['service_ns']}")
+print(f"requests whose PUT waited for credits: {joined}")
+# A message queued at a gate exactly when the count it left was below 0
+# (lnet_post_send_locked): its wait there is > 0 then, and 0 otherwise.
+for key, wkey in (("peer_credits", "peer_credit_wait_ns"), ("ni_credits", "ni_credit_wait_ns")):
+    odd = [m for m in msgs if m[key] is not None and (m[key] < 0) != (m[wkey] > 0)]
+    if odd:
+        m = odd[0]
+        fail(f"{len(odd)} messages whose {wkey} does not match {key} < 0, e.g. {key} {m[key]},"
+             f" {wkey} {m[wkey]}, match_bits {m['match_bits']}")
+if pc and pmin and min(pc) < int(pmin):
+    fail(f"a record saw peer credits {min(pc)}, below LNet's low-water mark {pmin}")
+if mode == "default":
+    # socklnd's 8 credits per peer: waits only where LNet's own low-water
+    # mark went below 0 (10 writers' RPCs in flight do that now and then).
+    if wait and pmin and int(pmin) >= 0:
+        fail(f"{len(wait)} messages waited, but LNet's peer low-water mark is {pmin}")
+else:
+    if not wait or peer_wait <= 0:
+        fail(f"no peer credit wait with the credits reduced (peer {peer_wait} ns, NI {ni_wait} ns)")
+    if not pc or min(pc) >= 0:
+        fail("no record saw the peer's credits below 0")
+    if nc and nmin and min(nc) < int(nmin):
+        fail(f"a record saw NI credits {min(nc)}, below LNet's low-water mark {nmin}")
+sys.exit(0 if ok else 1)
+PYEOF
+}
+
+# send_count over the workload against the records finalized in it.
+lnet_sends_match()
+{
+	local n
+
+	n=$(jq -s --arg a "$t_a" --arg b "$t_b" \
+		'[.[] | select(.type == "lnet" and .ts > $a and .ts < $b)] | length' "$work/out.jsonl")
+	echo "lnet records in the workload's window: $n; LNet's send_count: $((sends1 - sends0))"
+	[ "$n" -eq "$((sends1 - sends0))" ]
+}
+
+# Lustre's modules loaded again (the first start overlaid them and set the
+# network up: lustre_client_start does not run twice), LNet with the new
+# credits, the mount.
+lnet_restart()
+{
+	modprobe lustre && lctl network up >/dev/null && mount -t lustre "$LR_SERVER_NID:/$LR_FSNAME" "$LR_MNT"
+}
+
+# run_phase NAME CREDITS LAST [TOOL], or NAME restart CREDITS LAST [TOOL]:
+# one phase: LNet started with CREDITS ("mounted": as the last phase left
+# it; restart: its modules loaded again), the tool (TOOL, default the
+# build's), the workload, the checks.
+# LAST: "keep" stays mounted for the next phase, "last" unmounts, else the
+# modules are removed too for the next phase's LNet start (the tool stopped
+# first: its programs hold them).
+run_phase()
+{
+	local name=$1 last=$3 use=${4:-}
+
+	if [ "$2" = restart ]; then
+		last=$4
+		use=${5:-}
+	fi
+	local tool=${use:-$tool}
+
+	if [ "$2" = restart ]; then
+		set_credits "$3"
+		check "[$name] LNet restarted, mounted $LR_SERVER_NID:/$LR_FSNAME" lnet_restart || return 1
+	elif [ "$2" != mounted ]; then
+		set_credits "$2"
+		check "[$name] client up and mounted $LR_SERVER_NID:/$LR_FSNAME" lustre_client_start ||
+			{ grep -a '^lustre-real: ' "$work/check.out"; return 1; }
+	fi
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+	say "[$name] Lustre $(lctl get_param -n version 2>/dev/null | head -n 1) on $(uname -r);" \
+		"ksocklnd peer_credits=$(cat /sys/module/ksocklnd/parameters/peer_credits)" \
+		"credits=$(cat /sys/module/ksocklnd/parameters/credits)"
+	mkdir -p "$LR_MNT/w" || return 1
+	rm -f "$work/out.jsonl"
+	tracer_start 300 "" "$work/tool.err" "$tool" -v --mount "$LR_MNT" --stats-interval 5s \
+		-o "$work/out.jsonl" || { say "the tool did not start"; return 1; }
+	grep -E "probes attached" "$work/tool.err" | sed "s/^lustre-ebpf-stream: /timing: /"
+	"$tool" --list-probes 2>/dev/null | grep -E '^rpc +lnet' | sed 's/^/probe: /'
+	sleep 2
+	sends0=$(lnet_sends)
+	t_a=$(now_iso)
+	check "[$name] workload: 4 writers and 4 readers of 4 MiB" workload
+	sleep 3
+	t_b=$(now_iso)
+	sends1=$(lnet_sends)
+	cp "$dbg/peers" "$work/peers.txt"
+	cp "$dbg/nis" "$work/nis.txt"
+	check "[$name] tool exits 0" tracer_stop
+	check "[$name] every line is valid against docs/record.schema.json" schema_valid "$work/out.jsonl"
+	check "[$name] final stats: nothing dropped, refused or missed" lr_health
+	echo "--- /sys/kernel/debug/lnet/peers"; cat "$work/peers.txt"
+	echo "--- /sys/kernel/debug/lnet/nis"; cat "$work/nis.txt"
+	echo "---"
+	check "[$name] lnet records: each request's PUT, NIDs, credit waits against LNet's peers and nis" \
+		lnet_check
+	grep -E '^(lnet records|by type|interfaces|waited|requests whose|records without|requests released)' \
+		"$work/check.out" | while read -r l; do say "[$name] $l"; done
+	check "[$name] lnet records over the workload = LNet's send_count over it" lnet_sends_match
+	grep -E '^lnet records in' "$work/check.out" | while read -r l; do say "[$name] $l"; done
+	if [ "$name" = reduced ]; then
+		# The capture (rpc and lnet records) for the host: run-in-vm saves
+		# it in LES_VM_FILES as lustre-lnet-capture.jsonl.gz.
+		jq -M -c 'select(.type == "rpc" or .type == "lnet")' "$work/out.jsonl" | gzip -9 \
+			>"$work/capture.jsonl.gz" &&
+			guest_keep_file "$work/capture.jsonl.gz" lustre-lnet-capture.jsonl.gz
+		# The client's kernel facts with LNet's BTF, for the planner's fixtures.
+		"$tool" --dump-kernel-facts >"$work/kfacts.txt" 2>/dev/null &&
+			guest_keep_file "$work/kfacts.txt" lustre-lnet-client.facts
+	fi
+	if [ "$last" = keep ]; then
+		return 0
+	elif [ "$last" = last ]; then
+		check "[$name] unmount" lustre_client_stop
+	else
+		check "[$name] unmount, Lustre's and LNet's modules removed" lustre_real_stop --rmmod
+	fi
+}
+
+# LES_LR_LNET_PLANTED: a build of the tool with a planted fault, run after
+# the reduced phase (the only other one then) on the same LNet: its checks
+# must fail (a demonstration, never set by CTest). A path the guest sees:
+# the host's / is shared but not its /tmp.
+if [ -n "${LES_LR_LNET_PLANTED:-}" ]; then
+	run_phase reduced "$credits" keep && run_phase planted mounted last "$LES_LR_LNET_PLANTED"
+elif [ -n "$credits" ]; then
+	run_phase default default more && run_phase reduced restart "$credits" last
+else
+	run_phase default default last
+fi
+guest_done
