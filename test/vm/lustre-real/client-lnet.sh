@@ -144,7 +144,8 @@ print("by type", by_type)
 missing = [r["xid"] for r in reqs if r["xid"] not in sent and r.get("replied")]
 if missing:
     fail(f"{len(missing)} requests without their LNet PUT (match bits = xid), e.g. {missing[:5]}")
-unreplied = [f"{r['opcode_name']} {r['xid']}" for r in reqs if r["xid"] not in sent and not r.get("replied")]
+# A request whose opcode was not read has no opcode_name member.
+unreplied = [f"{r.get('opcode_name', 'opcode?')} {r['xid']}" for r in reqs if r["xid"] not in sent and not r.get("replied")]
 print(f"requests released without a reply and without a PUT seen: {len(unreplied)} {unreplied[:5]}")
 # 0@lo has no peer: its messages carry no NIDs (none is expected here).
 bad_nid = [m for m in msgs if m["ni_nid"] is not None and (m["ni_nid"] != nid or m["peer_nid"] != srv)]
