@@ -196,15 +196,32 @@ sys.exit(0 if ok else 1)
 PYEOF
 }
 
-# send_count over the workload against the records finalized in it.
+# send_count over the workload against the records. LNet counts a send when
+# the message is committed, the record is stamped when it is finalized, and
+# the counter is read a moment apart from the clock: a message of the
+# ldlm_cancels that come at the window's end can fall between the two. So
+# each bound is taken twice (the clock just before and just after reading
+# send_count) and a record belongs to the window by its commit time (ts −
+# latency_ns): the records surely inside ≤ send_count ≤ the records maybe
+# inside.
 lnet_sends_match()
 {
-	local n
-
-	n=$(jq -s --arg a "$t_a" --arg b "$t_b" \
-		'[.[] | select(.type == "lnet" and .ts > $a and .ts < $b)] | length' "$work/out.jsonl")
-	echo "lnet records in the workload's window: $n; LNet's send_count: $((sends1 - sends0))"
-	[ "$n" -eq "$((sends1 - sends0))" ]
+	python3 - "$work/out.jsonl" "$t_a1" "$t_a2" "$t_b1" "$t_b2" "$((sends1 - sends0))" <<'PYEOF'
+import json, sys
+from datetime import datetime, timezone
+path, a1, a2, b1, b2, sends = sys.argv[1:7]
+def ns(iso):
+    sec, frac = iso.rstrip("Z").split(".")
+    t = datetime.strptime(sec, "%Y-%m-%dT%H:%M:%S").replace(tzinfo=timezone.utc)
+    return int(t.timestamp()) * 10**9 + int(frac.ljust(9, "0")[:9])
+a1, a2, b1, b2, sends = ns(a1), ns(a2), ns(b1), ns(b2), int(sends)
+starts = [ns(r["ts"]) - (r.get("latency_ns") or 0)
+          for r in map(json.loads, open(path)) if r["type"] == "lnet"]
+inner = sum(a2 < t < b1 for t in starts)
+outer = sum(a1 < t < b2 for t in starts)
+print(f"lnet records in the workload's window: {inner} to {outer}; LNet's send_count: {sends}")
+sys.exit(0 if inner <= sends <= outer else 1)
+PYEOF
 }
 
 # Lustre's modules loaded again (the first start overlaid them and set the
@@ -251,12 +268,14 @@ run_phase()
 	grep -E "probes attached" "$work/tool.err" | sed "s/^lustre-ebpf-stream: /timing: /"
 	"$tool" --list-probes 2>/dev/null | grep -E '^rpc +lnet' | sed 's/^/probe: /'
 	sleep 2
+	t_a1=$(now_iso)
 	sends0=$(lnet_sends)
-	t_a=$(now_iso)
+	t_a2=$(now_iso)
 	check "[$name] workload: 4 writers and 4 readers of 4 MiB" workload
 	sleep 3
-	t_b=$(now_iso)
+	t_b1=$(now_iso)
 	sends1=$(lnet_sends)
+	t_b2=$(now_iso)
 	cp "$dbg/peers" "$work/peers.txt"
 	cp "$dbg/nis" "$work/nis.txt"
 	check "[$name] tool exits 0" tracer_stop
