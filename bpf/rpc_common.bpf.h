@@ -65,4 +65,21 @@ static __always_inline void rpc_set_worker(__u32 submitter_tid, __u32 *flags, __
 	bpf_get_current_comm(worker_comm, LES_COMM_LEN);
 }
 
+/*
+ * A kernel string (a procedure's name) into dst, lower case like the tool's
+ * other op names; empty when unreadable.
+ */
+static __always_inline void rpc_read_name_lower(char *dst, const char *name)
+{
+	if (!name || bpf_probe_read_kernel_str(dst, LES_RPC_NAME_LEN, name) < 0) {
+		dst[0] = 0;
+		return;
+	}
+#pragma unroll
+	for (int i = 0; i < LES_RPC_NAME_LEN; i++) {
+		if (dst[i] >= 'A' && dst[i] <= 'Z')
+			dst[i] += 'a' - 'A';
+	}
+}
+
 #endif /* LES_RPC_COMMON_BPF_H */

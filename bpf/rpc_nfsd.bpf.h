@@ -96,17 +96,7 @@ static __always_inline bool nfsd_client_addr(struct les_sock_addr *a, struct svc
 /* The procedure's name (pc_name), lower case like the client's. */
 static __always_inline void nfsd_proc_name(char *dst, struct svc_rqst___les *rq)
 {
-	const char *name = BPF_CORE_READ(rq, rq_procinfo, pc_name);
-
-	if (!name || bpf_probe_read_kernel_str(dst, LES_RPC_NAME_LEN, name) < 0) {
-		dst[0] = 0;
-		return;
-	}
-#pragma unroll
-	for (int i = 0; i < LES_RPC_NAME_LEN; i++) {
-		if (dst[i] >= 'A' && dst[i] <= 'Z')
-			dst[i] += 'a' - 'A';
-	}
+	rpc_read_name_lower(dst, BPF_CORE_READ(rq, rq_procinfo, pc_name));
 }
 
 static __always_inline void nfsd_rec_init(struct les_rec_srv *rec, __u64 now)

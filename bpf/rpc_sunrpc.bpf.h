@@ -105,17 +105,7 @@ static __always_inline int sunrpc_end(struct rpc_task___les *task)
 /* The procedure name, lower case like the tool's other op names. */
 static __always_inline void sunrpc_proc_name(char *dst, struct rpc_task___les *task)
 {
-	const char *name = BPF_CORE_READ(task, tk_msg.rpc_proc, p_name);
-
-	if (!name || bpf_probe_read_kernel_str(dst, LES_RPC_NAME_LEN, name) < 0) {
-		dst[0] = 0;
-		return;
-	}
-#pragma unroll
-	for (int i = 0; i < LES_RPC_NAME_LEN; i++) {
-		if (dst[i] >= 'A' && dst[i] <= 'Z')
-			dst[i] += 'a' - 'A';
-	}
+	rpc_read_name_lower(dst, BPF_CORE_READ(task, tk_msg.rpc_proc, p_name));
 }
 
 /* Charge the RPC to the submitter's access op if that op is still running. */

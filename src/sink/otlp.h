@@ -185,6 +185,14 @@ enum les_otlp_role {
 	LES_OTLP_ROLE_OTHER = 4,   /* an rpc record with neither: its place in the trace */
 };
 
+/*
+ * What opens a batch of either signal: {"<resource>":[{resource, "<scope>":
+ * [{"scope":{...}, "<items>":[ (each key a JW_LIT: text and length).
+ */
+void les_otlp_envelope_begin(struct jw *w, const char *host, const char *resource,
+			     size_t resource_n, const char *scope, size_t scope_n,
+			     const char *items, size_t items_n);
+
 /* The resource and scope that open every batch, and what closes one. */
 void les_otlp_batch_begin(struct jw *w, const char *host);
 void les_otlp_batch_end(struct jw *w);

@@ -239,21 +239,8 @@ int les_otlp_metrics_add(struct jw *w, const struct les_window *win,
 
 void les_otlp_metrics_begin(struct jw *w, const char *host)
 {
-	jw_obj_begin(w);
-	jw_lit_key(w, JW_LIT("resourceMetrics"));
-	jw_arr_begin(w);
-	jw_obj_begin(w);
-	les_otlp_resource(w, host);
-	jw_lit_key(w, JW_LIT("scopeMetrics"));
-	jw_arr_begin(w);
-	jw_obj_begin(w);
-	jw_lit_key(w, JW_LIT("scope"));
-	jw_obj_begin(w);
-	jw_lit_cstr(w, JW_LIT("name"), "lustre-ebpf-stream");
-	jw_lit_cstr(w, JW_LIT("version"), LES_VERSION);
-	jw_obj_end(w);
-	jw_lit_key(w, JW_LIT("metrics"));
-	jw_arr_begin(w);
+	les_otlp_envelope_begin(w, host, JW_LIT("resourceMetrics"), JW_LIT("scopeMetrics"),
+				JW_LIT("metrics"));
 }
 
 uint64_t les_otlp_metrics_dropped(const struct les_otlp_metric_counters *c)

@@ -649,14 +649,16 @@ void les_otlp_resource(struct jw *w, const char *host)
 	jw_obj_end(w);
 }
 
-void les_otlp_batch_begin(struct jw *w, const char *host)
+void les_otlp_envelope_begin(struct jw *w, const char *host, const char *resource,
+			     size_t resource_n, const char *scope, size_t scope_n,
+			     const char *items, size_t items_n)
 {
 	jw_obj_begin(w);
-	jw_lit_key(w, JW_LIT("resourceSpans"));
+	jw_lit_key(w, resource, resource_n);
 	jw_arr_begin(w);
 	jw_obj_begin(w);
 	les_otlp_resource(w, host);
-	jw_lit_key(w, JW_LIT("scopeSpans"));
+	jw_lit_key(w, scope, scope_n);
 	jw_arr_begin(w);
 	jw_obj_begin(w);
 	jw_lit_key(w, JW_LIT("scope"));
@@ -664,8 +666,14 @@ void les_otlp_batch_begin(struct jw *w, const char *host)
 	jw_lit_cstr(w, JW_LIT("name"), "lustre-ebpf-stream");
 	jw_lit_cstr(w, JW_LIT("version"), LES_VERSION);
 	jw_obj_end(w);
-	jw_lit_key(w, JW_LIT("spans"));
+	jw_lit_key(w, items, items_n);
 	jw_arr_begin(w);
+}
+
+void les_otlp_batch_begin(struct jw *w, const char *host)
+{
+	les_otlp_envelope_begin(w, host, JW_LIT("resourceSpans"), JW_LIT("scopeSpans"),
+				JW_LIT("spans"));
 }
 
 void les_otlp_batch_end(struct jw *w)

@@ -39,20 +39,7 @@ JAEGER=$LES_SRC/scripts/jaeger-test-collector
 JDIR=$(mktemp -d "/tmp/les-jaeger.XXXXXX")
 LOAD_PIDS=()
 
-cleanup() {
-	local p d
-
-	for p in "${LOAD_PIDS[@]}"; do
-		kill "$p" 2>/dev/null
-	done
-	_les_cleanup
-	# Every Jaeger the test started (a, b, one per replayed capture), also after a failure.
-	for d in "$JDIR"/*/; do
-		"$JAEGER" stop --dir "${d%/}" >/dev/null 2>&1
-	done
-	[ -n "${LES_KEEP:-}" ] || rm -rf "$JDIR"
-}
-trap cleanup EXIT
+trap les_collector_cleanup EXIT
 
 # jaeger_start DIR: sets OTLP_PORT and QUERY_PORT.
 jaeger_start() {

@@ -32,19 +32,7 @@ READ=$LES_SRC/test/e2e/otlp_metrics_read.py
 JDIR=$(mktemp -d "/tmp/les-otlpm.XXXXXX")
 LOAD_PIDS=()
 
-cleanup() {
-	local p d
-
-	for p in "${LOAD_PIDS[@]}"; do
-		kill "$p" 2>/dev/null
-	done
-	_les_cleanup
-	for d in "$JDIR"/*/; do
-		"$JAEGER" stop --dir "${d%/}" >/dev/null 2>&1
-	done
-	[ -n "${LES_KEEP:-}" ] || rm -rf "$JDIR"
-}
-trap cleanup EXIT
+trap les_collector_cleanup EXIT
 
 # collector_start DIR: sets OTLP_PORT.
 collector_start() {

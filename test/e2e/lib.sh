@@ -191,3 +191,20 @@ EOF
 		les_fail "workload: reads failed"
 	sleep 0.5
 }
+
+# les_collector_cleanup: the EXIT trap of the OTLP tests (73, 75): the load
+# generators in LOAD_PIDS, the tool and its mounts, and every collector
+# (scripts/jaeger-test-collector, $JAEGER) started under $JDIR, also after a
+# failure; JDIR kept with LES_KEEP.
+les_collector_cleanup() {
+	local p d
+
+	for p in "${LOAD_PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	_les_cleanup
+	for d in "$JDIR"/*/; do
+		"$JAEGER" stop --dir "${d%/}" >/dev/null 2>&1
+	done
+	[ -n "${LES_KEEP:-}" ] || rm -rf "$JDIR"
+}
