@@ -34,6 +34,7 @@ static __always_inline void rpc_rec_init(struct les_rec_rpc *rec, __u16 proto, _
 	rec->backlog_ns = 0;
 	rec->rtt_ns = 0;
 	rec->execute_ns = 0;
+	rec->lnet_wait_ns = 0;
 	rec->cgroup_id = 0;
 	rec->dev = 0;
 	rec->err = 0;

@@ -110,6 +110,40 @@ static __always_inline __u32 lnet_credit_bits(struct lnet_msg___les *m)
 	       (__u32)BPF_CORE_READ_BITFIELD_PROBED(m, msg_txcredit) << 1;
 }
 
+/*
+ * A PUT committed on a thread inside ptl_send_rpc is its request's: the
+ * request is remembered with the message, and the thread's entry taken, so
+ * that a later PUT of the thread (a reply it sends) is not the request's.
+ */
+static __always_inline void lnet_take_request(struct lnet_msg_state *v)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 *req = bpf_map_lookup_elem(&ptlrpc_sending, &tid);
+
+	if (!req)
+		return;
+	v->req = *req;
+	bpf_map_delete_elem(&ptlrpc_sending, &tid);
+}
+
+/*
+ * Handed to the LND, a request's PUT has waited all it will: its waits go
+ * to the request (a resend's PUT adds its own), whose record says so.
+ */
+static __always_inline void lnet_give_request(const struct lnet_msg_state *v)
+{
+	__u64 req = v->req;
+	struct ptlrpc_req *r;
+
+	if (!req)
+		return;
+	r = bpf_map_lookup_elem(&ptlrpc_reqs, &req);
+	if (!r)
+		return;
+	r->lnet_wait_ns += v->peer_wait_ns + v->ni_wait_ns + v->delay_ns;
+	r->flags |= LES_RPC_F_LNET;
+}
+
 /* lnet_msg_commit(msg, cpt): a message to send starts (a received one is not ours). */
 static __always_inline int lnet_commit(__u64 msg)
 {
@@ -127,6 +161,8 @@ static __always_inline int lnet_commit(__u64 msg)
 	v->seen_ns = bpf_ktime_get_ns();
 	v->commit_ns = v->seen_ns;
 	v->flags = LES_LNET_F_COMMIT;
+	if (lnet_link_requests && BPF_CORE_READ(m, msg_type) == LNET_MSG_PUT)
+		lnet_take_request(v);
 	return 0;
 }
 
@@ -217,6 +253,7 @@ static __always_inline int lnet_lnd_send(__u64 msg)
 	lnet_wait_end(v, now);
 	v->send_ns = now;
 	v->flags |= LES_LNET_F_SENT;
+	lnet_give_request(v);
 	return 0;
 }
 

@@ -86,6 +86,13 @@
 const volatile bool ptlrpc_brw_probed = false;
 
 /*
+ * Set by userspace when the LNet rows run (lnet_msg_commit and the LND's
+ * send): a request's PUT is then found by its sending thread
+ * (ptlrpc_sending) and its LNet waits added to the request.
+ */
+const volatile bool lnet_link_requests = false;
+
+/*
  * Offset of rq_reqmsg in struct ptlrpc_request when there is no BTF for it,
  * -1 when unknown. Set by userspace (LES_PTLRPC_REQMSG_OFFSET); no offset
  * table is built in, because the layout depends on Lustre's version and on
@@ -101,6 +108,17 @@ struct {
 	__type(key, __u64); /* struct ptlrpc_request * */
 	__type(value, struct ptlrpc_req);
 } ptlrpc_reqs SEC(".maps");
+
+/*
+ * tid -> the request ptl_send_rpc is sending on it: the next PUT the thread
+ * commits is that request's (ptl_send_buf, inside the call), and takes it.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64); /* struct ptlrpc_request * */
+} ptlrpc_sending SEC(".maps");
 
 /*
  * obd_import -> the mount its last request made inside an access op came
@@ -456,6 +474,11 @@ static __always_inline int ptl_send(__u64 req, bool transmission)
 		return 0;
 	if (transmission)
 		v->sends++;
+	if (transmission && lnet_link_requests) {
+		__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+		bpf_map_update_elem(&ptlrpc_sending, &tid, &req, BPF_ANY);
+	}
 	/*
 	 * A transmission after the first is a resend event: after a timeout
 	 * or -EINPROGRESS nothing else says so; after a reconnect
@@ -502,6 +525,7 @@ static __always_inline void ptl_emit(struct ptlrpc_req *v, __u64 now)
 	rec->resends = v->sends > 1 ? v->sends - 1 : 0;
 	rec->err = v->err;
 	rec->xid = v->xid;
+	rec->lnet_wait_ns = v->lnet_wait_ns;
 	if (v->flags & LES_RPC_F_TARGET)
 		__builtin_memcpy(rec->name, v->target, LES_RPC_NAME_LEN);
 	if (v->flags & LES_RPC_F_NID)

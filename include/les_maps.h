@@ -121,6 +121,7 @@ struct ptlrpc_req {
 	char jobid[LES_JOBID_LEN]; /* pb_jobid as sent, with LES_RPC_F_JOBID */
 	char target[LES_RPC_NAME_LEN]; /* the import's obd_name, with LES_RPC_F_TARGET */
 	struct les_lnet_nid nid;       /* the import's peer at the first send, with LES_RPC_F_NID */
+	__u64 lnet_wait_ns; /* its request PUTs' LNet waits, with LES_RPC_F_LNET */
 };
 
 /*
@@ -152,6 +153,7 @@ struct lnet_msg_state {
 	__s32 ni_credits;
 	__u32 wait_kind; /* LES_LNET_WAIT_* of the wait under way */
 	__u32 flags; /* LES_LNET_F_* known so far (CREDIT, COMMIT, SENT) */
+	__u64 req; /* the struct ptlrpc_request * whose request PUT this is, 0: none */
 };
 
 enum les_lnet_wait {

@@ -297,6 +297,11 @@ struct les_rec_rpc {
 	struct les_lnet_nid nid;   /* PtlRPC: the import's peer, with LES_RPC_F_NID */
 	/* sunrpc: the client's end of the transport's socket, with LES_RPC_F_LOCAL */
 	struct les_sock_addr local;
+	/*
+	 * PtlRPC request: how long its request's LNet PUTs (one per
+	 * transmission) waited for credits and delay rules, with LES_RPC_F_LNET
+	 */
+	__u64 lnet_wait_ns;
 };
 
 #define LES_RPC_F_ASYNC	      0x1 /* sent by another thread than the submitter */
@@ -321,6 +326,8 @@ struct les_rec_rpc {
 #define LES_RPC_F_DAEMON_READ 0x1000
 /* sunrpc: local is the transport socket's own address (a TCP or UDP transport) */
 #define LES_RPC_F_LOCAL	      0x2000
+/* PtlRPC: the LNet plane saw its request's PUT sent; lnet_wait_ns is valid */
+#define LES_RPC_F_LNET	      0x4000
 
 /*
  * One request a server handled: a PtlRPC service (MDS, OSS, MGS, and a

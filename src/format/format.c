@@ -464,6 +464,11 @@ void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc, const struct les
 		jw_lit_u64(w, JW_LIT("queued_ns"), r->backlog_ns);
 		jw_lit_u64(w, JW_LIT("service_ns"), r->rtt_ns);
 		jw_lit_u64(w, JW_LIT("resends"), r->resends);
+		/* Inside service_ns: ptl_send_rpc hands the PUT to LNet, which may hold it. */
+		if (r->flags & LES_RPC_F_LNET)
+			jw_lit_u64(w, JW_LIT("lnet_wait_ns"), r->lnet_wait_ns);
+		else
+			jw_lit_null(w, JW_LIT("lnet_wait_ns"));
 	}
 	if (les_rpc_op_is_wait(r->rpc_op)) {
 		jw_lit_u64(w, JW_LIT("wait_id"), r->wait_id);
@@ -765,6 +770,10 @@ void les_format_rpc_join(struct jw *w, const struct les_fmt_ctx *fc, const struc
 	jw_lit_strz(w, JW_LIT("comm"), c->task.comm, LES_COMM_LEN);
 	jw_lit_u64(w, JW_LIT("client_queued_ns"), c->backlog_ns);
 	jw_lit_u64(w, JW_LIT("client_service_ns"), c->rtt_ns);
+	if (c->flags & LES_RPC_F_LNET)
+		jw_lit_u64(w, JW_LIT("client_lnet_wait_ns"), c->lnet_wait_ns);
+	else
+		jw_lit_null(w, JW_LIT("client_lnet_wait_ns"));
 	jw_lit_u64(w, JW_LIT("client_resends"), c->resends);
 	jw_lit_i64(w, JW_LIT("network_ns"), les_rpcjoin_network_ns(c, &t));
 	put_srv_times(w, &t, true);

@@ -95,13 +95,15 @@ void les_srv_times(const struct les_rec_srv *r, int64_t mono_to_epoch_ns, struct
  * The durations of a joined request that a window sums per group (job,
  * target, client NID): each is the rpc_join line's field of that name, 0
  * where the line has null, so a window's sums are the sums over its lines.
- * client_queued (created -> first send: the slot and credit wait), network
+ * client_queued (created -> first send: the RPC slot's wait), client_lnet
+ * (the request's PUT held by LNet for credits or a delay rule), network
  * and the server's incoming, NRS and handling steps are disjoint parts of
  * the request's time; client_service is the client's whole wait for the
  * reply, server_reply the server's arrival -> reply sent.
  */
-#define LES_JOIN_LAYERS(X)                     \
-	X(CLIENT_QUEUED, "client_queued_ns")   \
+#define LES_JOIN_LAYERS(X)                         \
+	X(CLIENT_QUEUED, "client_queued_ns")       \
+	X(CLIENT_LNET, "client_lnet_wait_ns")      \
 	X(CLIENT_SERVICE, "client_service_ns") \
 	X(NETWORK, "network_ns")               \
 	X(SRV_INCOMING, "server_incoming_ns")  \

@@ -68,8 +68,9 @@ static void feed_pair(struct gate *g)
 	c.kind = LES_REC_RPC;
 	c.proto = LES_PROTO_PTLRPC;
 	c.rpc_op = LES_RPC_OP_REQUEST;
-	c.flags = LES_RPC_F_XID | LES_RPC_F_NID;
+	c.flags = LES_RPC_F_XID | LES_RPC_F_NID | LES_RPC_F_LNET;
 	c.xid = 7;
+	c.lnet_wait_ns = 500; /* its PUT waited for an LNet credit: out of the network */
 	c.nid = lo;
 	c.dev = LES_TEST_LUSTRE_DEV;
 	c.ts_ns = 10000;
@@ -185,8 +186,9 @@ START_TEST(test_window_layers_are_the_lines)
 		.max_groups = 16,
 	};
 	static const char *const fields[] = {
-		"client_queued_ns", "client_service_ns", "network_ns",	   "server_incoming_ns",
-		"server_nrs_ns",    "server_handle_ns",	 "server_reply_ns"};
+		"client_queued_ns", "client_lnet_wait_ns", "client_service_ns",
+		"network_ns",	    "server_incoming_ns",  "server_nrs_ns",
+		"server_handle_ns", "server_reply_ns"};
 	struct les_aggregate *a;
 	struct gate g;
 	json_t *layers;
@@ -214,7 +216,9 @@ START_TEST(test_window_layers_are_the_lines)
 			      json_integer_value(json_object_get(g.join_line, fields[i])));
 	/* Not all zero: the pair has every step. */
 	ck_assert_int_eq(json_integer_value(json_object_get(layers, "server_nrs_ns")), 300);
-	ck_assert_int_eq(json_integer_value(json_object_get(layers, "network_ns")), 6000);
+	/* 9000 of service less 3000 of arrival -> reply, less 500 in LNet */
+	ck_assert_int_eq(json_integer_value(json_object_get(layers, "network_ns")), 5500);
+	ck_assert_int_eq(json_integer_value(json_object_get(layers, "client_lnet_wait_ns")), 500);
 	les_aggregate_free(a);
 	gate_close(&g);
 }

@@ -170,6 +170,27 @@ for r in reqs:
             if r["service_ns"] is not None and w > r["service_ns"]:
                 fail(f"xid {r['xid']}: LNet wait {w} ns > service_ns {r['service_ns']}")
 print(f"requests whose PUT waited for credits: {joined}")
+# The request record's own lnet_wait_ns (the tool links a PUT to its request
+# by the thread that sent it) = the waits of the PUTs with its xid as match
+# bits, for every replied request whose PUT was recorded.
+linked = off = 0
+for r in reqs:
+    puts = sent.get(r["xid"], [])
+    if not puts or not r.get("replied"):
+        continue
+    want = sum(m["peer_credit_wait_ns"] + m["ni_credit_wait_ns"] + m["delay_rule_ns"] for m in puts)
+    if r.get("lnet_wait_ns") != want:
+        off += 1
+        if off <= 3:
+            fail(f"xid {r['xid']} {r.get('opcode_name', 'opcode?')}: lnet_wait_ns "
+                 f"{r.get('lnet_wait_ns')}, its PUTs' waits {want} ({len(puts)} PUTs)")
+    elif want > 0:
+        linked += 1
+if off > 3:
+    fail(f"{off} requests whose lnet_wait_ns is not their PUTs' waits")
+print(f"requests whose lnet_wait_ns = their PUTs' waits, > 0: {linked}")
+if mode != "default" and not linked:
+    fail("no request with an LNet wait of its own (lnet_wait_ns > 0) with the credits reduced")
 # A message queued at a gate exactly when the count it left was below 0
 # (lnet_post_send_locked): its wait there is > 0 then, and 0 otherwise.
 for key, wkey in (("peer_credits", "peer_credit_wait_ns"), ("ni_credits", "ni_credit_wait_ns")):
@@ -284,7 +305,7 @@ run_phase()
 	echo "--- /sys/kernel/debug/lnet/peers"; cat "$work/peers.txt"
 	echo "--- /sys/kernel/debug/lnet/nis"; cat "$work/nis.txt"
 	echo "---"
-	check "[$name] lnet records: each request's PUT, NIDs, credit waits against LNet's peers and nis" \
+	check "[$name] lnet records: each request's PUT and its lnet_wait_ns, NIDs, credit waits against LNet's peers and nis" \
 		lnet_check
 	grep -E '^(lnet records|by type|interfaces|waited|requests whose|records without|requests released)' \
 		"$work/check.out" | while read -r l; do say "[$name] $l"; done

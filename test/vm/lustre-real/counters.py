@@ -816,6 +816,8 @@ def check_servers(args, rep):
           f"total_ns - Y worst {worst_y:.0f} us")
     start, end = dk_window(args.dk)
     logged = {(ln["xid"], ln["nid"]) for ln in lines}
+    if args.svc:
+        check_svcstats(args, [r for r in srv if (r["xid"], r["client_nid"]) in logged], rep)
     inside = [r for r in srv if start <= parse_ts(r["ts"]) <= end - args.bound_us * 1000]
     extra = [(r["xid"], r["service"], r["thread"]) for r in inside
              if (r["xid"], r["client_nid"]) not in logged]
@@ -848,28 +850,89 @@ def check_servers(args, rep):
               f"({100 * len(joins) / max(len(client), 1):.1f}% of the client's)")
 
 
-JOIN_LAYERS = ("client_queued_ns", "client_service_ns", "network_ns", "server_incoming_ns",
+# Services only the workload sends to (no pings, no statfs of the MDT's
+# OSP threads): their service stats over the rpctrace window hold exactly
+# the workload's requests, so they are compared as equal; the others are
+# printed as notes (a ping at either end of the window may fall between the
+# stats' clear and the log's).
+QUIET_SERVICES = ("ost_io",)
+# A service's stats lines that are not an opcode's handling time.
+SVC_EXTRA = ("req_waittime", "req_qdepth", "req_active", "req_timeout", "reqbuf_avail",
+             "ldlm_glimpse_enqueue", "ldlm_plain_enqueue", "ldlm_flock_enqueue", "ldlm_extent_enqueue",
+             "ldlm_ibits_enqueue", "mds_reint_setattr", "mds_reint_create", "mds_reint_link",
+             "mds_reint_unlink", "mds_reint_rename", "mds_reint_open", "mds_reint_setxattr",
+             "mds_reint_resync", "read_bytes", "write_bytes")
+
+
+def check_svcstats(args, srv_logged, rep):
+    """The servers' own service stats (ost.OSS.*.stats, mds.MDS.*.stats), cleared
+    with the rpctrace log and read with it: per service, req_waittime's samples =
+    the server records handled in the window and its sum (work_start - arrival,
+    us) = their queue_ns; per opcode (not ldlm_enqueue or mds_reint, which
+    Lustre counts elsewhere) samples = records and sum (work_end - work_start)
+    = their handle_ns; each sum within bound-us per request plus one outlier."""
+    stats = parse_lctl(args.svc)
+    by_svc = {}
+    for r in srv_logged:
+        by_svc.setdefault(r["service"], []).append(r)
+    seen = False
+    for dev, c in sorted(stats.items()):
+        svc = dev.rsplit(".", 1)[-1]
+        mine = by_svc.get(svc, [])
+        n, _, total_us = c.get("req_waittime", (0, "", 0))
+        queue_us = sum(r["queue_ns"] for r in mine) / 1000
+        slack = len(mine) * args.bound_us + args.outlier_us
+        ops = {}
+        for r in mine:
+            o = ops.setdefault(r.get("opcode_name"), [0, 0])
+            o[0] += 1
+            o[1] += r["handle_ns"] / 1000
+        lustre_ops = {k: (v[0], v[2]) for k, v in c.items()
+                      if isinstance(v, tuple) and k not in SVC_EXTRA and v[0]}
+        if svc not in QUIET_SERVICES:
+            print(f"note service {svc}: records {len(mine)}, req_waittime samples {n}; "
+                  f"queue {queue_us:.0f} us, req_waittime sum {total_us} us")
+            continue
+        seen = seen or n > 0
+        rep.eq(f"service {svc}: requests handled = req_waittime samples", len(mine), n)
+        rep.true(f"service {svc}: queue_ns sum = req_waittime sum (within {slack} us)",
+                 abs(queue_us - total_us) <= slack, f"tool {queue_us:.0f} us, Lustre {total_us} us")
+        for op, (cnt, sum_us) in sorted(lustre_ops.items()):
+            got = ops.get(op, [0, 0])
+            slack = cnt * args.bound_us + args.outlier_us
+            rep.true(f"service {svc} {op}: records = samples, handle_ns sum = its sum "
+                     f"(within {slack} us)", got[0] == cnt and abs(got[1] - sum_us) <= slack,
+                     f"tool {got[0]} / {got[1]:.0f} us, Lustre {cnt} / {sum_us} us")
+        extra = sorted(set(ops) - set(lustre_ops) - set(SVC_EXTRA))
+        rep.true(f"service {svc}: no opcode recorded that Lustre's stats lack", not extra,
+                 f"{extra}")
+    rep.true(f"the service stats list the quiet services {QUIET_SERVICES} with requests", seen)
+
+
+JOIN_LAYERS = ("client_queued_ns", "client_lnet_wait_ns", "client_service_ns", "network_ns",
+               "server_incoming_ns",
                "server_nrs_ns", "server_handle_ns", "server_reply_ns")
 JOIN_KEYS = ("lustre_jobid", "target", "client_nid")
 
 
-def join_sums(recs):
+def join_sums(recs, layers=JOIN_LAYERS):
     """Per (job, target, client NID): [count, sum of each layer], from the rpc_join
     lines and, apart, from the --aggregate windows' rpc_join groups."""
     lines, windows = {}, {}
     for r in recs:
         key = tuple(r.get(k) for k in JOIN_KEYS)
         if r.get("type") == "rpc_join":
-            s = lines.setdefault(key, [0] * (1 + len(JOIN_LAYERS)))
+            s = lines.setdefault(key, [0] * (1 + len(layers)))
             s[0] += 1
-            for i, f in enumerate(JOIN_LAYERS):
+            for i, f in enumerate(layers):
                 s[1 + i] += r.get(f) or 0
         elif r.get("type") == "window" and r.get("record_type") == "rpc_join":
             key = key + (True,) if r.get("other") else key
-            s = windows.setdefault(key, [0] * (1 + len(JOIN_LAYERS)))
+            s = windows.setdefault(key, [0] * (1 + len(layers)))
             s[0] += r["count"]
-            for i, f in enumerate(JOIN_LAYERS):
-                s[1 + i] += r["layers"][f]
+            for i, f in enumerate(layers):
+                # A layer the window lacks: NaN, equal to nothing.
+                s[1 + i] += r["layers"].get(f, float("nan"))
     return lines, windows
 
 
@@ -878,10 +941,15 @@ def check_join_windows(args, rep):
     client_nid), the count and each layer's sum equal those over the rpc_join
     lines of the run (the windows are the whole run's, the last one flushed)."""
     recs = [json.loads(ln) for ln in open(args.records)]
-    lines, windows = join_sums(recs)
+    layers = JOIN_LAYERS
+    if args.capture_layers:
+        # A kept capture of an older build: the layers its windows have.
+        first = next((r for r in recs if r.get("record_type") == "rpc_join"), {})
+        layers = tuple(f for f in JOIN_LAYERS if f in first.get("layers", {}))
+    lines, windows = join_sums(recs, layers)
     rep.true("rpc_join lines to compare", len(lines) > 0, f"{len(lines)} groups")
     rep.true("rpc_join window groups", len(windows) > 0, f"{len(windows)} groups")
-    names = ("count",) + JOIN_LAYERS
+    names = ("count",) + layers
     for key in sorted(set(lines) | set(windows), key=str):
         a, b = windows.get(key), lines.get(key)
         if a == b:
@@ -895,7 +963,7 @@ def check_join_windows(args, rep):
     print(f"note join windows: {len(windows)} groups, "
           f"{sum(s[0] for s in windows.values())} joined requests; layers (ms) "
           + ", ".join(f"{n} {sum(s[1 + i] for s in windows.values()) / 1e6:.1f}"
-                      for i, n in enumerate(JOIN_LAYERS)))
+                      for i, n in enumerate(layers)))
 
 
 # Where an injected delay may show, in the tool's joined line (rpc_join) and
@@ -1069,11 +1137,52 @@ def self_test(args, rep):
     w["layers"]["server_handle_ns"] += 10  # NRS time filed under handling
     lines, windows = join_sums([j, j, w])
     rep.true("join windows: a layer off is seen", windows != lines)
+    rep.eq("service stats: ost_io's records = its stats", selftest_svcstats(rep), 0, got)
+    rep.true("service stats: a record missing fails", selftest_svcstats(rep, "count") > 0)
+    rep.true("service stats: a queue 30 ms off fails", selftest_svcstats(rep, "queue") > 0)
     rep.eq("delays: an NRS delay in the NRS queue passes", selftest_delays(rep, "nrs"), 0, got)
     rep.eq("delays: an NRS delay found in handling fails", selftest_delays(rep, "handle"), 1, got)
     rep.eq("delays: an NRS delay found in the network fails", selftest_delays(rep, "network"), 1, got)
     rep.eq("delays: the policy's default delay (263 s, not 2) fails",
            selftest_delays(rep, "nrs", 263756), 1, got)
+
+
+SELFTEST_SVC_STATS = """ost.OSS.ost_io.stats=
+snapshot_time             1796537870.000000000 secs.nsecs
+start_time                1796537860.000000000 secs.nsecs
+req_waittime              2 samples [usecs] 100 200 300 50000
+req_active                2 samples [reqs] 1 1 2 2
+reqbuf_avail              4 samples [bufs] 1 1 4 4
+write_bytes               2 samples [bytes] 4096 4096 8192 33554432
+ost_write                 2 samples [usecs] 1000 2000 3000 5000000
+ost.OSS.ost.stats=
+snapshot_time             1796537870.000000000 secs.nsecs
+req_waittime              1 samples [usecs] 7 7 7 49
+obd_ping                  1 samples [usecs] 9 9 9 81
+"""
+
+
+def selftest_svcstats(rep, planted=None):
+    """check_svcstats on two synthetic ost_write records of ost_io (queue 100
+    and 200 us, handling 1 and 2 ms) against SELFTEST_SVC_STATS: the failures it
+    counts. planted: "count" drops a record, "queue" adds 30 ms to a queue."""
+    import tempfile
+    recs = [{"type": "srv", "service": "ost_io", "xid": 42 + i, "client_nid": "0@lo",
+             "opcode_name": "ost_write", "queue_ns": (i + 1) * 100_000,
+             "handle_ns": (i + 1) * 1_000_000} for i in range(2)]
+    if planted == "count":
+        recs.pop()
+    elif planted == "queue":
+        recs[0]["queue_ns"] += 30_000_000
+    with tempfile.NamedTemporaryFile("w", suffix=".txt") as f:
+        f.write(SELFTEST_SVC_STATS)
+        f.flush()
+        args = argparse.Namespace(svc=f.name, bound_us=1000, outlier_us=20000)
+        inner, said = Report(), io.StringIO()
+        with contextlib.redirect_stdout(said):
+            check_svcstats(args, recs, inner)
+    print(said.getvalue().rstrip().replace("\n", "\n     | ").join(("     | ", "")))
+    return inner.failed
 
 
 def selftest_delays(rep, layer_ns, held_ms=1500):
@@ -1143,7 +1252,12 @@ def main():
     ap.add_argument("--ldlm", help="locks: lctl get_param ldlm.services.ldlm_cbd.stats")
     ap.add_argument("--min-blocked-ms", type=int, default=0,
                     help="locks: the least every blocked wait lasts (an injected pause)")
+    ap.add_argument("--capture-layers", action="store_true",
+                    help="joinwindows: compare the layers the capture's windows have "
+                         "(a capture of an older build), not every layer of this one")
     ap.add_argument("--dk", help="servers: lctl dk with debug=+rpctrace over the workload")
+    ap.add_argument("--svc", help="servers: lctl get_param ost.OSS.*.stats mds.MDS.*.stats, "
+                    "cleared with the rpctrace log and read with it")
     ap.add_argument("--bound-us", type=int, default=1000,
                     help="servers: how far handle_ns and total_ns may be from Lustre's X and Y")
     ap.add_argument("--outlier-us", type=int, default=20000,

@@ -769,12 +769,17 @@ lr_delays_ok()
 lr_rpctrace_start()
 {
 	lctl set_param -n debug=+rpctrace debug_mb=128 >/dev/null || die "debug=+rpctrace"
+	# The services' own stats over the same window (counters.py servers --svc).
+	lctl set_param -n 'ost.OSS.*.stats=clear' 'mds.MDS.*.stats=clear' >/dev/null ||
+		die "clear the service stats"
 	lctl clear
 }
 
 lr_rpctrace_stop()
 {
 	lctl dk >"$work/dk.txt" || die "lctl dk"
+	lctl get_param 'ost.OSS.*.stats' 'mds.MDS.*.stats' >"$work/svc-stats.txt" ||
+		die "read the service stats"
 	lctl set_param -n debug=-rpctrace >/dev/null
 	say "rpctrace: $(grep -c 'Handled RPC' "$work/dk.txt") Handled lines"
 }
@@ -831,10 +836,11 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 	if [ "${2:-}" = --nobtf ]; then
 		lr_what="no server record and no join without module BTF; every client request counted as without a key"
 	else
-		lr_what="server records = the servers' rpctrace lines (xid, client NID, opcode, thread, status, times); every client request they logged joined to its server record"
+		lr_what="server records = the servers' rpctrace lines (xid, client NID, opcode, thread, status, times) and ost_io's service stats (req_waittime, per-opcode handling); every client request they logged joined to its server record"
 	fi
 	check "$lr_what" \
-		lr_counters servers --dk "$work/dk.txt" --ids "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
+		lr_counters servers --dk "$work/dk.txt" --svc "$work/svc-stats.txt" \
+		--ids "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
 	[ "${2:-}" = --nobtf ] ||
 		check "--aggregate windows' rpc_join groups (job, target, client NID) = the sums over the rpc_join lines, every layer" \
 			python3 "$lr_here/counters.py" joinwindows --records "$work/out.jsonl"
