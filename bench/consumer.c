@@ -4,13 +4,19 @@
  * records replayed through the library's own per-record path
  * (les_consumer_on_record: decode, enrich, JSON, file sink to /dev/null),
  * and, for comparison, the same decode and enrichment with the line built
- * by jansson. Also the aggregation path with 10 k groups.
+ * by jansson. Also the aggregation path with 10 k groups, and a Lustre
+ * server's records: each request's server record (srv) and the client's
+ * request record (rpc) it joins with, the join on, beside the same client
+ * records alone (a client-only node: no join), in one run.
  *
  *   consumer RECORDS [PIPELINE]	(PIPELINE: one of the names below, for a profiler)
  *
  * Prints one line per pipeline:  NAME records_per_s=R ns_per_record=N
+ * (the server pipelines add what they joined and lost; a record lost or a
+ * request left unjoined there is an error: exit 1).
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -23,6 +29,7 @@
 #include "pipeline/consumer.h"
 #include "enrich/enrich.h"
 #include "util/json.h"
+#include "util/clock.h"
 #include "model/mounts.h"
 #include "model/observed.h"
 #include "model/ops.h"
@@ -38,6 +45,10 @@ static const char mountinfo[] =
 	"36 25 1:77 / /mnt/lustre rw,relatime shared:1 - lustre 10.0.0.1@o2ib:/scratch rw\n";
 
 static struct les_rec_access samples[N_SAMPLES];
+
+/* A request of each kind: the client's record and the server's, same xid. */
+static struct les_rec_rpc rpc_samples[N_SAMPLES];
+static struct les_rec_srv srv_samples[N_SAMPLES];
 
 /* CPU time of the thread: the machine is shared, wall time would count others. */
 static double now_s(void)
@@ -81,6 +92,95 @@ static void make_samples(void)
 	}
 }
 
+/*
+ * A Lustre server's requests, shaped as the 6.12 guest's records are: per
+ * request the client's PtlRPC request record (rpc, xid and import peer
+ * read from module BTF) and the server's record of it (srv), with the
+ * opcodes of a mixed workload (bulk writes and reads, metadata, locks,
+ * pings), their services, targets and the job on the wire.
+ */
+struct srv_shape {
+	uint16_t opcode;
+	const char *service, *target, *thread;
+	uint64_t bytes;
+};
+
+static const struct srv_shape srv_shapes[] = {
+	{4, "ost_io", "lustre-OST0000", "ll_ost_io00_000", 1 << 20}, /* ost_write */
+	{3, "ost_io", "lustre-OST0001", "ll_ost_io00_001", 1 << 20}, /* ost_read */
+	{33, "mdt", "lustre-MDT0000", "mdt00_001", 0},		     /* mds_getattr */
+	{36, "mdt", "lustre-MDT0000", "mdt00_002", 0},		     /* mds_reint */
+	{101, "mdt", "lustre-MDT0000", "mdt00_000", 0},		     /* ldlm_enqueue */
+	{103, "ldlm_canceld", "lustre-MDT0000", "ldlm_cn00_000", 0}, /* ldlm_cancel */
+	{400, "ost", "lustre-OST0000", "ll_ost00_000", 0},	     /* obd_ping */
+};
+#define N_SHAPES (sizeof(srv_shapes) / sizeof(srv_shapes[0]))
+
+static struct les_lnet_nid tcp_nid(uint32_t ip)
+{
+	/* socklnd (type 2), tcp0, an IPv4 address: size 0 (4 bytes) */
+	return (struct les_lnet_nid){.size = 0, .type = 2, .addr_be = {htonl(ip)}};
+}
+
+static void make_srv_samples(void)
+{
+	const struct les_lnet_nid server = tcp_nid(0xc0a84d01), client = tcp_nid(0xc0a84d02);
+
+	for (unsigned int i = 0; i < N_SAMPLES; i++) {
+		const struct srv_shape *sh = &srv_shapes[i % N_SHAPES];
+		struct les_rec_rpc *c = &rpc_samples[i];
+		struct les_rec_srv *s = &srv_samples[i];
+		uint64_t t = 1000000000ULL + i * 1000ULL, handle = 20000 + (i * 7919) % 2000000;
+		unsigned int p = i % N_PIDS;
+
+		c->kind = LES_REC_RPC;
+		c->proto = LES_PROTO_PTLRPC;
+		c->rpc_op = LES_RPC_OP_REQUEST;
+		c->opcode = sh->opcode;
+		c->flags = LES_RPC_F_OPCODE | LES_RPC_F_XID | LES_RPC_F_NID | LES_RPC_F_TARGET |
+			   LES_RPC_F_JOBID;
+		c->xid = 1883793502777216ULL + i;
+		c->req_id = i + 1;
+		c->nid = server; /* the import's peer: the server's NID */
+		c->dev = KDEV;
+		c->bytes = sh->bytes;
+		c->backlog_ns = 3000;
+		c->rtt_ns = handle + 60000;
+		c->latency_ns = c->backlog_ns + c->rtt_ns;
+		c->ts_ns = t + c->latency_ns;
+		c->parent_op_id = ((uint64_t)i << 12) | 1;
+		c->task.pid = 10000 + p;
+		c->task.tid = 10000 + p;
+		c->task.uid = p % 4 ? 1000 + p % 4 : 0;
+		c->task.gid = c->task.uid;
+		snprintf(c->task.comm, sizeof(c->task.comm), "worker-%u", p % 8);
+		snprintf(c->name, sizeof(c->name), "%s", sh->target);
+		snprintf(c->jobid, sizeof(c->jobid), "worker-%u.%u", p % 8, c->task.uid);
+
+		s->kind = LES_REC_SRV;
+		s->proto = LES_PROTO_PTLRPC;
+		s->opcode = sh->opcode;
+		s->flags = LES_SRV_F_OPCODE | LES_SRV_F_TARGET | LES_SRV_F_JOBID | LES_SRV_F_FLAGS |
+			   LES_SRV_F_NRS | LES_SRV_F_REPLY | LES_SRV_F_PEER;
+		s->xid = c->xid;
+		s->self = server;
+		s->peer = client;
+		/* Lustre's arrival stamp is CLOCK_REALTIME: the consumer moves it. */
+		s->arrival_real_ns = t + 20000 + 1700000000000000000ULL;
+		s->nrs_ns = t + 25000;
+		s->start_ns = t + 30000;
+		s->handler_ns = t + 31000;
+		s->ts_ns = s->start_ns + handle;
+		s->reply_ns = s->ts_ns - 500;
+		s->transno = sh->opcode == 36 ? 4294967296ULL + i : 0;
+		s->tid = 300 + i % 8;
+		snprintf(s->comm, sizeof(s->comm), "%s", sh->thread);
+		snprintf(s->service, sizeof(s->service), "%s", sh->service);
+		snprintf(s->target, sizeof(s->target), "%s", sh->target);
+		memcpy(s->jobid, c->jobid, sizeof(s->jobid));
+	}
+}
+
 /* Exec notices so that every process has a job and tags, as in production. */
 static void feed_execs(struct les_enricher *e)
 {
@@ -111,7 +211,7 @@ struct bench {
 	struct les_consumer *consumer;
 };
 
-static void bench_open(struct bench *b, bool enrich)
+static void bench_open_join(struct bench *b, bool enrich, bool join)
 {
 	struct les_mount_table table;
 	char path[] = "/tmp/les-bench-mountinfo.XXXXXX", err[256];
@@ -138,9 +238,15 @@ static void bench_open(struct bench *b, bool enrich)
 	if (!b->consumer)
 		die("out of memory");
 	les_consumer_config_of(&b->opts, &b->consumer_cfg);
+	b->consumer_cfg.join = join; /* as main decides it: a server probe attached */
 	les_consumer_init(b->consumer, &b->consumer_cfg, &b->observed, "node17");
 	les_pipeline_attach_file(b->consumer, &b->out);
 	b->consumer->enricher = b->enricher;
+}
+
+static void bench_open(struct bench *b, bool enrich)
+{
+	bench_open_join(b, enrich, false);
 }
 
 static void bench_close(struct bench *b)
@@ -362,6 +468,156 @@ static void run_aggregate_consumer(unsigned long n)
 	bench_close(&b);
 }
 
+/* --- a Lustre server's records ----------------------------------------- */
+
+enum srv_stream { SRV_AND_RPC, SRV_ONLY, RPC_ONLY };
+
+/*
+ * The records of one stream, in the consumer's order: with both sides, a
+ * request's two records one after the other, the server's first every
+ * other request (on one node either may reach the ring first).
+ */
+static const void *stream_rec[2 * N_SAMPLES];
+static size_t stream_size[2 * N_SAMPLES];
+
+static unsigned int make_stream(enum srv_stream st)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < N_SAMPLES; i++) {
+		bool srv_first = i & 1;
+
+		if (st == SRV_AND_RPC && !srv_first) {
+			stream_rec[n] = &rpc_samples[i];
+			stream_size[n++] = sizeof(rpc_samples[i]);
+		}
+		if (st != RPC_ONLY) {
+			stream_rec[n] = &srv_samples[i];
+			stream_size[n++] = sizeof(srv_samples[i]);
+		}
+		if (st == RPC_ONLY || (st == SRV_AND_RPC && srv_first)) {
+			stream_rec[n] = &rpc_samples[i];
+			stream_size[n++] = sizeof(rpc_samples[i]);
+		}
+	}
+	return n;
+}
+
+/*
+ * Each pass its own xids, as a client's never repeat: a server record
+ * whose request waits unjoined must not meet a later pass's twin.
+ */
+static void next_xids(void)
+{
+	for (unsigned int i = 0; i < N_SAMPLES; i++) {
+		rpc_samples[i].xid += N_SAMPLES;
+		srv_samples[i].xid = rpc_samples[i].xid;
+	}
+}
+
+/* Replay n records of the stream (after one warm pass); n is rounded up to whole passes. */
+static double replay_stream(struct les_consumer *c, unsigned int len, unsigned long *n)
+{
+	unsigned long passes = (*n + len - 1) / len;
+	double t0;
+
+	for (unsigned int i = 0; i < len; i++)
+		if (les_consumer_on_record(c, (void *)stream_rec[i], stream_size[i]) < 0)
+			die("the consumer stopped");
+	t0 = now_s();
+	for (unsigned long p = 0; p < passes; p++) {
+		next_xids();
+		for (unsigned int i = 0; i < len; i++)
+			if (les_consumer_on_record(c, (void *)stream_rec[i], stream_size[i]) < 0)
+				die("the consumer stopped");
+	}
+	*n = passes * len;
+	return now_s() - t0;
+}
+
+/*
+ * Nothing lost: no record dropped or unobserved, and the join's account
+ * whole. With both sides every request joined, nothing waits in vain;
+ * server records alone (a server node, the join on as main sets it) each
+ * wait in vain and are counted as unjoined, none without a key or twice.
+ * Returns the number of problems, each said on stderr.
+ */
+static int srv_account(const char *name, struct les_consumer *c, enum srv_stream st,
+		       unsigned long records)
+{
+	const struct les_rpcjoin_counts *k = &c->join.counts;
+	uint64_t dropped = les_consumer_dropped(c), want_joined = 0, want_unjoined_srv = 0;
+	int bad = 0;
+
+	les_rpcjoin_expire(&c->join, les_mono_ns(), true); /* the end: what waits is unjoined */
+	if (st == SRV_AND_RPC)
+		want_joined = records / 2;
+	if (st == SRV_ONLY)
+		want_unjoined_srv = records;
+	if (dropped || c->unobserved) {
+		fprintf(stderr, "bench consumer: %s: %lu dropped, %lu unobserved\n", name,
+			(unsigned long)dropped, (unsigned long)c->unobserved);
+		bad++;
+	}
+	if (k->joined != want_joined || k->unjoined[LES_JOIN_SERVER] != want_unjoined_srv ||
+	    k->unjoined[LES_JOIN_CLIENT] || k->no_key[LES_JOIN_CLIENT] ||
+	    k->no_key[LES_JOIN_SERVER] || k->duplicate[LES_JOIN_CLIENT] ||
+	    k->duplicate[LES_JOIN_SERVER]) {
+		fprintf(stderr,
+			"bench consumer: %s: joined %lu (want %lu), unjoined client %lu server %lu (want 0, %lu), no key %lu/%lu, duplicate %lu/%lu\n",
+			name, (unsigned long)k->joined, (unsigned long)want_joined,
+			(unsigned long)k->unjoined[LES_JOIN_CLIENT],
+			(unsigned long)k->unjoined[LES_JOIN_SERVER],
+			(unsigned long)want_unjoined_srv, (unsigned long)k->no_key[LES_JOIN_CLIENT],
+			(unsigned long)k->no_key[LES_JOIN_SERVER],
+			(unsigned long)k->duplicate[LES_JOIN_CLIENT],
+			(unsigned long)k->duplicate[LES_JOIN_SERVER]);
+		bad++;
+	}
+	return bad;
+}
+
+static int srv_failures;
+
+/* One stream through the library's pipeline, enriched, the join as main would set it. */
+static double run_srv(const char *name, enum srv_stream st, unsigned long n)
+{
+	unsigned int len = make_stream(st);
+	unsigned long timed = n;
+	struct bench b;
+	double secs;
+
+	if (!wanted(name))
+		return 0;
+	bench_open_join(&b, true, st != RPC_ONLY);
+	if (st != RPC_ONLY && !b.consumer->join.cap)
+		die(b.consumer->join_off);
+	secs = replay_stream(b.consumer, len, &timed);
+	printf("%s records_per_s=%.0f ns_per_record=%.1f joined=%lu emitted=%lu dropped=%lu\n",
+	       name, (double)timed / secs, secs * 1e9 / (double)timed,
+	       (unsigned long)b.consumer->join.counts.joined,
+	       (unsigned long)les_consumer_emitted(b.consumer),
+	       (unsigned long)les_consumer_dropped(b.consumer));
+	fflush(stdout);
+	srv_failures += srv_account(name, b.consumer, st, timed + len);
+	les_consumer_release(b.consumer);
+	bench_close(&b);
+	return secs * 1e9 / (double)timed;
+}
+
+static void run_srv_all(unsigned long n)
+{
+	double join_ns = run_srv("srv_join", SRV_AND_RPC, n);
+	double server_ns = run_srv("srv_server_only", SRV_ONLY, n);
+	double client_ns = run_srv("rpc_client_only", RPC_ONLY, n);
+
+	/* One word, so that bench/run skips it: it takes its own medians. */
+	if (join_ns > 0 && client_ns > 0)
+		printf("srv_join_over_client_only_ns=%.2f\n", join_ns / client_ns);
+	if (server_ns > 0 && client_ns > 0)
+		printf("srv_server_only_over_client_only_ns=%.2f\n", server_ns / client_ns);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 2000000;
@@ -370,6 +626,7 @@ int main(int argc, char **argv)
 		return 2;
 	only = argc > 2 ? argv[2] : NULL;
 	make_samples();
+	make_srv_samples();
 	run_consumer("json_enriched", true, n);
 	run_jansson(n / 4 + 1); /* an order of magnitude slower */
 	run_consumer("json_no_enrich", false, n);
@@ -378,5 +635,6 @@ int main(int argc, char **argv)
 		report("aggregate_10k_groups", n, aggregate_direct(n));
 		printf("aggregate_window_lines=%lu\n", windows_out);
 	}
-	return 0;
+	run_srv_all(n);
+	return srv_failures ? 1 : 0;
 }

@@ -266,22 +266,31 @@ static const char *lnet_lnd_name(unsigned int type, bool *is_ip)
  * address in hex words, as Lustre does. Returns the length, 0 when it
  * does not fit or the NID is LNET_NID_ANY.
  */
-size_t les_lnet_nid_str(const struct les_lnet_nid *nid, char *buf, size_t size)
+/* v in decimal at p, without printf (the NIDs of every server record); returns its length. */
+static size_t put_dec(char *p, unsigned int v)
 {
-	unsigned int num = ntohs(nid->num_be), addr_len = nid->size + 4u;
-	bool is_ip = false;
-	const char *lnd = lnet_lnd_name(nid->type, &is_ip);
+	char rev[10];
+	size_t n = 0, len;
+
+	do {
+		rev[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (len = n; n;)
+		*p++ = rev[--n];
+	return len;
+}
+
+/* IPv6 addresses and unknown network types: printf's forms. */
+static size_t nid_str_other(const struct les_lnet_nid *nid, const char *lnd, bool is_ip,
+			    unsigned int num, char *buf, size_t size)
+{
+	unsigned int addr_len = nid->size + 4u;
 	char addr[INET6_ADDRSTRLEN];
 	int n;
 
-	if (nid->type == 0xff || addr_len > sizeof(nid->addr_be))
-		return 0; /* LNET_NID_ANY, or no NID */
 	if (lnd && is_ip && addr_len == 16)
 		inet_ntop(AF_INET6, nid->addr_be, addr, sizeof(addr));
-	else if (lnd && is_ip && addr_len == 4)
-		inet_ntop(AF_INET, nid->addr_be, addr, sizeof(addr));
-	else if (lnd && addr_len == 4)
-		snprintf(addr, sizeof(addr), "%u", ntohl(nid->addr_be[0]));
 	else {
 		size_t at = 0;
 
@@ -297,6 +306,41 @@ size_t les_lnet_nid_str(const struct les_lnet_nid *nid, char *buf, size_t size)
 	else
 		n = snprintf(buf, size, "%s@%s", addr, lnd);
 	return n > 0 && (size_t)n < size ? (size_t)n : 0;
+}
+
+size_t les_lnet_nid_str(const struct les_lnet_nid *nid, char *buf, size_t size)
+{
+	unsigned int num = ntohs(nid->num_be), addr_len = nid->size + 4u, a;
+	bool is_ip = false;
+	const char *lnd = lnet_lnd_name(nid->type, &is_ip);
+	char text[LES_LNET_NID_STR_MAX];
+	size_t at = 0, lnd_len;
+
+	if (nid->type == 0xff || addr_len > sizeof(nid->addr_be))
+		return 0; /* LNET_NID_ANY, or no NID */
+	if (!lnd || addr_len != 4)
+		return nid_str_other(nid, lnd, is_ip, num, buf, size);
+	/* A known network with a 4-byte address: dotted quad on IP, else decimal. */
+	a = ntohl(nid->addr_be[0]);
+	if (is_ip)
+		for (int shift = 24; shift >= 0; shift -= 8) {
+			at += put_dec(text + at, (a >> shift) & 0xff);
+			text[at++] = shift ? '.' : '@';
+		}
+	else {
+		at += put_dec(text + at, a);
+		text[at++] = '@';
+	}
+	lnd_len = strlen(lnd);
+	memcpy(text + at, lnd, lnd_len);
+	at += lnd_len;
+	if (num)
+		at += put_dec(text + at, num);
+	if (at >= size)
+		return 0;
+	memcpy(buf, text, at);
+	buf[at] = '\0';
+	return at;
 }
 
 /* A PtlRPC request's xid, target and server NID: null where module BTF did not give them. */
@@ -556,23 +600,22 @@ static void put_nid(struct jw *w, const char *key, size_t key_len, const struct 
 /* The server's steps (les_srv_times), named with prefix; null where not seen. */
 static void put_srv_times(struct jw *w, const struct les_srv_times *t, bool prefixed)
 {
+	/* Both names written out: no key is made per record. */
 	const struct {
-		const char *name;
+		const char *name, *joined;
 		uint64_t v;
 		bool valid;
 	} steps[] = {
-		{"queue_ns", t->queue_ns, true},
-		{"incoming_ns", t->incoming_ns, t->has_nrs},
-		{"nrs_ns", t->nrs_ns, t->has_nrs},
-		{"handle_ns", t->handle_ns, true},
-		{"reply_ns", t->reply_ns, t->has_reply},
-		{"total_ns", t->total_ns, true},
+		{"queue_ns", "server_queue_ns", t->queue_ns, true},
+		{"incoming_ns", "server_incoming_ns", t->incoming_ns, t->has_nrs},
+		{"nrs_ns", "server_nrs_ns", t->nrs_ns, t->has_nrs},
+		{"handle_ns", "server_handle_ns", t->handle_ns, true},
+		{"reply_ns", "server_reply_ns", t->reply_ns, t->has_reply},
+		{"total_ns", "server_total_ns", t->total_ns, true},
 	};
-	char key[32];
 
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		snprintf(key, sizeof(key), "%s%s", prefixed ? "server_" : "", steps[i].name);
-		jw_key(w, key);
+		jw_key(w, prefixed ? steps[i].joined : steps[i].name);
 		if (steps[i].valid)
 			jw_u64(w, steps[i].v);
 		else

@@ -79,14 +79,25 @@ static bool key_eq(const struct les_rpcjoin_key *a, const struct les_rpcjoin_key
 	return memcmp(a, b, sizeof(*a)) == 0;
 }
 
-/* FNV-1a over the key's bytes. */
+/*
+ * FNV-1a over the key's 8-byte words (the key is zeroed before it is
+ * filled, its size a multiple of 8), then a final mix, so that the slot
+ * index, the low bits, depends on every bit of the xid. Word by word: it
+ * runs twice per request, at a server's 10^5 requests/s and more.
+ */
 static size_t key_hash(const struct les_rpcjoin_key *k)
 {
 	const unsigned char *p = (const unsigned char *)k;
-	uint64_t h = 1469598103934665603ULL;
+	uint64_t h = 1469598103934665603ULL, w;
 
-	for (size_t i = 0; i < sizeof(*k); i++)
-		h = (h ^ p[i]) * 1099511628211ULL;
+	_Static_assert(sizeof(*k) % sizeof(w) == 0, "the join key is hashed in 8-byte words");
+	for (size_t i = 0; i < sizeof(*k); i += sizeof(w)) {
+		memcpy(&w, p + i, sizeof(w));
+		h = (h ^ w) * 1099511628211ULL;
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
 	return (size_t)h;
 }
 
