@@ -85,8 +85,9 @@ measure()
 	[ "$st" = 0 ] || say "$m: the tool exited $st"
 	sort "$work/before-$m" >"$work/before-$m.s"
 	sort "$work/after-$m" >"$work/after-$m.s"
+	# id, then name xlated run_cnt run_time_ns before ($2-$5) and after ($6-$9)
 	join "$work/before-$m.s" "$work/after-$m.s" |
-		awk -v m="$m" '$7 > $4 { print "LES-S prog", m, $2, $3, $7 - $4, $8 - $5 }'
+		awk -v m="$m" '$8 > $4 { print "LES-S prog", m, $2, $3, $8 - $4, $9 - $5 }'
 	jq -r -s --arg m "$m" '[.[] | select(.type == "stats" and .final)][0] as $s
 		| "LES-S records \($m) \($s.records.srv // 0) \($s.records.rpc // 0)"
 		+ " \($s.records.lnet // 0) \($s.join.joined // 0)"
