@@ -844,7 +844,7 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 	[ "${2:-}" = --nobtf ] ||
 		check "--aggregate windows' rpc_join groups (job, target, client NID) = the sums over the rpc_join lines, every layer" \
 			python3 "$lr_here/counters.py" joinwindows --records "$work/out.jsonl"
-	grep -E '^note (rpctrace|join|client request not joined)' "$work/check.out" | while read -r l; do say "$l"; done
+	grep -E '^(note (rpctrace|join|client request not joined|service)|ok   service)' "$work/check.out" | while read -r l; do say "$l"; done
 	check "request records = mdc/osc stats per opcode and per target; NIDs = the imports' connections" \
 		lr_counters requests --lctl "$work/stats.txt" --imports "$work/imports.txt" --ids "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
 	# shellcheck disable=SC2046 # lr_cause_arg: no word or two
