@@ -136,6 +136,91 @@ guest_require_tool()
 	command -v jq >/dev/null || die "jq missing"
 }
 
+# ---- a bound on each FUSE workload command -------------------------------
+
+# What the guest test prints outside any check's capture (check sends the
+# command's output to a file and shows its tail only).
+exec {les_console}>&1
+fuse_daemon_pid=
+
+# fuse_step COMMAND...: one workload command on a FUSE mount, bounded by
+# LES_FUSE_STEP_SECS (60 s by default): a request nobody answers fails the
+# test within that bound instead of holding the guest until run-in-vm's
+# 600 s. On expiry fuse_step_hung tells what was stuck and the test ends
+# (status 1). COMMAND runs in the background, so fuse_step must be called
+# from the test's own shell, not from $(...) or a pipeline, for the exit
+# to end the test. Returns COMMAND's status otherwise.
+fuse_step()
+{
+	local secs=${LES_FUSE_STEP_SECS:-60} pid timer who st
+
+	"$@" &
+	pid=$!
+	sleep "$secs" &
+	timer=$!
+	wait -n -p who "$pid" "$timer"
+	st=$?
+	if [ "$who" = "$pid" ]; then
+		kill "$timer" 2>/dev/null
+		wait "$timer" 2>/dev/null
+		return "$st"
+	fi
+	fuse_step_hung "$secs" "$pid" "$*" >&"$les_console" 2>&1
+	failed=$((failed + 1))
+	guest_done >&"$les_console"
+	exit 1
+}
+
+# fuse_waiting: "connection N: W requests waiting" for every FUSE
+# connection (fusectl; mounted here when it is not yet).
+fuse_waiting()
+{
+	local c=/sys/fs/fuse/connections d
+
+	[ -e "$c/." ] || return 0
+	mountpoint -q "$c" || mount -t fusectl fusectl "$c" 2>/dev/null
+	for d in "$c"/*/; do
+		[ -r "$d/waiting" ] && echo "connection ${d%/}: $(cat "$d/waiting") requests waiting" |
+			sed "s|$c/||"
+	done
+}
+
+# task_stacks PID: the kernel stack of each thread of PID.
+task_stacks()
+{
+	local t
+
+	for t in /proc/"$1"/task/*; do
+		echo "-- $1/${t##*/} $(cat "$t/comm" 2>/dev/null)"
+		sed 's/^/   /' "$t/stack" 2>/dev/null | head -12
+	done
+}
+
+# fuse_step_hung SECS PID WHAT: the FAIL line of a step that did not end,
+# the requests the kernel still counts, the stacks of the stuck command
+# (PID and its children) and of the FUSE daemon (fuse_daemon_pid); then
+# the command is killed and every FUSE connection aborted, so that the
+# test's cleanup (unmount) cannot hang in turn.
+fuse_step_hung()
+{
+	local secs=$1 pid=$2 what=$3 p d
+
+	echo "FAIL FUSE workload step not done within $secs s (LES_FUSE_STEP_SECS): $what"
+	fuse_waiting
+	echo "stuck command:"
+	for p in "$pid" $(pgrep -P "$pid"); do
+		task_stacks "$p"
+	done
+	if [ -n "$fuse_daemon_pid" ]; then
+		echo "FUSE daemon:"
+		task_stacks "$fuse_daemon_pid"
+	fi
+	kill -KILL "$pid" $(pgrep -P "$pid") 2>/dev/null
+	for d in /sys/fs/fuse/connections/*/abort; do
+		[ -w "$d" ] && echo 1 >"$d"
+	done
+}
+
 # tracer_start SECONDS OUT ERR COMMAND...: run COMMAND (the tool with -v)
 # in the background, stdout to OUT (inherited if OUT is empty), stderr to
 # ERR, and wait up to SECONDS for its "probes attached" line (under TCG

@@ -38,6 +38,7 @@ mkdir -p "$mnt"
 "$build/les-testfs" "$mnt" --count-requests --stats-file="$work/ops" --latency-ops=mkdir \
 	--latency-ms=200 || die "cannot mount les-testfs"
 testfs_pid=$(pgrep -f -n "les-testfs $mnt") || die "no les-testfs process"
+fuse_daemon_pid=$testfs_pid
 
 # Start the tool, wait for its "probes attached" line (TCG: fentry loads
 # take tens of seconds on 6.1), run the workload, stop it.
@@ -56,19 +57,21 @@ trace_workload()
 	return 0
 }
 
+# Each command bounded (fuse_step): a request left unanswered ends the test
+# with the stacks of who waits for it, within a minute.
 workload()
 {
-	dd if=/dev/zero of="$mnt/f" bs=4k count=100 2>/dev/null
-	dd if="$mnt/f" of=/dev/null bs=4k count=100 2>/dev/null
-	stat "$mnt/f" >/dev/null
-	mkdir "$mnt/d"
-	mv "$mnt/f" "$mnt/g"
-	rm "$mnt/g"
-	rmdir "$mnt/d"
-	cat "$mnt/missing" 2>/dev/null
-	touch "$mnt/fail-eio-1"
-	cat "$mnt/fail-eio-1" 2>/dev/null
-	rm -f "$mnt/fail-eio-1"
+	fuse_step dd if=/dev/zero of="$mnt/f" bs=4k count=100 2>/dev/null
+	fuse_step dd if="$mnt/f" of=/dev/null bs=4k count=100 2>/dev/null
+	fuse_step stat "$mnt/f" >/dev/null
+	fuse_step mkdir "$mnt/d"
+	fuse_step mv "$mnt/f" "$mnt/g"
+	fuse_step rm "$mnt/g"
+	fuse_step rmdir "$mnt/d"
+	fuse_step cat "$mnt/missing" 2>/dev/null
+	fuse_step touch "$mnt/fail-eio-1"
+	fuse_step cat "$mnt/fail-eio-1" 2>/dev/null
+	fuse_step rm -f "$mnt/fail-eio-1"
 }
 
 # "opcode count" of the requests les-testfs read so far (its stats file,
