@@ -9,7 +9,8 @@
 #       test/vm/run-in-vm test/vm/stress_fuse_write.sh [SECS [VARIANT...]]
 #
 # SECS: time per variant (60); VARIANT: counted+tool counted plain+tool
-# plain (all four by default). A round is SIGUSR1 to the daemon (its stats
+# plain (all four by default), or counted+attach, plain+attach (the tool
+# started before each round and stopped after it). A round is SIGUSR1 to the daemon (its stats
 # file, as t_access_fuse's daemon_counts), the dd, a read back and rm,
 # each bounded by LES_STRESS_STEP_SECS (15 s). A round that does not end is
 # a hang: the daemon's count of FUSE_WRITE requests read and of writes
@@ -116,6 +117,16 @@ report_hang()
 	task_stacks "$stuck"
 	task_stacks "$daemon"
 	dmesg | tail -n 5
+	# A new request wakes a reader, which takes the oldest pending one
+	# first: the stuck command ends if its request was still queued (a
+	# wakeup lost), not if the daemon had read it (a reply lost).
+	timeout 10 stat "$mnt" >/dev/null 2>&1
+	sleep 1
+	if kill -0 "$stuck" 2>/dev/null; then
+		say "after a new request: still stuck (the request is not pending)"
+	else
+		say "after a new request: the stuck command ended (its request was pending)"
+	fi
 }
 
 abort_all()
@@ -143,7 +154,17 @@ for v in "${variants[@]}"; do
 	end=$(($(cut -d. -f1 /proc/uptime) + secs))
 	while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
 		rounds[$v]=$((rounds[$v] + 1))
-		round && continue
+		if [ "${v#*+}" = attach ]; then
+			# The tool attached just before the round, as in t_access_fuse.
+			tracer_start 180 /dev/null "$work/tool.err" "$tool" -v --attach kprobe \
+				--mount "$mnt" || die "the tool did not attach"
+			round
+			st=$?
+			tracer_stop
+			[ $st = 0 ] && continue
+		else
+			round && continue
+		fi
 		hangs[$v]=$((hangs[$v] + 1))
 		report_hang "${rounds[$v]}" "$v"
 		[ -n "$tracer_pid" ] && tracer_kill

@@ -126,17 +126,20 @@ sshfs_up()
 	}
 }
 
+# Each command bounded (fuse_step, test/vm/guest-lib.sh): an unanswered
+# request ends the test with the stacks of the daemon and of who waits.
 sshfs_workload()
 {
 	local m=$work/ssh
 
-	dd if=/dev/urandom of="$m/a" bs=64k count=16 conv=fsync 2>/dev/null
-	cat "$m/a" >/dev/null
-	mkdir "$m/d"
-	stat "$m/a" >/dev/null
-	mv "$m/a" "$m/d/b"
-	rm "$m/d/b"
-	rmdir "$m/d"
+	fuse_daemon_pid=$(pgrep -n -f "sshfs .*$m")
+	fuse_step dd if=/dev/urandom of="$m/a" bs=64k count=16 conv=fsync 2>/dev/null
+	fuse_step cat "$m/a" >/dev/null
+	fuse_step mkdir "$m/d"
+	fuse_step stat "$m/a" >/dev/null
+	fuse_step mv "$m/a" "$m/d/b"
+	fuse_step rm "$m/d/b"
+	fuse_step rmdir "$m/d"
 }
 
 say "kernel $(uname -r): FUSE requests by $method, daemon split: $split"
@@ -188,11 +191,12 @@ gluster_workload()
 {
 	local m=$work/gl
 
-	dd if=/dev/urandom of="$m/a" bs=64k count=16 conv=fsync 2>/dev/null
-	mkdir "$m/d"
-	stat "$m/a" >/dev/null
-	rm "$m/a"
-	rmdir "$m/d"
+	fuse_daemon_pid=$(pgrep -n -f "glusterfs .*$m")
+	fuse_step dd if=/dev/urandom of="$m/a" bs=64k count=16 conv=fsync 2>/dev/null
+	fuse_step mkdir "$m/d"
+	fuse_step stat "$m/a" >/dev/null
+	fuse_step rm "$m/a"
+	fuse_step rmdir "$m/d"
 }
 
 if check "GlusterFS: one-brick volume started and mounted" gluster_up &&
