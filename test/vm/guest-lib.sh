@@ -141,7 +141,8 @@ guest_require_tool()
 # What the guest test prints outside any check's capture (check sends the
 # command's output to a file and shows its tail only).
 exec {les_console}>&1
-fuse_daemon_pid=
+fuse_daemon_pid= # set by the test: the daemon whose stacks a hang shows
+fuse_mnt=        # and its mount, for fuse_poke
 
 # fuse_step COMMAND...: one workload command on a FUSE mount, bounded by
 # LES_FUSE_STEP_SECS (60 s by default): a request nobody answers fails the
@@ -196,9 +197,26 @@ task_stacks()
 	done
 }
 
+# fuse_poke PID: where the request PID waits for is. A lookup of a new
+# name is a new request, and it wakes a reader, which takes the oldest
+# pending request first: PID then ends if its request was still queued
+# (a wakeup lost between the kernel and the daemon's readers), not if a
+# daemon thread had read it (the daemon holds it, or lost its reply).
+fuse_poke()
+{
+	timeout 10 stat "$fuse_mnt/.les-poke-$RANDOM" >/dev/null 2>&1
+	sleep 1
+	if kill -0 "$1" 2>/dev/null; then
+		echo "a new request on $fuse_mnt did not free it: the daemon had read its request"
+	else
+		echo "a new request on $fuse_mnt freed it: its request was still queued, no reader woken"
+	fi
+}
+
 # fuse_step_hung SECS PID WHAT: the FAIL line of a step that did not end,
 # the requests the kernel still counts, the stacks of the stuck command
-# (PID and its children) and of the FUSE daemon (fuse_daemon_pid); then
+# (PID and its children), of the FUSE daemon (fuse_daemon_pid) and of the
+# tool when one runs (tracer_pid); then
 # the command is killed and every FUSE connection aborted, so that the
 # test's cleanup (unmount) cannot hang in turn.
 fuse_step_hung()
@@ -215,6 +233,11 @@ fuse_step_hung()
 		echo "FUSE daemon:"
 		task_stacks "$fuse_daemon_pid"
 	fi
+	if [ -n "$tracer_pid" ]; then
+		echo "the tool:"
+		task_stacks "$tracer_pid"
+	fi
+	[ -n "$fuse_mnt" ] && fuse_poke "$pid"
 	kill -KILL "$pid" $(pgrep -P "$pid") 2>/dev/null
 	for d in /sys/fs/fuse/connections/*/abort; do
 		[ -w "$d" ] && echo 1 >"$d"

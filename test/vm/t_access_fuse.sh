@@ -39,6 +39,7 @@ mkdir -p "$mnt"
 	--latency-ms=200 || die "cannot mount les-testfs"
 testfs_pid=$(pgrep -f -n "les-testfs $mnt") || die "no les-testfs process"
 fuse_daemon_pid=$testfs_pid
+fuse_mnt=$mnt
 
 # Start the tool, wait for its "probes attached" line (TCG: fentry loads
 # take tens of seconds on 6.1), run the workload, stop it.

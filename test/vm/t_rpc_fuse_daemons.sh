@@ -133,6 +133,7 @@ sshfs_workload()
 	local m=$work/ssh
 
 	fuse_daemon_pid=$(pgrep -n -f "sshfs .*$m")
+	fuse_mnt=$m
 	fuse_step dd if=/dev/urandom of="$m/a" bs=64k count=16 conv=fsync 2>/dev/null
 	fuse_step cat "$m/a" >/dev/null
 	fuse_step mkdir "$m/d"
@@ -192,6 +193,7 @@ gluster_workload()
 	local m=$work/gl
 
 	fuse_daemon_pid=$(pgrep -n -f "glusterfs .*$m")
+	fuse_mnt=$m
 	fuse_step dd if=/dev/urandom of="$m/a" bs=64k count=16 conv=fsync 2>/dev/null
 	fuse_step mkdir "$m/d"
 	fuse_step stat "$m/a" >/dev/null
