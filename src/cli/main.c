@@ -24,6 +24,7 @@
 #include "model/observed.h"
 #include "cli/options.h"
 #include "cli/privs.h"
+#include "cli/join_cmd.h"
 #include "cli/report_cmd.h"
 #include "probe/probes.h"
 #include "cli/sdnotify.h"
@@ -592,6 +593,7 @@ struct command {
 static const struct command commands[] = {
 	{ .name = NULL, .run = trace_main },
 	{ .name = "report", .run = les_report_main },
+	{ .name = "join", .run = les_join_main },
 };
 
 static const struct command *command_of(int argc, char **argv)

@@ -21,8 +21,7 @@ static uint64_t u64_of(json_t *o, const char *key)
 							       : 0;
 }
 
-/* "2026-12-01T16:47:56.821209727Z" as ns since the epoch; 0 if malformed. */
-static uint64_t parse_ts(const char *ts)
+uint64_t les_capture_parse_ts(const char *ts)
 {
 	struct tm tm = {0};
 	char frac[16] = "";
@@ -47,7 +46,7 @@ static uint64_t parse_ts(const char *ts)
 /* What the line says happened, and how long it took. */
 static void read_what(json_t *doc, struct les_event *ev)
 {
-	ev->ts_epoch_ns = parse_ts(str_of(doc, "ts"));
+	ev->ts_epoch_ns = les_capture_parse_ts(str_of(doc, "ts"));
 	ev->op = str_of(doc, "op");
 	ev->event = str_of(doc, "event");
 	ev->proto = str_of(doc, "proto");

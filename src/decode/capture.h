@@ -7,6 +7,7 @@
 #ifndef LES_CAPTURE_H
 #define LES_CAPTURE_H
 
+#include <stdint.h>
 #include "model/event.h"
 
 /* One reader: it holds the document of the line it read last. */
@@ -21,6 +22,9 @@ struct les_capture {
  * for a line that is not a JSON object.
  */
 int les_capture_parse(struct les_capture *cap, const char *line, struct les_event *ev);
+
+/* "2026-12-01T16:47:56.821209727Z" as ns since the epoch; 0 if malformed. */
+uint64_t les_capture_parse_ts(const char *ts);
 
 /* The document of the last line; the reader can read again after. */
 void les_capture_release(struct les_capture *cap);

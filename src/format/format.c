@@ -238,24 +238,34 @@ size_t les_ptlrpc_target_len(const char *name, size_t max)
 }
 
 /* LNet's network type names (lnet/lnet/nidstrings.c), by LND number. */
+static const struct {
+	unsigned char type;
+	bool ip;
+	const char *name;
+} lnds[] = {
+	{2, true, "tcp"},   {5, true, "o2ib"}, {9, false, "lo"},
+	{13, false, "gni"}, {14, true, "gip"}, {15, false, "ptlf"},
+	{16, false, "kfi"}, {18, true, "efa"}, {19, false, "bxi3f"},
+};
+
 static const char *lnet_lnd_name(unsigned int type, bool *is_ip)
 {
-	static const struct {
-		unsigned char type;
-		bool ip;
-		const char *name;
-	} lnds[] = {
-		{2, true, "tcp"},   {5, true, "o2ib"}, {9, false, "lo"},
-		{13, false, "gni"}, {14, true, "gip"}, {15, false, "ptlf"},
-		{16, false, "kfi"}, {18, true, "efa"}, {19, false, "bxi3f"},
-	};
-
 	for (size_t i = 0; i < sizeof(lnds) / sizeof(lnds[0]); i++)
 		if (lnds[i].type == type) {
 			*is_ip = lnds[i].ip;
 			return lnds[i].name;
 		}
 	return NULL;
+}
+
+int les_lnet_lnd_type(const char *name, size_t len, bool *is_ip)
+{
+	for (size_t i = 0; i < sizeof(lnds) / sizeof(lnds[0]); i++)
+		if (strlen(lnds[i].name) == len && !memcmp(lnds[i].name, name, len)) {
+			*is_ip = lnds[i].ip;
+			return lnds[i].type;
+		}
+	return -1;
 }
 
 /*

@@ -46,6 +46,8 @@ bool les_rpc_op_is_wait(unsigned int rpc_op);
 /* An LNet NID as lctl prints it; its length, 0 if none or cut. */
 #define LES_LNET_NID_STR_MAX 80
 size_t les_lnet_nid_str(const struct les_lnet_nid *nid, char *buf, size_t size);
+/* The LND number of a network type's name ("tcp": 2), -1 if none; is_ip: its addresses are IP. */
+int les_lnet_lnd_type(const char *name, size_t len, bool *is_ip);
 
 /* en: the record's enrichment, NULL to leave its fields out. */
 void les_format_access(struct jw *w, const struct les_fmt_ctx *fc,
