@@ -47,13 +47,14 @@ def server_of(j):
 
 def main():
     src, cout, sout = sys.argv[1:4]
-    with gzip.open(src, "rt") as f, gzip.open(cout, "wt") as c, gzip.open(sout, "wt") as s:
+    with gzip.open(src, "rt") as f, gzip.GzipFile(cout, "wb", mtime=0) as cz, \
+            gzip.GzipFile(sout, "wb", mtime=0) as sz:
         for line in f:
             j = json.loads(line)
             if j.get("type") != "rpc_join":
                 continue
-            c.write(json.dumps(client_of(j), separators=(",", ":")) + "\n")
-            s.write(json.dumps(server_of(j), separators=(",", ":")) + "\n")
+            cz.write((json.dumps(client_of(j), separators=(",", ":")) + "\n").encode())
+            sz.write((json.dumps(server_of(j), separators=(",", ":")) + "\n").encode())
 
 
 if __name__ == "__main__":

@@ -1,0 +1,127 @@
+#!/bin/bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# The client-server join across nodes (docs/layers.md): a client's request
+# records and its servers' srv records, two captures (test/data/
+# lustre-2.17-join-{client,server}.jsonl.gz, see test/data/README.md), are
+# produced to one Kafka topic (a real broker, two partitions) as the two
+# nodes' tools would; the Flink job RequestJoin (contrib/flink) joins them,
+# and its rows must equal the consumer's join of the same two captures
+# (`lustre-ebpf-stream join`, the consumer's rpcjoin over the lines read
+# back) row by row on every member of the rpc_join line, with the same
+# requests left unjoined on each side: one client request whose server was
+# not traced and one server record whose client was not are added to the
+# captures here, and each side's unjoined count must be 1 in both.
+#
+# The comparison is shown to fail on a copy of Flink's rows with the
+# network's sign flipped.
+#
+# Environment (set by CTest): LES_BUILD (build tree), LES_SRC (source tree).
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/kafka_lib.sh"
+les_kafka_init 77_flink_join javac /usr/bin/python3
+
+RUN_LOCAL=$LES_SRC/contrib/flink/run-local
+DATA=$LES_SRC/test/data
+
+t0=$SECONDS
+nice -n 19 "$RUN_LOCAL" --fetch >"$WORK/fetch.log" 2>&1 ||
+	les_fail "contrib/flink/run-local --fetch: $(tail -n 20 "$WORK/fetch.log")"
+les_pass "Flink classpath and job compiled ($((SECONDS - t0)) s)"
+
+# The two nodes' captures, each with one request whose other side was not
+# traced: xids no record of the other side has.
+zcat "$DATA/lustre-2.17-join-client.jsonl.gz" >"$WORK/client.jsonl" || les_fail "no client capture"
+zcat "$DATA/lustre-2.17-join-server.jsonl.gz" >"$WORK/server.jsonl" || les_fail "no server capture"
+head -n 1 "$WORK/client.jsonl" | jq -c '.xid = 7 | .req_id = 7' >>"$WORK/client.jsonl"
+head -n 1 "$WORK/server.jsonl" | jq -c '.xid = 9' >>"$WORK/server.jsonl"
+n_client=$(wc -l <"$WORK/client.jsonl")
+n_server=$(wc -l <"$WORK/server.jsonl")
+
+# The consumer's join of both.
+"$LES_BIN" join --hostname les-vm "$WORK/client.jsonl" "$WORK/server.jsonl" \
+	>"$WORK/consumer.jsonl" 2>"$WORK/consumer.err" ||
+	les_fail "lustre-ebpf-stream join: $(cat "$WORK/consumer.err")"
+les_eq "the consumer joins every request but the two planted" \
+	"$((n_client - 1)) 1 1 0 0" \
+	"$(tail -n 1 "$WORK/consumer.jsonl" |
+		jq -r '"\(.joined) \(.client.unjoined) \(.server.unjoined) \(.client.no_key + .server.no_key) \(.bad)"')"
+
+les_kafka_start
+B=$KAFKA_ADDR
+/usr/bin/python3 - "$B" <<'PYEOF' || les_fail "cannot create topic"
+import sys
+from confluent_kafka.admin import AdminClient, NewTopic
+a = AdminClient({"bootstrap.servers": sys.argv[1]})
+for f in a.create_topics([NewTopic("les-join", 2, 1)]).values():
+    f.result(30)
+PYEOF
+# Each node's lines, keyed by its node.
+kcat -b "$B" -t les-join -P -K $'\t' -l <(sed 's/^/client\t/' "$WORK/client.jsonl") ||
+	les_fail "kcat -P (client) failed"
+kcat -b "$B" -t les-join -P -K $'\t' -l <(sed 's/^/server\t/' "$WORK/server.jsonl") ||
+	les_fail "kcat -P (server) failed"
+les_eq "both captures in the topic" "$((n_client + n_server))" \
+	"$(les_kafka_consume "$B" les-join | wc -l)"
+
+t=$SECONDS
+nice -n 19 timeout 240 "$RUN_LOCAL" --job RequestJoin --brokers "$B" --topic les-join \
+	--from earliest --bounded --group-id e2e-join --checkpoint 1s \
+	--checkpoint-dir "file://$WORK/ckpt" --parallelism 2 --out-dir "$WORK/flink" \
+	>"$WORK/flink.log" 2>&1 ||
+	les_fail "Flink RequestJoin failed: $(grep -v '^[[:space:]]*at ' "$WORK/flink.log" | tail -n 20)"
+find "$WORK/flink" -type f -name 'part-*' ! -name '.*' -exec cat {} + >"$WORK/flink.jsonl" ||
+	les_fail "no result files under $WORK/flink"
+les_pass "Flink's join ran ($((SECONDS - t)) s, $(wc -l <"$WORK/flink.jsonl") rows)"
+
+# compare CONSUMER FLINK: 0 when Flink's rpc_join rows are the consumer's
+# lines, row by row on every member of the line but ts and host (each side's
+# own), and each side's unjoined count is the consumer's.
+compare() {
+	/usr/bin/python3 - "$1" "$2" <<'PYEOF'
+import json, sys
+cons = [json.loads(l) for l in open(sys.argv[1])]
+rows = [json.loads(l) for l in open(sys.argv[2])]
+counts = cons[-1]
+lines = [r for r in cons if r["type"] == "rpc_join"]
+joined = {(r["server_nid"], r["xid"]): r for r in rows if r["kind"] == "rpc_join"}
+bad = 0
+if len(joined) != len([r for r in rows if r["kind"] == "rpc_join"]):
+    print("Flink joined a request twice"); bad += 1
+if len(joined) != len(lines):
+    print(f"rows: Flink {len(joined)}, consumer {len(lines)}"); bad += 1
+for c in lines:
+    f = joined.get((c["server_nid"], c["xid"]))
+    if f is None:
+        print(f"xid {c['xid']}: no Flink row"); bad += 1
+        continue
+    for k, v in c.items():
+        if k in ("type", "ts", "host", "fs_type", "fs", "mount"):
+            continue
+        if f.get(k) != v:
+            print(f"xid {c['xid']} {k}: Flink {f.get(k)}, consumer {v}"); bad += 1
+            break
+for side in ("client", "server"):
+    n = sum(1 for r in rows if r["kind"] == "unjoined_" + side)
+    if n != counts[side]["unjoined"]:
+        print(f"{side} unjoined: Flink {n}, consumer {counts[side]['unjoined']}"); bad += 1
+print(f"{len(lines)} joined rows compared, {bad} differ")
+sys.exit(1 if bad else 0)
+PYEOF
+}
+
+compare "$WORK/consumer.jsonl" "$WORK/flink.jsonl" >"$WORK/compare.out" ||
+	les_fail "Flink's rows differ from the consumer's join: $(head -n 5 "$WORK/compare.out")"
+les_pass "Flink's rows = the consumer's join, every layer: $(tail -n 1 "$WORK/compare.out")"
+les_eq "Flink's unjoined rows: the planted client request and server record" \
+	"7 9" "$(jq -r 'select(.kind != "rpc_join") | .xid' "$WORK/flink.jsonl" | sort -n | xargs)"
+
+# The check itself: Flink's network with the wrong sign must fail it.
+jq -c 'if .kind == "rpc_join" then .network_ns = -.network_ns else . end' \
+	"$WORK/flink.jsonl" >"$WORK/flink-planted.jsonl"
+if compare "$WORK/consumer.jsonl" "$WORK/flink-planted.jsonl" >"$WORK/planted.out"; then
+	les_fail "rows with the network's sign flipped passed the comparison"
+fi
+les_pass "rows with the network's sign flipped fail: $(head -n 1 "$WORK/planted.out")"
+les_done
