@@ -56,9 +56,10 @@ bool les_lnet_nid_parse(const char *s, struct les_lnet_nid *nid)
 	memset(nid, 0, sizeof(*nid));
 	if (!at)
 		return false;
-	/* The network: its type's name, then its number unless 0 ("tcp", "o2ib1"). */
+	/* The network: its type's name, then its number unless 0 ("tcp", "o2ib1"): trailing digits. */
 	net = at + 1;
-	for (digits = net; *digits && (*digits < '0' || *digits > '9'); digits++)
+	for (digits = net + strlen(net); digits > net && digits[-1] >= '0' && digits[-1] <= '9';
+	     digits--)
 		;
 	type = les_lnet_lnd_type(net, (size_t)(digits - net), &is_ip);
 	if (type < 0)
