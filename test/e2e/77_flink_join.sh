@@ -48,6 +48,16 @@ les_eq "the consumer joins every request but the two planted" \
 	"$(tail -n 1 "$WORK/consumer.jsonl" |
 		jq -r '"\(.joined) \(.client.unjoined) \(.server.unjoined) \(.client.no_key + .server.no_key) \(.bad)"')"
 
+/usr/bin/python3 - "$LES_SRC/docs/record.schema.json" "$WORK/consumer.jsonl" <<'PYEOF' ||
+import json, sys, jsonschema
+v = jsonschema.Draft7Validator(json.load(open(sys.argv[1])))
+for n, l in enumerate(open(sys.argv[2]), 1):
+    for e in v.iter_errors(json.loads(l)):
+        sys.exit(f"line {n}: {e.message}")
+PYEOF
+	les_fail "the join's lines are not valid against docs/record.schema.json"
+les_pass "the join's $(wc -l <"$WORK/consumer.jsonl") lines are valid against docs/record.schema.json"
+
 les_kafka_start
 B=$KAFKA_ADDR
 /usr/bin/python3 - "$B" <<'PYEOF' || les_fail "cannot create topic"
