@@ -48,6 +48,15 @@ les_eq "the consumer joins every request but the two planted" \
 	"$(tail -n 1 "$WORK/consumer.jsonl" |
 		jq -r '"\(.joined) \(.client.unjoined) \(.server.unjoined) \(.client.no_key + .server.no_key) \(.bad)"')"
 
+# The one-node consumer wrote these very pairs in the guest: the join of
+# the two sides must give its lines back, byte for byte.
+grep '"type":"rpc_join"' "$WORK/consumer.jsonl" | grep -v '"xid":[79],' >"$WORK/rejoined.jsonl"
+zcat "$DATA/lustre-2.17-join.jsonl.gz" | grep '"type":"rpc_join"' >"$WORK/one-node.jsonl"
+cmp -s "$WORK/one-node.jsonl" "$WORK/rejoined.jsonl" ||
+	les_fail "the join of the two sides differs from the one-node consumer's lines:" \
+		"$(diff "$WORK/one-node.jsonl" "$WORK/rejoined.jsonl" | head -n 3)"
+les_pass "the join of the two sides = the one-node consumer's $(wc -l <"$WORK/one-node.jsonl") rpc_join lines, byte for byte"
+
 /usr/bin/python3 - "$LES_SRC/docs/record.schema.json" "$WORK/consumer.jsonl" <<'PYEOF' ||
 import json, sys, jsonschema
 v = jsonschema.Draft7Validator(json.load(open(sys.argv[1])))
