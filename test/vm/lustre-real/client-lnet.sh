@@ -311,6 +311,13 @@ run_phase()
 		"$work/check.out" | while read -r l; do say "[$name] $l"; done
 	check "[$name] lnet records over the workload = LNet's send_count over it" lnet_sends_match
 	grep -E '^lnet records in' "$work/check.out" | while read -r l; do say "[$name] $l"; done
+	if [ "${LES_LR_SERVER_TRACE:-0}" = 1 ]; then
+		# The client's side of a two-node capture (test/data/capture-two-guests):
+		# every phase's records, the servers' side traced in their guest.
+		jq -M -c 'select(.type == "rpc" or (.type == "stats" and .final))' "$work/out.jsonl" |
+			gzip -9 >"$work/client-$name.jsonl.gz" &&
+			guest_keep_file "$work/client-$name.jsonl.gz" "lustre-two-guest-client-$name.jsonl.gz"
+	fi
 	if [ "$name" = reduced ]; then
 		# The capture (rpc and lnet records) for the host: run-in-vm saves
 		# it in LES_VM_FILES as lustre-lnet-capture.jsonl.gz.

@@ -22,6 +22,11 @@
 #   LES_LR_SERVE_S  the longest time to serve (default 1200 s)
 #   LES_LR_JOBID    the job ID the client's workload ran as (501): checked
 #                   in mdt.*.job_stats and obdfilter.*.job_stats; - for none
+#   LES_LR_SERVER_TRACE  1: the tool runs here while serving, and its srv
+#                   and rpc lines (the MDT is a client of the OST) and final
+#                   stats are kept for the host as
+#                   lustre-two-guest-server.jsonl.gz (a capture of the
+#                   server side, test/data/capture-two-guests)
 #
 # While serving it answers the client's requests (client-tool.sh), which the
 # host passes on as req.N files in LES_LR_SYNC: "jobstats" prints the
@@ -150,9 +155,30 @@ has_job()
 check "virtio NIC, MGS+MDT and OST up on $LR_NID" servers_start ||
 	{ grep -a '^lustre-real: ' "$work/check.out"; guest_done; exit 1; }
 say "stage times (s): $LR_TIMES"
+# The server side's records, while the client works (LES_LR_SERVER_TRACE=1).
+server_trace_start()
+{
+	tracer_start 300 "" "$work/tool.err" "$tool" -v --stats-interval 5s \
+		-o "$work/server.jsonl" || { cat "$work/tool.err"; return 1; }
+	grep -E "probes attached" "$work/tool.err"
+}
+
+server_trace_keep()
+{
+	tracer_stop || return 1
+	jq -M -c 'select(.type == "srv" or .type == "rpc" or (.type == "stats" and .final))' "$work/server.jsonl" |
+		gzip -9 >"$work/server.jsonl.gz" || return 1
+	say "server capture: $(zcat "$work/server.jsonl.gz" | grep -c '"type":"srv"') srv lines"
+	guest_keep_file "$work/server.jsonl.gz" lustre-two-guest-server.jsonl.gz
+}
+
+if [ "${LES_LR_SERVER_TRACE:-0}" = 1 ]; then
+	check "the tool traces the servers" server_trace_start
+fi
 echo "LR-SERVER-READY $LR_NID:/$LR_FSNAME"
 t_ready=$(_lr_uptime)
 check "host said: client guest done" serve
+[ "${LES_LR_SERVER_TRACE:-0}" = 1 ] && check "the server capture kept" server_trace_keep
 say "served $(awk -v a="$t_ready" -v b="$(_lr_uptime)" 'BEGIN { printf "%.1f", b - a }') s"
 say "client exports: $(lctl list_param 'mdt.*.exports.*' 2>/dev/null | sed 's/.*exports\.//' | tr '\n' ' ')"
 echo "--- lctl get_param mdt.*.job_stats obdfilter.*.job_stats"
