@@ -190,7 +190,7 @@ static enum les_joinrec_kind classify(json_t *doc)
 		return LES_JOINREC_OTHER;
 	if (!strcmp(proto, "sunrpc"))
 		return strcmp(type, "srv") && strcmp(type, "rpc") ? LES_JOINREC_OTHER
-								   : LES_JOINREC_SKIPPED;
+								  : LES_JOINREC_SKIPPED;
 	if (strcmp(proto, "ptlrpc"))
 		return LES_JOINREC_OTHER;
 	if (!strcmp(type, "srv"))

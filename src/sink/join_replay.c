@@ -11,8 +11,8 @@
 #include "sink/join_replay.h"
 #include "util/json.h"
 
-#define LINE_BUF     (64 * 1024) /* a longer line is counted bad */
-#define OUT_BUF	     8192	 /* an rpc_join line is under 2 KiB */
+#define LINE_BUF      (64 * 1024) /* a longer line is counted bad */
+#define OUT_BUF	      8192	  /* an rpc_join line is under 2 KiB */
 #define SLOTS_DEFAULT 65536
 
 struct replay {

@@ -32,7 +32,7 @@ START_TEST(test_nid_round_trip)
 	static const char *const nids[] = {"0@lo", "192.168.77.2@tcp", "10.1.2.3@o2ib1",
 					   "fd00::1@tcp", "12@gni3"};
 	static const char *const bad[] = {"x@tcp", "1.2.3.4", "1@nonet", "1.2.3.4@tcp99999",
-					  "", "@tcp"};
+					  "",	   "@tcp"};
 	struct les_lnet_nid nid;
 	char buf[LES_LNET_NID_STR_MAX];
 
@@ -66,9 +66,9 @@ START_TEST(test_server_steps_read_back)
 	ck_assert_uint_eq(t.total_ns, 1977956);
 	ck_assert_str_eq(s.service, "ost_create");
 	ck_assert_str_eq(s.target, "lustre-OST0000");
-	ck_assert_uint_eq(s.flags & (LES_SRV_F_PEER | LES_SRV_F_TARGET | LES_SRV_F_JOBID |
-				     LES_SRV_F_OPCODE),
-			  LES_SRV_F_PEER | LES_SRV_F_TARGET | LES_SRV_F_JOBID | LES_SRV_F_OPCODE);
+	ck_assert_uint_eq(
+		s.flags & (LES_SRV_F_PEER | LES_SRV_F_TARGET | LES_SRV_F_JOBID | LES_SRV_F_OPCODE),
+		LES_SRV_F_PEER | LES_SRV_F_TARGET | LES_SRV_F_JOBID | LES_SRV_F_OPCODE);
 }
 END_TEST
 
@@ -154,14 +154,16 @@ START_TEST(test_replay_of_two_captures)
 	ck_assert_uint_eq(st.lines, 6);
 	ck_assert_ptr_nonnull(strstr(out, "\"type\":\"rpc_join\""));
 	ck_assert_ptr_nonnull(strstr(out, "\"network_ns\":5269754,"));
-	ck_assert_ptr_nonnull(strstr(out, "\"server_queue_ns\":762329,\"server_incoming_ns\":560488,"
-					  "\"server_nrs_ns\":201841,\"server_handle_ns\":1215627,"
-					  "\"server_reply_ns\":1127535,\"server_total_ns\":1977956"));
+	ck_assert_ptr_nonnull(strstr(out,
+				     "\"server_queue_ns\":762329,\"server_incoming_ns\":560488,"
+				     "\"server_nrs_ns\":201841,\"server_handle_ns\":1215627,"
+				     "\"server_reply_ns\":1127535,\"server_total_ns\":1977956"));
 	ck_assert_ptr_nonnull(strstr(out, "\"client_nid\":\"192.168.77.2@tcp\""));
-	ck_assert_ptr_nonnull(strstr(out, "{\"type\":\"join_counts\",\"lines\":6,\"bad\":1,"
-					  "\"skipped\":1,\"cut\":0,\"joined\":1,"
-					  "\"client\":{\"unjoined\":1,\"no_key\":0,\"duplicate\":0},"
-					  "\"server\":{\"unjoined\":1,\"no_key\":0,\"duplicate\":0}}\n"));
+	ck_assert_ptr_nonnull(
+		strstr(out, "{\"type\":\"join_counts\",\"lines\":6,\"bad\":1,"
+			    "\"skipped\":1,\"cut\":0,\"joined\":1,"
+			    "\"client\":{\"unjoined\":1,\"no_key\":0,\"duplicate\":0},"
+			    "\"server\":{\"unjoined\":1,\"no_key\":0,\"duplicate\":0}}\n"));
 	/* A file that is not there is an error with its name. */
 	paths[1] = "/nonexistent/capture";
 	cfg.out = open_memstream(&out, &out_len);
