@@ -169,7 +169,8 @@ server_trace_keep()
 	jq -M -c 'select(.type == "srv" or .type == "rpc" or (.type == "stats" and .final))' "$work/server.jsonl" |
 		gzip -9 >"$work/server.jsonl.gz" || return 1
 	say "server capture: $(zcat "$work/server.jsonl.gz" | grep -c '"type":"srv"') srv lines"
-	guest_keep_file "$work/server.jsonl.gz" lustre-two-guest-server.jsonl.gz
+	# To the console (fd 9): check keeps its function's output in a file.
+	guest_keep_file "$work/server.jsonl.gz" lustre-two-guest-server.jsonl.gz >&9
 }
 
 if [ "${LES_LR_SERVER_TRACE:-0}" = 1 ]; then
