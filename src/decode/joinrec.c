@@ -116,6 +116,10 @@ static void read_client(json_t *doc, uint64_t ts, struct les_rec_rpc *c)
 	c->xid = u64_of(doc, "xid", &ok);
 	if (ok)
 		c->flags |= LES_RPC_F_XID;
+	/* Its PUTs' LNet wait, null where no lnet record was linked to it. */
+	c->lnet_wait_ns = u64_of(doc, "lnet_wait_ns", &ok);
+	if (ok)
+		c->flags |= LES_RPC_F_LNET;
 	if (les_lnet_nid_parse(json_string_value(json_object_get(doc, "nid")), &c->nid))
 		c->flags |= LES_RPC_F_NID;
 }

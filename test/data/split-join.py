@@ -28,7 +28,8 @@ def client_of(j):
          "latency_ns": j["client_queued_ns"] + j["client_service_ns"], "bytes": 0,
          "errno": 0, "errno_class": None, "xid": j["xid"], "target": j["target"],
          "nid": j["server_nid"], "replied": True, "queued_ns": j["client_queued_ns"],
-         "service_ns": j["client_service_ns"], "resends": j["client_resends"]}
+         "service_ns": j["client_service_ns"], "resends": j["client_resends"],
+         "lnet_wait_ns": j.get("client_lnet_wait_ns")}
     return r
 
 

@@ -89,6 +89,30 @@ START_TEST(test_sides_meet_on_the_consumers_key)
 	ck_assert_uint_eq(c.rtt_ns, 6397289);
 	les_srv_times(&s, 0, &t);
 	ck_assert_int_eq(les_rpcjoin_network_ns(&c, &t), 6397289 - 1127535);
+	ck_assert(!(c.flags & LES_RPC_F_LNET));
+}
+END_TEST
+
+/* The PUT's LNet wait, where the client linked one, is its own layer, out of the network. */
+START_TEST(test_lnet_wait_read_back)
+{
+	char line[sizeof(client_line) + 32];
+	char *end;
+	struct les_rec_rpc c;
+	struct les_rec_srv s;
+	struct les_srv_times t;
+
+	snprintf(line, sizeof(line), "%s", client_line);
+	end = strstr(line, "\"resends\":0}");
+	ck_assert_ptr_nonnull(end);
+	strcpy(end, "\"resends\":0,\"lnet_wait_ns\":1000}\n");
+	ck_assert_int_eq(les_joinrec_parse(line, &c, &s), LES_JOINREC_CLIENT);
+	ck_assert(c.flags & LES_RPC_F_LNET);
+	ck_assert_uint_eq(c.lnet_wait_ns, 1000);
+	ck_assert_int_eq(les_joinrec_parse(server_line, &c, &s), LES_JOINREC_SERVER);
+	les_srv_times(&s, 0, &t);
+	ck_assert_int_eq(les_joinrec_parse(line, &c, &s), LES_JOINREC_CLIENT);
+	ck_assert_int_eq(les_rpcjoin_network_ns(&c, &t), 6397289 - 1127535 - 1000);
 }
 END_TEST
 
@@ -186,6 +210,7 @@ int main(void)
 	tcase_add_test(tc, test_nid_round_trip);
 	tcase_add_test(tc, test_server_steps_read_back);
 	tcase_add_test(tc, test_sides_meet_on_the_consumers_key);
+	tcase_add_test(tc, test_lnet_wait_read_back);
 	tcase_add_test(tc, test_lines_of_no_side);
 	tcase_add_test(tc, test_replay_of_two_captures);
 	suite_add_tcase(s, tc);

@@ -17,7 +17,8 @@ import org.apache.flink.table.api.TableResult;
  * (src/model/rpcjoin.h), with the same layer split as its rpc_join lines:
  * each side's durations are its own clock's, and network = the client's
  * service_ns - the server's arrival to reply (to the handler's end where no
- * reply was seen). No clock is compared across nodes but event time, which
+ * reply was seen) - the request PUT's LNet wait (lnet_wait_ns, its own
+ * layer, where the client linked one). No clock is compared across nodes but event time, which
  * only bounds how long a side waits for the other (--max-skew).
  *
  * Each output row has a kind: rpc_join (a pair, the consumer's line's
@@ -82,7 +83,7 @@ public final class RequestJoin {
 		return "CREATE TABLE les_records (\n"
 			+ "  `type` STRING, `ts` STRING, `host` STRING, `proto` STRING, `op` STRING,\n"
 			+ "  `xid` BIGINT, `nid` STRING, `req_id` BIGINT, `pid` BIGINT, `comm` STRING,\n"
-			+ "  `queued_ns` BIGINT, `service_ns` BIGINT, `resends` BIGINT,\n"
+			+ "  `queued_ns` BIGINT, `service_ns` BIGINT, `resends` BIGINT, `lnet_wait_ns` BIGINT,\n"
 			+ "  `service` STRING, `target` STRING, `opcode` BIGINT, `opcode_name` STRING,\n"
 			+ "  `client_nid` STRING, `server_nid` STRING, `lustre_jobid` STRING,\n"
 			+ "  `status` BIGINT, `replied` BOOLEAN, `queue_ns` BIGINT, `incoming_ns` BIGINT,\n"
@@ -97,21 +98,23 @@ public final class RequestJoin {
 		+ "service STRING, target STRING, opcode BIGINT, opcode_name STRING, xid BIGINT, "
 		+ "client_nid STRING, server_nid STRING, lustre_jobid STRING, req_id BIGINT, pid BIGINT, "
 		+ "comm STRING, client_queued_ns BIGINT, client_service_ns BIGINT, client_resends BIGINT, "
+		+ "client_lnet_wait_ns BIGINT, "
 		+ "network_ns BIGINT, server_queue_ns BIGINT, server_incoming_ns BIGINT, server_nrs_ns BIGINT, "
 		+ "server_handle_ns BIGINT, server_reply_ns BIGINT, server_total_ns BIGINT, server_status BIGINT";
 
 	/*
 	 * The layer split, as les_rpcjoin_network_ns and les_srv_times: the
 	 * server's reply is its arrival -> reply sent where it was seen, null
-	 * otherwise, and the network is what the client waited beyond it.
+	 * otherwise, and the network is what the client waited beyond it and
+	 * beyond its PUT's LNet credit wait.
 	 */
 	static String query(String skew) {
 		return "SELECT CASE WHEN c.xid IS NULL THEN 'unjoined_server'"
 			+ " WHEN s.xid IS NULL THEN 'unjoined_client' ELSE 'rpc_join' END,"
 			+ " c.host, s.host, 'ptlrpc', s.service, s.target, s.opcode, s.opcode_name,"
 			+ " COALESCE(c.xid, s.xid), s.client_nid, COALESCE(s.server_nid, c.nid), s.lustre_jobid,"
-			+ " c.req_id, c.pid, c.comm, c.queued_ns, c.service_ns, c.resends,"
-			+ " c.service_ns - COALESCE(s.reply_ns, s.total_ns),"
+			+ " c.req_id, c.pid, c.comm, c.queued_ns, c.service_ns, c.resends, c.lnet_wait_ns,"
+			+ " c.service_ns - COALESCE(s.reply_ns, s.total_ns) - COALESCE(c.lnet_wait_ns, 0),"
 			+ " s.queue_ns, s.incoming_ns, s.nrs_ns, s.handle_ns, s.reply_ns, s.total_ns, s.status"
 			+ " FROM les_client c FULL OUTER JOIN les_server s"
 			+ " ON c.nid = s.server_nid AND c.xid = s.xid"
