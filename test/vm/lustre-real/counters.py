@@ -763,7 +763,10 @@ def check_servers(args, rep):
     recs = [json.loads(ln) for ln in open(args.records)]
     srv = [r for r in recs if r.get("type") == "srv"]
     joins = [r for r in recs if r.get("type") == "rpc_join"]
-    final = [r for r in recs if r.get("type") == "stats" and r.get("final")]
+    stats = [r for r in recs if r.get("type") == "stats"]
+    # A run's first part (--segment) ends with a periodic stats record: its
+    # join counts are those of the lines before it, as the final's are the run's.
+    final = stats[-1:] if args.segment else [r for r in stats if r.get("final")]
     join = final[-1].get("join") if final else None
     client = [r for r in recs if r.get("type") == "rpc" and r.get("proto") == "ptlrpc"
               and r.get("op") == "request"]
@@ -1255,6 +1258,9 @@ def main():
     ap.add_argument("--capture-layers", action="store_true",
                     help="joinwindows: compare the layers the capture's windows have "
                          "(a capture of an older build), not every layer of this one")
+    ap.add_argument("--segment", action="store_true",
+                    help="servers: --records is a run's first part, up to and with a periodic "
+                    "stats record (tool-lib.sh: lr_prefix), whose counts stand for the final's")
     ap.add_argument("--dk", help="servers: lctl dk with debug=+rpctrace over the workload")
     ap.add_argument("--svc", help="servers: lctl get_param ost.OSS.*.stats mds.MDS.*.stats, "
                     "cleared with the rpctrace log and read with it")

@@ -39,9 +39,10 @@
 . "$(dirname "${BASH_SOURCE[0]}")/guest-lustre.sh"
 lr_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
+# lr_q JQ-ARGS...: jq over the records of LR_RECORDS (default: the run's).
 lr_q()
 {
-	jq -M -s "$@" "$work/out.jsonl"
+	jq -M -s "$@" "${LR_RECORDS:-$work/out.jsonl}"
 }
 
 lr_counters()
@@ -192,9 +193,23 @@ lr_workload()
 
 lr_final()
 {
-	lr_q -c '[.[] | select(.type == "stats" and .final)][0]'
+	jq -M -s -c '[.[] | select(.type == "stats" and .final)][0]' "$work/out.jsonl"
 }
 
+# The stats record that closes the records read: the run's final one, or,
+# for the run's first part (LR_RECORDS: lr_prefix's), the periodic one that
+# ends it, whose counters are those of the part.
+lr_closing_stats()
+{
+	if [ -n "${LR_RECORDS:-}" ]; then
+		lr_q -c '[.[] | select(.type == "stats")] | last'
+	else
+		lr_final
+	fi
+}
+
+# The run's final stats (the main phase's checks too: its counters hold
+# every phase's).
 lr_health()
 {
 	lr_final | jq -M -e '
@@ -223,7 +238,7 @@ lr_fids_ok()
 	fid=$(lfs path2fid "$LR_MNT/w/f1") && ino=$(stat -c %i "$LR_MNT/w/f1") || return 1
 	echo "f1: ino $ino, lfs path2fid $fid"
 	# Python, not jq: a Lustre inode number (a flattened FID) is over 2^53.
-	python3 - "$work/out.jsonl" "$LR_MNT" "$ino" "$fid" "$ids" <<'PY'
+	python3 - "${LR_RECORDS:-$work/out.jsonl}" "$LR_MNT" "$ino" "$fid" "$ids" <<'PY'
 import json, sys
 path, mnt, ino, fid, ids = sys.argv[1:]
 acc = [r for r in map(json.loads, open(path)) if r.get("type") == "access" and r.get("mount") == mnt]
@@ -250,7 +265,7 @@ lr_inflight_zero()
 	[ "${n:-0}" -ge 1 ] || return 1
 	grep 'RPCs in flight:' "$work/rpc_stats.txt"
 	! grep 'RPCs in flight:' "$work/rpc_stats.txt" | grep -vq 'flight: *0$' || return 1
-	lr_final | jq -M -e --arg m "$LR_MNT" '[.inflight.by_mount[] | select(.mount == $m)] == []'
+	lr_closing_stats | jq -M -e --arg m "$LR_MNT" '[.inflight.by_mount[] | select(.mount == $m)] == []'
 }
 
 # The gauge rose during the workload: a periodic stats record (every
@@ -341,6 +356,85 @@ lr_client_settle()
 	return 1
 }
 
+# ---- one run of the tool, its phases told apart by time ----------------
+# Under TCG a start of the tool with fentry takes 15-30 s and its stop
+# 15 s: lr_tool_test starts it once, under the systemd unit's capability
+# set, and runs every phase in that one run. A phase runs between two marks
+# (lr_phase), its records are the run's lines whose ts lies between them
+# (lr_segment), and Lustre's counters it is checked against are cleared at
+# its start and read at its end, so neither side holds another phase's
+# requests (counters.py also keeps to the counters' own window). The main
+# phase's records are the run's first part, up to a periodic stats record
+# (lr_prefix), which stands for the final one. Every check is made after
+# the run, on the files the phases left.
+
+# lr_mark NAME: now, as the records' ts (RFC 3339 in UTC with nanoseconds,
+# whose text orders as the time does).
+lr_mark()
+{
+	date -u +%Y-%m-%dT%H:%M:%S.%NZ >"$work/mark-$1"
+}
+
+# lr_segment FROM TO OUT: the run's lines with a ts from mark FROM to mark
+# TO, and its final stats record, into $work/OUT.
+lr_segment()
+{
+	jq -M -c --arg a "$(cat "$work/mark-$1")" --arg b "$(cat "$work/mark-$2")" \
+		'select((.ts >= $a and .ts < $b) or (.type == "stats" and .final))' \
+		"$work/out.jsonl" >"$work/$3"
+}
+
+# lr_prefix MARK OUT: the run's lines up to its first stats record after
+# mark MARK, that one included, into $work/OUT, once the run has written it
+# (one a second: --stats-interval 1s; up to 10 s).
+lr_prefix()
+{
+	local mark
+
+	mark=$(cat "$work/mark-$1")
+	for _ in $(seq 50); do
+		python3 - "$work/out.jsonl" "$mark" "$work/$2" <<'PY' && return 0
+import json, sys
+src, mark, dst = sys.argv[1:]
+with open(dst, "w") as out:
+    for line in open(src):
+        try:
+            r = json.loads(line)
+        except ValueError:
+            break  # the run's last line, still being written
+        out.write(line)
+        if r.get("type") == "stats" and r.get("ts", "") >= mark:
+            sys.exit(0)
+sys.exit(1)
+PY
+		sleep 0.2
+	done
+	return 1
+}
+
+# lr_phase NAME COMMAND...: a phase of the run: COMMAND between the marks
+# NAME-0 and NAME-1, what it says in $work/NAME.out, its status in
+# $work/NAME.st, for the check made after the run (lr_phase_ok).
+lr_phase()
+{
+	local name=$1
+	shift
+
+	lr_mark "$name-0"
+	"$@" >"$work/$name.out" 2>&1
+	echo $? >"$work/$name.st"
+	lr_mark "$name-1"
+}
+
+# lr_phase_ok NAME: what phase NAME said; it went through, and its records
+# are in $work/NAME.jsonl.
+lr_phase_ok()
+{
+	cat "$work/$1.out" 2>/dev/null
+	[ "$(cat "$work/$1.st" 2>/dev/null)" = 0 ] || { echo "the $1 phase failed"; return 1; }
+	lr_segment "$1-0" "$1-1" "$1.jsonl"
+}
+
 # A request the server never answers, on the real Lustre: the servers drop
 # every OBD_PING (fail_loc OBD_FAIL_PTLRPC_DROP_REQ_OPC 0x513, fail_val
 # 400) while a ping is sent on the client's OSC with adaptive timeouts off
@@ -350,56 +444,65 @@ lr_client_settle()
 # ETIMEDOUT from the expiry), and the import reconnects. The pinger's own
 # pings on the MDC and OSC may be caught too: every expire event on the
 # mount is one of the imports' timeouts. Then a write goes through again.
+# The phase (lr_fault_run) leaves the imports' timeouts before and after
+# (lr_ping_t0, lr_ping_t1) and the ping's errno (lr_ping_errno).
 lr_fault_ping()
 {
-	local osc=$1 ids=$2 t0 t1 expired at_max timeout ping_errno
+	local osc=$1 at_max timeout
 
-	t0=$(lr_client_timeouts)
+	lr_ping_t0=$(lr_client_timeouts)
 	at_max=$(lctl get_param -n at_max) timeout=$(lctl get_param -n timeout)
 	lctl set_param -n at_max=0 timeout=5 fail_val=400 fail_loc=0x513 || return 1
-	! lctl set_param -n "$osc.ping=1" 2>"$work/ping.err" || { say "the dropped ping was answered"; return 1; }
+	if lctl set_param -n "$osc.ping=1" 2>"$work/ping.err"; then
+		say "the dropped ping was answered"
+		lctl set_param -n fail_loc=0 fail_val=0 at_max="$at_max" timeout="$timeout"
+		return 1
+	fi
 	lctl set_param -n fail_loc=0 fail_val=0 at_max="$at_max" timeout="$timeout"
 	# What Lustre said the ping ended with: the errno lctl reports.
-	ping_errno=$(python3 -c 'import os, sys
+	lr_ping_errno=$(python3 -c 'import os, sys
 text = open(sys.argv[1]).read()
 print(next((n for n in range(1, 134) if text.rstrip().endswith(os.strerror(n))), 0))' "$work/ping.err")
-	say "the dropped ping: lctl says '$(tail -1 "$work/ping.err")' (errno $ping_errno)"
+	say "the dropped ping: lctl says '$(tail -1 "$work/ping.err")' (errno $lr_ping_errno)"
 	lr_client_settle || { say "the client's imports did not reconnect and settle in 60 s"; return 1; }
 	lr_job 301 dd if=/dev/zero of="$LR_MNT/w/after-fault" bs=64k count=1 conv=fsync \
 		status=none || return 1
 	sleep 1
 	lr_client_settle || return 1
 	lctl get_param 'llite.*.stats' 'mdc.*.stats' 'osc.*.stats' >"$work/fault-stats.txt"
-	t1=$(lr_client_timeouts)
-	tracer_stop || return 1
+	lr_ping_t1=$(lr_client_timeouts)
+}
+
+lr_fault_run()
+{
+	local osc st
+
+	osc=$(lctl list_param 'osc.*-osc-[0-9a-f]*' | head -1)
+	[ -n "$osc" ] || return 1
+	lr_warm_up || return 1
+	lustre_real_clear_stats
+	lr_fault_ping "$osc"
+	st=$?
+	lctl set_param -n fail_loc=0 fail_val=0 >/dev/null
+	return $st
+}
+
+# lr_fault_ok IDS: the ping phase's records against Lustre's account.
+lr_fault_ok()
+{
+	local ids=$1 expired
+
+	lr_phase_ok fault || return 1
 	expired=$(jq -s --arg m "$LR_MNT" '[.[] | select(.type == "rpc_event" and .event == "expire"
 		and .mount == $m)] | length' "$work/fault.jsonl")
-	say "timeouts of the client's imports: Lustre $t0 -> $t1, expire events on the mount: $expired"
+	say "timeouts of the client's imports: Lustre $lr_ping_t0 -> $lr_ping_t1, expire events on the mount: $expired"
 	jq -c 'select(.type == "rpc_event" or (.type == "rpc" and .op == "request" and .replied == false)
 		or (.type == "stats" and .final)) | if .type == "stats" then {probe_hits} else
 		{type, event, op, opcode_name, mount, comm, errno, replied, target, resends} end' \
 		"$work/fault.jsonl" | sed 's/^/released without a reply or event: /' | head -20
-	[ "$expired" -eq $((t1 - t0)) ] && [ "$expired" -ge 1 ] || return 1
+	[ "$expired" -eq $((lr_ping_t1 - lr_ping_t0)) ] && [ "$expired" -ge 1 ] || return 1
 	LR_RECORDS=$work/fault.jsonl lr_counters requests --phase fault --lctl "$work/fault-stats.txt" \
-		--ids "$ids" --unreplied "obd_ping:$([ "$ids" = btf ] && echo "$ping_errno" || echo 110):lctl"
-}
-
-lr_fault_test()
-{
-	local attach=$1 ids=$2 osc
-
-	osc=$(lctl list_param 'osc.*-osc-[0-9a-f]*' | head -1)
-	[ -n "$osc" ] || return 1
-	tracer_start 300 "" "$work/fault.err" "$tool" -v --attach "$attach" --mount "$LR_MNT" \
-		-o "$work/fault.jsonl" || return 1
-	sleep 1
-	lr_warm_up || return 1
-	lustre_real_clear_stats
-	lr_fault_ping "$osc" "$ids"
-	local st=$?
-	lctl set_param -n fail_loc=0 fail_val=0 >/dev/null
-	[ -z "$tracer_pid" ] || tracer_stop
-	return $st
+		--ids "$ids" --unreplied "obd_ping:$([ "$ids" = btf ] && echo "$lr_ping_errno" || echo 110):lctl"
 }
 
 # The EVICTED entries in the client imports' state histories (osc.*.state,
@@ -416,12 +519,12 @@ lr_client_evictions()
 # client UUID (lfs getname -u). The client learns it at its next request
 # to the OST (a ping, refused: ENOTCONN), reconnects, is told it was
 # evicted, invalidates the import and connects again. Lustre counts it as
-# an EVICTED entry in the OSC's state history; the tool must give one
-# evict event per entry on the mount (for the OSC's target with module
-# BTF), and afterwards the records equal the mdc/osc stats again.
+# an EVICTED entry in the OSC's state history (lr_evict_n); the tool must
+# give one evict event per entry on the mount (for the OSC's target with
+# module BTF), and afterwards the records equal the mdc/osc stats again.
 lr_evict()
 {
-	local osc=$1 ids=$2 uuid t0 lustre_n ours targets
+	local osc=$1 uuid t0
 
 	uuid=$(lfs getname -u "$LR_MNT") || return 1
 	t0=$(date +%s)
@@ -434,17 +537,22 @@ lr_evict()
 	sleep 1
 	lr_client_settle || return 1
 	lctl get_param 'llite.*.stats' 'mdc.*.stats' 'osc.*.stats' >"$work/evict-stats.txt"
-	lustre_n=$(lr_client_evictions "$t0")
-	tracer_stop || return 1
+	lr_evict_n=$(lr_client_evictions "$t0")
+}
+
+lr_evict_records_ok()
+{
+	local ids=$1 ours targets
+
 	ours=$(jq -s --arg m "$LR_MNT" '[.[] | select(.type == "rpc_event" and .event == "evict"
 		and .mount == $m)] | length' "$work/evict.jsonl")
 	targets=$(jq -s -c --arg m "$LR_MNT" '[.[] | select(.type == "rpc_event" and .event == "evict"
 		and .mount == $m) | .target] | unique' "$work/evict.jsonl")
-	say "evictions: Lustre's state history $lustre_n EVICTED, evict events on the mount $ours, targets $targets"
+	say "evictions: Lustre's state history $lr_evict_n EVICTED, evict events on the mount $ours, targets $targets"
 	jq -c 'select(.type == "rpc_event" or (.type == "rpc" and .op == "request" and .errno != 0))
 		| {type, event, op, opcode_name, mount, comm, errno, replied, target}' \
 		"$work/evict.jsonl" | sed 's/^/evict run: /' | head -20
-	[ "$lustre_n" -ge 1 ] && [ "$ours" -eq "$lustre_n" ] || return 1
+	[ "$lr_evict_n" -ge 1 ] && [ "$ours" -eq "$lr_evict_n" ] || return 1
 	if [ "$ids" = btf ]; then
 		[ "$targets" = "[\"$LR_FSNAME-OST0000\"]" ] || return 1
 	else
@@ -499,10 +607,10 @@ lr_einprogress_ok()
 # show: an expire event on the mount per timeout of the client's imports,
 # an evict event per EVICTED in their histories, an access record with
 # EIO of job 303 exactly when dd failed, and afterwards records that
-# equal the mdc/osc stats.
+# equal the mdc/osc stats. The phase leaves Lustre's side in lr_rs_*.
 lr_restart()
 {
-	local ids=$1 t0 now0 expired timeouts evicted evict_events eio dd_st pid states i
+	local t0 now0 pid i
 
 	t0=$(lr_client_timeouts) now0=$(date +%s)
 	# The write's one object on OST0000, the OST that stops (the
@@ -522,74 +630,75 @@ lr_restart()
 		mount -t lustre -o loop "$LR_SCRATCH/ost$i.img" /mnt/lustre-ost$i || return 1
 	done
 	wait $pid
-	dd_st=$?
+	lr_rs_dd=$?
 	lr_client_settle || { say "the client's imports did not settle in 60 s"; return 1; }
-	states=$(lctl get_param -n 'osc.*-osc-[0-9a-f]*.state' |
+	lr_rs_states=$(lctl get_param -n 'osc.*-osc-[0-9a-f]*.state' |
 		awk -v t0="$now0" '$1 == "-" && $3 + 0 >= t0 { print $4 }' | tr -s ' \n' ' ')
-	evicted=$(lr_client_evictions "$now0")
+	lr_rs_evicted=$(lr_client_evictions "$now0")
 	lctl get_param 'llite.*.stats' 'mdc.*.stats' 'osc.*.stats' >"$work/restart-stats.txt"
-	timeouts=$(($(lr_client_timeouts) - t0))
-	tracer_stop || return 1
+	lr_rs_timeouts=$(($(lr_client_timeouts) - t0))
+}
+
+lr_restart_run()
+{
+	local at_max timeout i st
+
+	at_max=$(lctl get_param -n at_max) timeout=$(lctl get_param -n timeout)
+	lr_warm_up || return 1
+	lustre_real_clear_stats
+	lr_restart
+	st=$?
+	for ((i = 0; i < LR_OSTS; i++)); do
+		mountpoint -q /mnt/lustre-ost$i ||
+			mount -t lustre -o loop "$LR_SCRATCH/ost$i.img" /mnt/lustre-ost$i
+	done
+	lctl set_param -n at_max="$at_max" timeout="$timeout" >/dev/null
+	return $st
+}
+
+lr_restart_ok()
+{
+	local ids=$1 expired evict_events eio
+
+	lr_phase_ok restart || return 1
 	expired=$(jq -s --arg m "$LR_MNT" '[.[] | select(.type == "rpc_event" and .event == "expire"
 		and .mount == $m)] | length' "$work/restart.jsonl")
 	evict_events=$(jq -s --arg m "$LR_MNT" '[.[] | select(.type == "rpc_event" and .event == "evict"
 		and .mount == $m)] | length' "$work/restart.jsonl")
 	eio=$(jq -s --arg m "$LR_MNT" '[.[] | select(.type == "access" and .mount == $m
 		and .job_id == "303" and .errno == 5)] | length' "$work/restart.jsonl")
-	say "OST restart: the OSC's states since the stop: $states; dd exit $dd_st; Lustre: timeouts $timeouts, EVICTED $evicted; tool: expire $expired, evict $evict_events, job 303 EIO records $eio"
+	say "OST restart: the OSC's states since the stop: $lr_rs_states; dd exit $lr_rs_dd; Lustre: timeouts $lr_rs_timeouts, EVICTED $lr_rs_evicted; tool: expire $expired, evict $evict_events, job 303 EIO records $eio"
 	jq -c 'select(.type == "rpc_event" or (.type == "rpc" and .op == "request" and
 		(.errno != 0 or .resends > 0 or .replied == false)))
 		| {type, event, opcode_name, mount, comm, errno, replied, resends, target}' \
 		"$work/restart.jsonl" | sort | uniq -c | sed 's/^/restart run: /' | head -20
 	# At least one: a restart with no timeout proves nothing of expire events.
-	[ "$timeouts" -ge 1 ] || { say "OST restart: no timeout of the client's imports"; return 1; }
-	[ "$expired" -eq "$timeouts" ] && [ "$evict_events" -eq "$evicted" ] || return 1
-	if [ "$dd_st" -eq 0 ]; then
-		grep -Eq 'REPLAY|RECOVER' <<<"$states" && [ "$eio" -eq 0 ] || return 1
+	[ "$lr_rs_timeouts" -ge 1 ] || { say "OST restart: no timeout of the client's imports"; return 1; }
+	[ "$expired" -eq "$lr_rs_timeouts" ] && [ "$evict_events" -eq "$lr_rs_evicted" ] || return 1
+	if [ "$lr_rs_dd" -eq 0 ]; then
+		grep -Eq 'REPLAY|RECOVER' <<<"$lr_rs_states" && [ "$eio" -eq 0 ] || return 1
 	else
-		[ "$evicted" -ge 1 ] && [ "$eio" -ge 1 ] || return 1
+		[ "$lr_rs_evicted" -ge 1 ] && [ "$eio" -ge 1 ] || return 1
 	fi
 	LR_RECORDS=$work/restart.jsonl lr_counters requests --phase restart \
 		--lctl "$work/restart-stats.txt" --ids "$ids"
 }
 
-lr_restart_test()
+lr_evict_run()
 {
-	local attach=$1 ids=$2 at_max timeout i
-
-	at_max=$(lctl get_param -n at_max) timeout=$(lctl get_param -n timeout)
-	tracer_start 300 "" "$work/restart.err" "$tool" -v --attach "$attach" --mount "$LR_MNT" \
-		-o "$work/restart.jsonl" || return 1
-	sleep 1
-	lr_warm_up || return 1
-	lustre_real_clear_stats
-	lr_restart "$ids"
-	local st=$?
-	for ((i = 0; i < LR_OSTS; i++)); do
-		mountpoint -q /mnt/lustre-ost$i ||
-			mount -t lustre -o loop "$LR_SCRATCH/ost$i.img" /mnt/lustre-ost$i
-	done
-	lctl set_param -n at_max="$at_max" timeout="$timeout" >/dev/null
-	[ -z "$tracer_pid" ] || tracer_stop
-	return $st
-}
-
-lr_evict_test()
-{
-	local attach=$1 ids=$2 osc
+	local osc
 
 	osc=$(lctl list_param 'osc.*-osc-[0-9a-f]*' | head -1)
 	[ -n "$osc" ] || return 1
-	tracer_start 300 "" "$work/evict.err" "$tool" -v --attach "$attach" --mount "$LR_MNT" \
-		-o "$work/evict.jsonl" || return 1
-	sleep 1
 	lr_warm_up || return 1
 	lustre_real_clear_stats
 	lr_einprogress || { lctl set_param -n fail_loc=0; return 1; }
-	lr_evict "$osc" "$ids" && lr_einprogress_ok
-	local st=$?
-	[ -z "$tracer_pid" ] || tracer_stop
-	return $st
+	lr_evict "$osc"
+}
+
+lr_evict_ok()
+{
+	lr_phase_ok evict && lr_evict_records_ok "$1" && lr_einprogress_ok
 }
 
 # Lock contention between two mounts of the filesystem on this node (two
@@ -627,62 +736,78 @@ lr_contention()
 	lctl get_param 'ldlm.services.ldlm_cbd.stats' >"$work/locks-ldlm.txt" || return 1
 	lctl get_param 'obdfilter.*.exports.*.ldlm_stats' 2>/dev/null | sed 's/^/note OST: /' | grep -E 'exports|callback|enqueue'
 	lctl get_param 'obdfilter.*.job_stats' 'mdt.*.job_stats' >"$work/locks-jobs.txt" || return 1
-	tracer_stop || return 1
-	jq -c 'select(.type == "rpc" and .op == "lock_wait" and .blocked)
-		| {mount, job_id, comm, function, ms: (.latency_ns / 1e6), parent_wait_id}' \
-		"$work/locks.jsonl" | sed 's/^/blocked grant wait: /'
-	# One s_dev for both mounts (ll_fill_super): records name the first.
-	grep -F "note: 1 mount(s) on the device of an observed one" "$work/locks.err" || return 1
-	LR_RECORDS=$work/locks.jsonl lr_counters locks --mount2 "$m2" --ldlm "$work/locks-ldlm.txt" \
-		--job 401 --job 402 --min-blocked-ms 1000 &&
-		# shellcheck disable=SC2046 # lr_wire_arg: no word or two
-		LR_RECORDS=$work/locks.jsonl lr_counters jobs --jobs "$work/locks-jobs.txt" --job 401 \
-			--job 402 --writeback-job 401 $(lr_wire_arg)
 }
 
-lr_contention_test()
+# The phase: the second mount (unmounted after the run started: see
+# lr_tool_test) mounted again, which the run follows (the tool's stderr
+# from then on: $work/locks.err), both used once, the counters cleared,
+# the contention, the second mount unmounted.
+lr_contention_run()
 {
-	local attach=$1
+	local from st
 
-	mkdir -p "$LR_MNT2" && mount -t lustre "$LR_NID:/$LR_FSNAME" "$LR_MNT2" || return 1
-	tracer_start 300 "" "$work/locks.err" "$tool" -v --attach "$attach" --mount "$LR_MNT" \
-		--mount "$LR_MNT2" -o "$work/locks.jsonl" || return 1
-	sleep 1
+	from=$(wc -l <"$work/tool.err")
+	mount -t lustre "$LR_NID:/$LR_FSNAME" "$LR_MNT2" || return 1
+	# The run follows the mount: its note on the shared device.
+	for _ in $(seq 50); do
+		tail -n +$((from + 1)) "$work/tool.err" | grep -q 'on the device of an observed one' && break
+		sleep 0.2
+	done
 	lr_warm_up || return 1
 	lr_warm_up "$LR_MNT2" || return 1
 	lctl set_param -n 'ldlm.services.ldlm_cbd.stats=clear' 'obdfilter.*.job_stats=clear' \
 		'mdt.*.job_stats=clear' >/dev/null || return 1
 	lctl set_param -n 'obdfilter.*.exports.*.ldlm_stats=clear' >/dev/null 2>&1
 	lr_contention
-	local st=$?
-	[ -z "$tracer_pid" ] || tracer_stop
+	st=$?
+	tail -n +$((from + 1)) "$work/tool.err" >"$work/locks.err"
 	umount "$LR_MNT2" || st=1
 	return $st
 }
 
+lr_contention_ok()
+{
+	lr_phase_ok locks || return 1
+	jq -c 'select(.type == "rpc" and .op == "lock_wait" and .blocked)
+		| {mount, job_id, comm, function, ms: (.latency_ns / 1e6), parent_wait_id}' \
+		"$work/locks.jsonl" | sed 's/^/blocked grant wait: /'
+	# One s_dev for both mounts (ll_fill_super): records name the first.
+	grep -F "note: 1 mount(s) on the device of an observed one" "$work/locks.err" || return 1
+	LR_RECORDS=$work/locks.jsonl lr_counters locks --mount2 "$LR_MNT2" \
+		--ldlm "$work/locks-ldlm.txt" --job 401 --job 402 --min-blocked-ms 1000 &&
+		# shellcheck disable=SC2046 # lr_wire_arg: no word or two
+		LR_RECORDS=$work/locks.jsonl lr_counters jobs --jobs "$work/locks-jobs.txt" --job 401 \
+			--job 402 --writeback-job 401 $(lr_wire_arg)
+}
+
 # The tool as its systemd unit starts it: the unit's capability bounding
 # set, nothing inheritable, no_new_privs (contrib/lustre-ebpf-stream.service.in;
-# test/e2e/55_privileges.sh does the same on the host, which has no Lustre).
-# It must load and attach its PtlRPC programs by the method asked and
-# record a job's write: module BTF is what makes the difference here.
-lr_unit_caps_test()
+# test/e2e/55_privileges.sh does the same on the host, which has no Lustre),
+# as setpriv's --bounding-set.
+lr_unit_bset()
 {
-	local attach=$1 unit=$build/lustre-ebpf-stream.service bset
+	local unit=$build/lustre-ebpf-stream.service bset
 
 	bset=$(sed -n 's/^CapabilityBoundingSet=//p' "$unit" | tr 'A-Z' 'a-z' |
 		sed 's/cap_//g; s/ \+/,+/g; s/^/-all,+/')
 	[ -n "$bset" ] && grep -q '^NoNewPrivileges=yes' "$unit" || return 1
-	say "the unit's bounding set: $bset"
-	tracer_start 300 "" "$work/unit.err" setpriv --bounding-set="$bset" --inh-caps=-all \
-		--no-new-privs "$tool" -v --attach "$attach" --mount "$LR_MNT" -o "$work/unit.jsonl" ||
-		{ tail -5 "$work/unit.err"; return 1; }
+	echo "$bset"
+}
+
+# Under the unit's set the run must load and attach its PtlRPC programs by
+# the method asked and record a job's write: module BTF is what makes the
+# difference here (the phase unit: lr_unit_write).
+lr_unit_write()
+{
 	lr_job 501 dd if=/dev/zero of="$LR_MNT/w/unit" bs=64k count=1 conv=fsync \
 		status=none || return 1
-	# The injections ride on this run: a tool start and stop less.
-	[ "$LR_MODE" != btf ] || { lr_delays; echo $? >"$work/delays.st"; }
 	sleep 1
-	tracer_stop || { tail -5 "$work/unit.err"; return 1; }
-	grep -E 'capabilities kept|probes attached' "$work/unit.err"
+}
+
+lr_unit_ok()
+{
+	lr_phase_ok unit || return 1
+	grep -E 'capabilities kept|probes attached' "$work/tool.err"
 	jq -s -e '
 		[.[] | select(.type == "rpc" and .op == "request" and .job_id == "501")] as $r
 		| ([.[] | select(.type == "stats" and .final)][0]) as $f
@@ -695,7 +820,7 @@ lr_unit_caps_test()
 # Injected delays, each of which must be found in its own layer and not in
 # the others (counters.py delays), in the tool's joined lines and in the
 # servers' rpctrace lines of the same xids. With module BTF only (server
-# records need it), while lr_unit_caps_test's run records:
+# records need it), a phase of the run (lr_phase delays):
 #   - job 601's direct write, its ost_io requests held by the NRS delay
 #     policy (nrs_delay_min = max = LR_NRS_DELAY_S whole seconds): in the
 #     NRS queue, not in handling or the network;
@@ -756,9 +881,9 @@ lr_tbf()
 
 lr_delays_ok()
 {
-	[ "$(cat "$work/delays.st" 2>/dev/null)" = 0 ] || { echo "the delays phase failed"; return 1; }
+	lr_phase_ok delays || return 1
 	# shellcheck disable=SC2046 # lr_wire_arg: no word or two
-	LR_RECORDS=$work/unit.jsonl lr_counters delays --dk "$work/delays-dk.txt" \
+	LR_RECORDS=$work/delays.jsonl lr_counters delays --dk "$work/delays-dk.txt" \
 		--nrs-job 601 --nrs-delay-s $LR_NRS_DELAY_S --pause-job 602 --pause-ms $LR_PAUSE_MS \
 		--tbf-job 701 --tbf-free-job 702 --tbf-rate $LR_TBF_RATE $(lr_wire_arg)
 }
@@ -786,8 +911,9 @@ lr_rpctrace_stop()
 
 lr_tool_test()
 {
-	local attach=$1
+	local attach=$1 ids bset
 
+	ids=$([ "${2:-}" = --nobtf ] && echo none || echo btf)
 	# Two OSTs, the workload's files striped over both: per-target
 	# comparisons have two OSCs, and a job's job_stats two OST entries.
 	LR_OSTS=2
@@ -802,16 +928,19 @@ lr_tool_test()
 	lr_wire_jobs >/dev/null || die "jobid_var"
 	check "--list-probes: llite and PtlRPC by $attach, opcodes from the pack, nothing refused" \
 		lr_list_probes_ok "$attach"
-	check "with the systemd unit's capability set: PtlRPC by $attach, a job's write recorded" \
-		lr_unit_caps_test "$attach"
-	[ "$LR_MODE" != btf ] ||
-		check "injected delays, each in its layer alone (tool and rpctrace): NRS delay on ost_io in the NRS queue, fail_loc 0x50a in handling, TBF on one of two jobs" \
-			lr_delays_ok
-	grep -E '^(ok  |FAIL) (NRS|fail_loc)' "$work/check.out" | while read -r l; do say "$l"; done
-	tracer_start 300 "" "$work/tool.err" "$tool" -v --attach "$attach" --mount "$LR_MNT" \
+	# One run for every phase (see lr_mark), as the systemd unit starts
+	# the tool. The second mount is there at the start, for --mount to take
+	# it, and goes until the contention phase mounts it again.
+	bset=$(lr_unit_bset) || die "no capability set in $build/lustre-ebpf-stream.service"
+	say "the unit's bounding set: $bset"
+	mkdir -p "$LR_MNT2" && mount -t lustre "$LR_NID:/$LR_FSNAME" "$LR_MNT2" ||
+		die "mount $LR_MNT2"
+	tracer_start 300 "" "$work/tool.err" setpriv --bounding-set="$bset" --inh-caps=-all \
+		--no-new-privs "$tool" -v --attach "$attach" --mount "$LR_MNT" --mount "$LR_MNT2" \
 		--stats-interval 1s --aggregate 1s --records --group-by job_id,op \
 		--prometheus 127.0.0.1:9108 --slurm-jobid --file-id -o "$work/out.jsonl" ||
 		die "the tool did not start"
+	umount "$LR_MNT2" || die "umount $LR_MNT2"
 	sleep 1
 	lr_warm_up || die "warm-up write on $LR_MNT"
 	lustre_real_clear_stats
@@ -829,24 +958,41 @@ lr_tool_test()
 	check "a /metrics scrape" python3 -c 'import sys, urllib.request
 open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metrics", timeout=20).read())' \
 		"$work/metrics.txt"
+	lr_mark main-1
+	lr_prefix main-1 main.jsonl || die "no stats record after the workload"
+	lr_phase unit lr_unit_write
+	[ "$LR_MODE" != btf ] || lr_phase delays lr_delays
+	lr_phase locks lr_contention_run
+	lr_phase fault lr_fault_run
+	lr_phase evict lr_evict_run
+	# Last: the OSTs' recovery may still run after it.
+	lr_phase restart lr_restart_run
 	check "tool exits 0" tracer_stop
+	check "with the systemd unit's capability set: PtlRPC by $attach, a job's write recorded" \
+		lr_unit_ok
+	[ "$LR_MODE" != btf ] ||
+		check "injected delays, each in its layer alone (tool and rpctrace): NRS delay on ost_io in the NRS queue, fail_loc 0x50a in handling, TBF on one of two jobs" \
+			lr_delays_ok
+	grep -E '^(ok  |FAIL) (NRS|fail_loc)' "$work/check.out" | while read -r l; do say "$l"; done
 	check "every line is valid against docs/record.schema.json" schema_valid "$work/out.jsonl"
+	# The main phase's checks: its records, the run's first part.
+	LR_RECORDS=$work/main.jsonl
 	check "final stats: nothing dropped, refused or missed" lr_health
 	check "access records = llite.*.stats" lr_counters access --lctl "$work/stats.txt"
-	if [ "${2:-}" = --nobtf ]; then
+	if [ "$ids" = none ]; then
 		lr_what="no server record and no join without module BTF; every client request counted as without a key"
 	else
 		lr_what="server records = the servers' rpctrace lines (xid, client NID, opcode, thread, status, times) and ost_io's service stats (req_waittime, per-opcode handling); every client request they logged joined to its server record"
 	fi
-	check "$lr_what" \
-		lr_counters servers --dk "$work/dk.txt" --svc "$work/svc-stats.txt" \
-		--ids "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
-	[ "${2:-}" = --nobtf ] ||
+	check "$lr_what" lr_counters servers --segment --dk "$work/dk.txt" --svc "$work/svc-stats.txt" \
+		--ids "$ids"
+	# The windows hold the whole run's joins, the last window flushed at its end.
+	[ "$ids" = none ] ||
 		check "--aggregate windows' rpc_join groups (job, target, client NID) = the sums over the rpc_join lines, every layer" \
 			python3 "$lr_here/counters.py" joinwindows --records "$work/out.jsonl"
 	grep -E '^(note (rpctrace|join|client request not joined|service)|ok   service)' "$work/check.out" | while read -r l; do say "$l"; done
 	check "request records = mdc/osc stats per opcode and per target; NIDs = the imports' connections" \
-		lr_counters requests --lctl "$work/stats.txt" --imports "$work/imports.txt" --ids "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
+		lr_counters requests --lctl "$work/stats.txt" --imports "$work/imports.txt" --ids "$ids"
 	# shellcheck disable=SC2046 # lr_cause_arg: no word or two
 	check "lustre_jobid (lr<job>), job_id (SLURM_JOB_ID), windows and Prometheus = the servers' job_stats (101 and 202 at once, 102); writeback charged to its writer (pid, uid, comm)" \
 		lr_counters jobs --jobs "$work/jobs.txt" --job 101 --job 202 --job 102 \
@@ -858,28 +1004,28 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 	say "probe hits: $(lr_final | jq -M -c '.probe_hits |
 		{osc_brw_prep_kthread, ptlrpc_cause_found}')"
 	check "queue_waits link to their access records" lr_queue_waits_linked
-	check "access records carry the FID lfs path2fid gives (null without BTF)" \
-		lr_fids_ok "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
+	check "access records carry the FID lfs path2fid gives (null without BTF)" lr_fids_ok "$ids"
 	check "in flight: 0 on the mount at the end, as rpc_stats" lr_inflight_zero
 	check "in flight: the gauge rose while the OST held a write" lr_inflight_rose
 	grep -o 'in flight: {.*}' "$work/check.out" | tr -d '\\' | while read -r l; do say "$l"; done
 	lr_dump_work main
 	# Without module BTF the requests have no ids to link: no trees to keep.
-	[ "${2:-}" = --nobtf ] || lr_keep_capture "$attach"
+	[ "$ids" = none ] || lr_keep_capture "$attach"
 	check "in flight: ost_write concurrency within rpc_stats" lr_inflight_bounded
+	unset LR_RECORDS
 	check "a ping the OST drops: an expire event per import timeout, a request released without a reply (ETIMEDOUT), the import reconnected, records = osc/mdc stats" \
-		lr_fault_test "$attach" "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
+		lr_fault_ok "$ids"
 	grep -E 'timeouts of|released without' "$work/check.out" | while read -r l; do say "$l"; done
 	check "-EINPROGRESS: a resend event per resend; an eviction by the OST: an evict event per EVICTED in the import's history, the import back, records = osc/mdc stats" \
-		lr_evict_test "$attach" "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
+		lr_evict_ok "$ids"
 	grep -E 'evictions:|^evict run|einprogress:' "$work/check.out" | while read -r l; do say "$l"; done
 	lr_dump_work evict evict.jsonl evict-stats.txt
 	check "an OST restart: an expire event per timeout, an evict event per EVICTED, EIO records iff the write failed, records = osc/mdc stats" \
-		lr_restart_test "$attach" "$([ "${2:-}" = --nobtf ] && echo none || echo btf)"
+		lr_restart_ok "$ids"
 	grep -E 'OST restart:|restart run' "$work/check.out" | while read -r l; do say "$l"; done
 	lr_dump_work restart restart.jsonl restart-stats.txt
 	check "lock contention between two mounts: a blocked grant wait per completion AST (ldlm_cbd), in the op that waited; the flushed writes charged to their writer, as job_stats" \
-		lr_contention_test "$attach"
+		lr_contention_ok
 	grep -E 'blocked grant wait|^note (OST|blocked)|^(ok  |FAIL) .*(ldlm|blocked|AST)' "$work/check.out" |
 		while read -r l; do say "$l"; done
 	# The servers stay up: the guest powers off (poweroff -f) right after.
@@ -891,7 +1037,7 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 	guest_done
 }
 
-# lr_keep_capture ATTACH: the main run's records (access, rpc, rpc_event;
+# lr_keep_capture ATTACH: the main phase's records (access, rpc, rpc_event;
 # at most LES_LR_CAPTURE_MAX, default 2000) gzipped onto the console as a
 # guest file (guest-lib.sh: guest_keep_file), which run-in-vm saves as
 # lustre-real-capture-ATTACH.jsonl.gz in the build directory (with module
@@ -899,14 +1045,14 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 # e2e.73_otlp_jaeger replays it into Jaeger when it is there.
 #
 # And the join's lines whole (rpc_join, the windows' rpc_join groups, the
-# final stats), as lustre-real-join-ATTACH.jsonl.gz: the host's
-# e2e.76_join_windows checks the windows against the lines on it.
+# final stats) of the whole run, as lustre-real-join-ATTACH.jsonl.gz: the
+# host's e2e.76_join_windows checks the windows against the lines on it.
 lr_keep_capture()
 {
 	local f=$work/capture-$1.jsonl.gz j=$work/join-$1.jsonl.gz
 
 	jq -M -c 'select(.type == "access" or .type == "rpc" or .type == "rpc_event")' \
-		"$work/out.jsonl" | head -n "${LES_LR_CAPTURE_MAX:-2000}" | gzip -9 >"$f" &&
+		"${LR_RECORDS:-$work/out.jsonl}" | head -n "${LES_LR_CAPTURE_MAX:-2000}" | gzip -9 >"$f" &&
 		guest_keep_file "$f" "lustre-real-capture-$1.jsonl.gz"
 	jq -M -c 'select(.type == "rpc_join" or (.type == "window" and .record_type == "rpc_join")
 		or (.type == "stats" and .final))' "$work/out.jsonl" | gzip -9 >"$j" &&
