@@ -32,6 +32,14 @@
 #     NRS queue alone (lr_delays; counters.py delays);
 # and the tool's own health: started, nothing refused, nothing dropped, no
 # return probe missed, every queue_wait of a user op linked to it.
+#
+# The tool is started once, as its systemd unit starts it, and every phase
+# runs in that one run: the workload above, a job's write under the unit's
+# capability set, the injected delays, lock contention between two mounts,
+# a ping the OST drops, -EINPROGRESS and an eviction, an OST restart. Each
+# phase's records are told apart by time (lr_mark); the checks come after
+# the run. Under TCG a start with fentry costs 15-30 s and a stop 15 s:
+# seven runs took 467 s, one takes less (test/vm/README.md).
 
 # shellcheck source=test/vm/guest-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../guest-lib.sh"
@@ -361,7 +369,7 @@ lr_client_settle()
 # 15 s: lr_tool_test starts it once, under the systemd unit's capability
 # set, and runs every phase in that one run. A phase runs between two marks
 # (lr_phase), its records are the run's lines whose ts lies between them
-# (lr_segment), and Lustre's counters it is checked against are cleared at
+# (lr_split), and Lustre's counters it is checked against are cleared at
 # its start and read at its end, so neither side holds another phase's
 # requests (counters.py also keeps to the counters' own window). The main
 # phase's records are the run's first part, up to a periodic stats record
@@ -375,13 +383,35 @@ lr_mark()
 	date -u +%Y-%m-%dT%H:%M:%S.%NZ >"$work/mark-$1"
 }
 
-# lr_segment FROM TO OUT: the run's lines with a ts from mark FROM to mark
-# TO, and its final stats record, into $work/OUT.
-lr_segment()
+# lr_split PHASE...: each PHASE's lines of the run, those with a ts from
+# its mark PHASE-0 to PHASE-1, and the run's final stats record, into
+# $work/PHASE.jsonl; in one pass over the run's lines (jq's pass over them
+# took seconds a phase under TCG), each read by the ts it begins with.
+lr_split()
 {
-	jq -M -c --arg a "$(cat "$work/mark-$1")" --arg b "$(cat "$work/mark-$2")" \
-		'select((.ts >= $a and .ts < $b) or (.type == "stats" and .final))' \
-		"$work/out.jsonl" >"$work/$3"
+	local p args=()
+
+	for p; do
+		args+=("$p" "$(cat "$work/mark-$p-0")" "$(cat "$work/mark-$p-1")")
+	done
+	python3 - "$work" "${args[@]}" <<'PY'
+import re, sys
+work, rest = sys.argv[1], sys.argv[2:]
+phases = [(rest[i], rest[i + 1], rest[i + 2]) for i in range(0, len(rest), 3)]
+out = {name: open(f"{work}/{name}.jsonl", "w") for name, _, _ in phases}
+head = re.compile(r'\{"type":"([a-z_]+)","ts":"([^"]+)"')
+for line in open(f"{work}/out.jsonl"):
+    m = head.match(line)
+    if not m:
+        continue  # a window line: no ts
+    if m.group(1) == "stats" and '"final":true' in line:
+        for f in out.values():
+            f.write(line)
+        continue
+    for name, a, b in phases:
+        if a <= m.group(2) < b:
+            out[name].write(line)
+PY
 }
 
 # lr_prefix MARK OUT: the run's lines up to its first stats record after
@@ -426,13 +456,13 @@ lr_phase()
 	lr_mark "$name-1"
 }
 
-# lr_phase_ok NAME: what phase NAME said; it went through, and its records
-# are in $work/NAME.jsonl.
+# lr_phase_ok NAME: what phase NAME said; it went through (its records:
+# lr_split's $work/NAME.jsonl).
 lr_phase_ok()
 {
 	cat "$work/$1.out" 2>/dev/null
 	[ "$(cat "$work/$1.st" 2>/dev/null)" = 0 ] || { echo "the $1 phase failed"; return 1; }
-	lr_segment "$1-0" "$1-1" "$1.jsonl"
+	[ -s "$work/$1.jsonl" ]
 }
 
 # A request the server never answers, on the real Lustre: the servers drop
@@ -739,20 +769,13 @@ lr_contention()
 }
 
 # The phase: the second mount (unmounted after the run started: see
-# lr_tool_test) mounted again, which the run follows (the tool's stderr
-# from then on: $work/locks.err), both used once, the counters cleared,
-# the contention, the second mount unmounted.
+# lr_tool_test) mounted again, on the device the run observes, both used
+# once, the counters cleared, the contention, the second mount unmounted.
 lr_contention_run()
 {
-	local from st
+	local st
 
-	from=$(wc -l <"$work/tool.err")
 	mount -t lustre "$LR_NID:/$LR_FSNAME" "$LR_MNT2" || return 1
-	# The run follows the mount: its note on the shared device.
-	for _ in $(seq 50); do
-		tail -n +$((from + 1)) "$work/tool.err" | grep -q 'on the device of an observed one' && break
-		sleep 0.2
-	done
 	lr_warm_up || return 1
 	lr_warm_up "$LR_MNT2" || return 1
 	lctl set_param -n 'ldlm.services.ldlm_cbd.stats=clear' 'obdfilter.*.job_stats=clear' \
@@ -760,7 +783,6 @@ lr_contention_run()
 	lctl set_param -n 'obdfilter.*.exports.*.ldlm_stats=clear' >/dev/null 2>&1
 	lr_contention
 	st=$?
-	tail -n +$((from + 1)) "$work/tool.err" >"$work/locks.err"
 	umount "$LR_MNT2" || st=1
 	return $st
 }
@@ -771,8 +793,10 @@ lr_contention_ok()
 	jq -c 'select(.type == "rpc" and .op == "lock_wait" and .blocked)
 		| {mount, job_id, comm, function, ms: (.latency_ns / 1e6), parent_wait_id}' \
 		"$work/locks.jsonl" | sed 's/^/blocked grant wait: /'
-	# One s_dev for both mounts (ll_fill_super): records name the first.
-	grep -F "note: 1 mount(s) on the device of an observed one" "$work/locks.err" || return 1
+	# One s_dev for both mounts (ll_fill_super): records name the first,
+	# as the run said at its start, given both (a mount of an observed
+	# device that appears later is followed without a word).
+	grep -F "note: 1 mount(s) on the device of an observed one" "$work/tool.err" || return 1
 	LR_RECORDS=$work/locks.jsonl lr_counters locks --mount2 "$LR_MNT2" \
 		--ldlm "$work/locks-ldlm.txt" --job 401 --job 402 --min-blocked-ms 1000 &&
 		# shellcheck disable=SC2046 # lr_wire_arg: no word or two
@@ -968,15 +992,19 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 	# Last: the OSTs' recovery may still run after it.
 	lr_phase restart lr_restart_run
 	check "tool exits 0" tracer_stop
+	lr_split unit $([ "$LR_MODE" != btf ] || echo delays) locks fault evict restart ||
+		die "the phases' records"
 	check "with the systemd unit's capability set: PtlRPC by $attach, a job's write recorded" \
 		lr_unit_ok
 	[ "$LR_MODE" != btf ] ||
 		check "injected delays, each in its layer alone (tool and rpctrace): NRS delay on ost_io in the NRS queue, fail_loc 0x50a in handling, TBF on one of two jobs" \
 			lr_delays_ok
 	grep -E '^(ok  |FAIL) (NRS|fail_loc)' "$work/check.out" | while read -r l; do say "$l"; done
-	check "every line is valid against docs/record.schema.json" schema_valid "$work/out.jsonl"
-	# The main phase's checks: its records, the run's first part.
+	# The main phase's checks: its records, the run's first part. (The
+	# phases after it add lines of the same kinds: the whole run's took 90 s
+	# to validate under TCG.)
 	LR_RECORDS=$work/main.jsonl
+	check "every line is valid against docs/record.schema.json" schema_valid "$LR_RECORDS"
 	check "final stats: nothing dropped, refused or missed" lr_health
 	check "access records = llite.*.stats" lr_counters access --lctl "$work/stats.txt"
 	if [ "$ids" = none ]; then
@@ -996,7 +1024,7 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 	# shellcheck disable=SC2046 # lr_cause_arg: no word or two
 	check "lustre_jobid (lr<job>), job_id (SLURM_JOB_ID), windows and Prometheus = the servers' job_stats (101 and 202 at once, 102); writeback charged to its writer (pid, uid, comm)" \
 		lr_counters jobs --jobs "$work/jobs.txt" --job 101 --job 202 --job 102 \
-		--writeback-job 202 $(lr_cause_arg) $(lr_wire_arg) --windows "$work/out.jsonl" \
+		--writeback-job 202 $(lr_cause_arg) $(lr_wire_arg) --windows "$LR_RECORDS" \
 		--metrics "$work/metrics.txt"
 	# Who sent and who was charged the writeback, also when the checks pass.
 	grep -E '^note job|kernel thread|charged to job_id|its writer|NOT PROBED' "$work/check.out" |
@@ -1054,8 +1082,9 @@ lr_keep_capture()
 	jq -M -c 'select(.type == "access" or .type == "rpc" or .type == "rpc_event")' \
 		"${LR_RECORDS:-$work/out.jsonl}" | head -n "${LES_LR_CAPTURE_MAX:-2000}" | gzip -9 >"$f" &&
 		guest_keep_file "$f" "lustre-real-capture-$1.jsonl.gz"
-	jq -M -c 'select(.type == "rpc_join" or (.type == "window" and .record_type == "rpc_join")
-		or (.type == "stats" and .final))' "$work/out.jsonl" | gzip -9 >"$j" &&
+	grep -E '^\{"type":"(rpc_join|window|stats)"' "$work/out.jsonl" |
+		jq -M -c 'select(.type == "rpc_join" or (.type == "window" and .record_type == "rpc_join")
+		or (.type == "stats" and .final))' | gzip -9 >"$j" &&
 		guest_keep_file "$j" "lustre-real-join-$1.jsonl.gz"
 }
 
