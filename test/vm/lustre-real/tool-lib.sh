@@ -39,7 +39,7 @@
 # a ping the OST drops, -EINPROGRESS and an eviction, an OST restart. Each
 # phase's records are told apart by time (lr_mark); the checks come after
 # the run. Under TCG a start with fentry costs 15-30 s and a stop 15 s:
-# seven runs took 467 s, one takes less (test/vm/README.md).
+# six runs took 467 s, one takes 233 s (test/vm/README.md).
 
 # shellcheck source=test/vm/guest-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../guest-lib.sh"
