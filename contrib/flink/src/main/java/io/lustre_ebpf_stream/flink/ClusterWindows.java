@@ -375,16 +375,17 @@ public final class ClusterWindows {
 			r.await();
 	}
 
-	private static boolean showSql;
+	/* Set by --show-sql, of this job or RequestJoin, which runs its statements here too. */
+	static boolean showSql;
 
 	/* Every statement goes through here, so --show-sql prints what runs. */
-	private static void exec(TableEnvironment t, String sql) {
+	static void exec(TableEnvironment t, String sql) {
 		if (showSql)
 			System.err.println(sql + ";\n");
 		t.executeSql(sql);
 	}
 
-	private static void insert(StatementSet set, String sql) {
+	static void insert(StatementSet set, String sql) {
 		if (showSql)
 			System.err.println(sql + ";\n");
 		set.addInsertSql(sql);

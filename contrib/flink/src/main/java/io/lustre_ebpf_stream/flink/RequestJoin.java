@@ -140,7 +140,7 @@ public final class RequestJoin {
 				usage(a + " needs a value");
 			o.put(name, args[++i]);
 		}
-		showSql = o.containsKey("show-sql");
+		ClusterWindows.showSql = o.containsKey("show-sql");
 		if (!o.containsKey("brokers") || !o.containsKey("topic"))
 			usage("--brokers and --topic are required");
 		if (!o.containsKey("out-topic") && !o.containsKey("out-dir") && !o.containsKey("print"))
@@ -212,18 +212,13 @@ public final class RequestJoin {
 			r.await();
 	}
 
-	private static boolean showSql;
-
+	/* ClusterWindows' statement runner: --show-sql prints what runs. */
 	private static void exec(TableEnvironment t, String sql) {
-		if (showSql)
-			System.err.println(sql + ";\n");
-		t.executeSql(sql);
+		ClusterWindows.exec(t, sql);
 	}
 
 	private static void insert(StatementSet set, String sql) {
-		if (showSql)
-			System.err.println(sql + ";\n");
-		set.addInsertSql(sql);
+		ClusterWindows.insert(set, sql);
 	}
 
 	private static void usage(String why) {
