@@ -1014,11 +1014,13 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 	fi
 	check "$lr_what" lr_counters servers --segment --dk "$work/dk.txt" --svc "$work/svc-stats.txt" \
 		--ids "$ids"
+	# Its figures, before the next check's output takes check.out's place.
+	grep -E '^(note (rpctrace|join|client request not joined|service)|ok   service)' "$work/check.out" | while read -r l; do say "$l"; done
 	# The windows hold the whole run's joins, the last window flushed at its end.
 	[ "$ids" = none ] ||
 		check "--aggregate windows' rpc_join groups (job, target, client NID) = the sums over the rpc_join lines, every layer" \
 			python3 "$lr_here/counters.py" joinwindows --records "$work/out.jsonl"
-	grep -E '^(note (rpctrace|join|client request not joined|service)|ok   service)' "$work/check.out" | while read -r l; do say "$l"; done
+	grep -E '^note join windows' "$work/check.out" | while read -r l; do say "$l"; done
 	check "request records = mdc/osc stats per opcode and per target; NIDs = the imports' connections" \
 		lr_counters requests --lctl "$work/stats.txt" --imports "$work/imports.txt" --ids "$ids"
 	# shellcheck disable=SC2046 # lr_cause_arg: no word or two
