@@ -188,6 +188,10 @@ START_TEST(test_replay_of_two_captures)
 			    "\"skipped\":1,\"cut\":0,\"joined\":1,"
 			    "\"client\":{\"unjoined\":1,\"no_key\":0,\"duplicate\":0},"
 			    "\"server\":{\"unjoined\":1,\"no_key\":0,\"duplicate\":0}}\n"));
+	free(out);
+	out = NULL;
+	unlink(paths[1]);
+	free(paths[1]);
 	/* A file that is not there is an error with its name. */
 	paths[1] = "/nonexistent/capture";
 	cfg.out = open_memstream(&out, &out_len);
