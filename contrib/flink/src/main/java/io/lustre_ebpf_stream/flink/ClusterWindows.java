@@ -129,12 +129,13 @@ public final class ClusterWindows {
 			+ " + CAST(SUBSTRING(" + c + " FROM 21 FOR 3) AS BIGINT)";
 	}
 
-	static String sourceDdl(Map<String, String> o, long latenessMs, boolean windows) {
+	/* The Kafka source's options both jobs take: topic, brokers, group, where to start, bounded. */
+	static Map<String, String> kafkaSource(Map<String, String> o, String defaultGroup) {
 		Map<String, String> p = new LinkedHashMap<>();
 		p.put("connector", "kafka");
 		p.put("topic", o.get("topic"));
 		p.put("properties.bootstrap.servers", o.get("brokers"));
-		p.put("properties.group.id", o.getOrDefault("group-id", "les-flink"));
+		p.put("properties.group.id", o.getOrDefault("group-id", defaultGroup));
 		switch (o.getOrDefault("from", "group")) {
 		case "earliest":
 			p.put("scan.startup.mode", "earliest-offset");
@@ -151,6 +152,11 @@ public final class ClusterWindows {
 		}
 		if (o.containsKey("bounded"))
 			p.put("scan.bounded.mode", "latest-offset");
+		return p;
+	}
+
+	static String sourceDdl(Map<String, String> o, long latenessMs, boolean windows) {
+		Map<String, String> p = kafkaSource(o, "les-flink");
 		switch (o.getOrDefault("watermark-emit", "periodic")) {
 		case "periodic":
 			break;

@@ -55,27 +55,7 @@ public final class RequestJoin {
 		"  --show-sql           print every SQL statement on stderr before it runs");
 
 	static String sourceDdl(Map<String, String> o, long latenessMs) {
-		Map<String, String> p = new LinkedHashMap<>();
-		p.put("connector", "kafka");
-		p.put("topic", o.get("topic"));
-		p.put("properties.bootstrap.servers", o.get("brokers"));
-		p.put("properties.group.id", o.getOrDefault("group-id", "les-flink-join"));
-		switch (o.getOrDefault("from", "group")) {
-		case "earliest":
-			p.put("scan.startup.mode", "earliest-offset");
-			break;
-		case "latest":
-			p.put("scan.startup.mode", "latest-offset");
-			break;
-		case "group":
-			p.put("scan.startup.mode", "group-offsets");
-			p.put("properties.auto.offset.reset", "earliest");
-			break;
-		default:
-			throw new IllegalArgumentException("--from: earliest, latest or group");
-		}
-		if (o.containsKey("bounded"))
-			p.put("scan.bounded.mode", "latest-offset");
+		Map<String, String> p = ClusterWindows.kafkaSource(o, "les-flink-join");
 		p.put("format", "json");
 		p.put("json.fail-on-missing-field", "false");
 		p.put("json.ignore-parse-errors", "true");
