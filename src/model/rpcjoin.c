@@ -237,11 +237,17 @@ const char *les_join_layer_name(enum les_join_layer l)
 	return (unsigned int)l < LES_JOIN_LAYER_MAX ? names[l] : NULL;
 }
 
+/* The client's PUTs held by LNet: 0 where the LNet plane did not see them. */
+static int64_t client_lnet_ns(const struct les_rec_rpc *c)
+{
+	return (c->flags & LES_RPC_F_LNET) ? (int64_t)c->lnet_wait_ns : 0;
+}
+
 void les_rpcjoin_layers(const struct les_rec_rpc *c, const struct les_srv_times *t,
 			int64_t ns[LES_JOIN_LAYER_MAX])
 {
 	ns[LES_JOIN_CLIENT_QUEUED] = (int64_t)c->backlog_ns;
-	ns[LES_JOIN_CLIENT_LNET] = (c->flags & LES_RPC_F_LNET) ? (int64_t)c->lnet_wait_ns : 0;
+	ns[LES_JOIN_CLIENT_LNET] = client_lnet_ns(c);
 	ns[LES_JOIN_CLIENT_SERVICE] = (int64_t)c->rtt_ns;
 	ns[LES_JOIN_NETWORK] = les_rpcjoin_network_ns(c, t);
 	ns[LES_JOIN_SRV_INCOMING] = t->has_nrs ? (int64_t)t->incoming_ns : 0;
@@ -253,8 +259,7 @@ void les_rpcjoin_layers(const struct les_rec_rpc *c, const struct les_srv_times 
 int64_t les_rpcjoin_network_ns(const struct les_rec_rpc *c, const struct les_srv_times *t)
 {
 	uint64_t server = t->has_reply ? t->reply_ns : t->total_ns;
-	/* The PUT's LNet wait is inside rtt_ns too, before the wire: its own layer. */
-	uint64_t lnet = (c->flags & LES_RPC_F_LNET) ? c->lnet_wait_ns : 0;
 
-	return (int64_t)c->rtt_ns - (int64_t)server - (int64_t)lnet;
+	/* The PUT's LNet wait is inside rtt_ns too, before the wire: its own layer. */
+	return (int64_t)c->rtt_ns - (int64_t)server - client_lnet_ns(c);
 }

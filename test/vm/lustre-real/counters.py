@@ -949,6 +949,8 @@ def check_join_windows(args, rep):
         # A kept capture of an older build: the layers its windows have.
         first = next((r for r in recs if r.get("record_type") == "rpc_join"), {})
         layers = tuple(f for f in JOIN_LAYERS if f in first.get("layers", {}))
+        # Never fewer than the seven layers the first joined windows had.
+        rep.true("the capture's windows have the layers", len(layers) >= 7, f"{layers}")
     lines, windows = join_sums(recs, layers)
     rep.true("rpc_join lines to compare", len(lines) > 0, f"{len(lines)} groups")
     rep.true("rpc_join window groups", len(windows) > 0, f"{len(windows)} groups")
