@@ -356,6 +356,26 @@ struct ptlrpc_request___les {
 } __attribute__((preserve_access_index));
 
 /*
+ * The server's bulk transfer (lustre_net.h): target_bulk_io(exp, desc)
+ * moves the request's pages over LNet and waits for the transfer's end;
+ * bd_req is the request it belongs to.
+ */
+struct ptlrpc_bulk_desc___les {
+	struct ptlrpc_request___les *bd_req;
+} __attribute__((preserve_access_index));
+
+/*
+ * ldiskfs's OSD block I/O (osd_internal.h, osd-ldiskfs): osd_do_bio
+ * stamps dr_start_time, the last bio's completion sets dr_elapsed and
+ * dr_elapsed_valid, and osd_fini_iobuf files dr_elapsed into brw_stats'
+ * "I/O time" histogram. dr_elapsed_valid and dr_rw are bit-fields.
+ */
+struct osd_iobuf___les {
+	unsigned int dr_elapsed_valid : 1, dr_rw : 1;
+	ktime_t dr_elapsed;
+} __attribute__((preserve_access_index));
+
+/*
  * LNet's message (lib-types.h, lnet-idl.h), since 2.15's large NIDs: the
  * credit bits the gate sets, the NI and next hop it goes by, its header's
  * match bits. Read by CO-RE from the lnet module's BTF only.

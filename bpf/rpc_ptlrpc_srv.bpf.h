@@ -37,6 +37,15 @@
 
 #include "rpc_ptlrpc.bpf.h"
 
+/*
+ * Within the handling, where the planner attached them: the bulk transfer
+ * (target_bulk_io, global in the ptlrpc module) and the OSD's block I/O
+ * (osd_fini_iobuf, global in osd_ldiskfs). Each flags the record's field
+ * valid, so that 0 says "none" and null says "not traced".
+ */
+const volatile bool srv_bulk_planned = false;
+const volatile bool srv_io_planned = false;
+
 #define PTL_REPLY_EARLY	   0x02 /* PTLRPC_REPLY_EARLY, lustre_net.h */
 #define PTL_BODY_FLAGS_OFF 56	/* pb_flags in struct ptlrpc_body (wiretest.c) */
 
@@ -90,6 +99,10 @@ static __always_inline int srv_nrs_add(__u64 req)
 		v->start_ns = 0;
 		v->handler_ns = 0;
 		v->reply_ns = 0;
+		v->bulk_start_ns = 0;
+		v->bulk_ns = 0;
+		v->io_ns = 0;
+		v->io_count = 0;
 		v->nrs_ns = bpf_ktime_get_ns();
 		v->seen_ns = v->nrs_ns;
 	}
@@ -188,7 +201,8 @@ static __always_inline void srv_rec_init(struct les_rec_srv *rec, const struct p
 {
 	rec->kind = LES_REC_SRV;
 	rec->opcode = 0;
-	rec->flags = (v->nrs_ns ? LES_SRV_F_NRS : 0) | (v->reply_ns ? LES_SRV_F_REPLY : 0);
+	rec->flags = (v->nrs_ns ? LES_SRV_F_NRS : 0) | (v->reply_ns ? LES_SRV_F_REPLY : 0) |
+		     (srv_bulk_planned ? LES_SRV_F_BULK : 0) | (srv_io_planned ? LES_SRV_F_IO : 0);
 	rec->ts_ns = now;
 	rec->nrs_ns = v->nrs_ns;
 	rec->start_ns = v->start_ns;
@@ -196,11 +210,12 @@ static __always_inline void srv_rec_init(struct les_rec_srv *rec, const struct p
 	rec->reply_ns = v->reply_ns;
 	rec->msg_flags = 0;
 	rec->tid = (__u32)bpf_get_current_pid_tgid();
-	rec->_pad = 0;
+	rec->io_count = v->io_count;
+	rec->bulk_ns = v->bulk_ns;
 	rec->proto = LES_PROTO_PTLRPC;
 	rec->vers = 0;
 	rec->prog = 0;
-	rec->io_ns = 0;
+	rec->io_ns = v->io_ns;
 	rec->offset = 0;
 	rec->count = 0;
 	__builtin_memset(&rec->peer, 0, sizeof(rec->peer));
@@ -279,6 +294,103 @@ static __always_inline int srv_handler_exit(void)
 	r = *req;
 	bpf_map_delete_elem(&ptlrpc_srv_thread, &tid);
 	return srv_handled(r);
+}
+
+/* The request a service thread is handling, for the steps inside it. */
+static __always_inline struct ptlrpc_srv *srv_of_thread(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 *req = bpf_map_lookup_elem(&ptlrpc_srv_thread, &tid);
+
+	return req ? bpf_map_lookup_elem(&ptlrpc_srv, req) : NULL;
+}
+
+/* target_bulk_io(exp, desc): the bulk transfer of desc->bd_req begins. */
+static __always_inline int srv_bulk_begin(__u64 desc)
+{
+	struct ptlrpc_bulk_desc___les *d = (void *)desc;
+	struct ptlrpc_srv *v;
+	__u64 req;
+
+	count_probe(LES_PROBE_SRV_BULK);
+	if (!bpf_core_field_exists(d->bd_req) || ptl_bad_ptr(desc))
+		return 0;
+	req = (__u64)BPF_CORE_READ(d, bd_req);
+	v = ptl_bad_ptr(req) ? NULL : bpf_map_lookup_elem(&ptlrpc_srv, &req);
+	if (v)
+		v->bulk_start_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+/* target_bulk_io returned on the handling thread: the transfer's time. */
+static __always_inline int srv_bulk_end(struct ptlrpc_srv *v)
+{
+	if (v && v->bulk_start_ns) {
+		v->bulk_ns += bpf_ktime_get_ns() - v->bulk_start_ns;
+		v->bulk_start_ns = 0;
+	}
+	return 0;
+}
+
+/*
+ * osd_fini_iobuf(d, iobuf): an I/O's time is filed into brw_stats when
+ * dr_elapsed_valid is set (and cleared right after); the same value here.
+ * It runs on the service thread: a read waits in osd_do_bio, a write in
+ * osd_trans_stop, both inside the handler.
+ */
+static __always_inline int srv_iobuf(__u64 iobuf)
+{
+	struct osd_iobuf___les *io = (void *)iobuf;
+	struct ptlrpc_srv *v;
+	__s64 elapsed;
+
+	count_probe(LES_PROBE_SRV_IO);
+	if (!bpf_core_field_exists(io->dr_elapsed) || ptl_bad_ptr(iobuf) ||
+	    !BPF_CORE_READ_BITFIELD_PROBED(io, dr_elapsed_valid))
+		return 0;
+	v = srv_of_thread();
+	elapsed = BPF_CORE_READ(io, dr_elapsed);
+	if (v && elapsed > 0) {
+		v->io_ns += (__u64)elapsed;
+		v->io_count++;
+	}
+	return 0;
+}
+
+SEC("kprobe/target_bulk_io")
+int BPF_KPROBE(srv_bulk_kp, void *exp, void *desc)
+{
+	return srv_bulk_begin((__u64)desc);
+}
+
+SEC("kretprobe/target_bulk_io")
+int BPF_KRETPROBE(srv_bulk_kr, long rc)
+{
+	return srv_bulk_end(srv_of_thread());
+}
+
+SEC("kprobe/osd_fini_iobuf")
+int BPF_KPROBE(srv_iobuf_kp, void *d, void *iobuf)
+{
+	return srv_iobuf((__u64)iobuf);
+}
+
+SEC("fentry/target_bulk_io")
+int srv_bulk_fe(__u64 *ctx)
+{
+	return srv_bulk_begin(fn_ctx_arg(ctx, 1));
+}
+
+SEC("fexit/target_bulk_io")
+int srv_bulk_fx(__u64 *ctx)
+{
+	return srv_bulk_end(srv_of_thread());
+}
+
+SEC("fentry/osd_fini_iobuf")
+int srv_iobuf_fe(__u64 *ctx)
+{
+	return srv_iobuf(fn_ctx_arg(ctx, 1));
 }
 
 SEC("kprobe/ptlrpc_nrs_req_add")

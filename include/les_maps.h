@@ -134,6 +134,11 @@ struct ptlrpc_srv {
 	__u64 start_ns; /* ptlrpc_server_request_get returned it, 0: not yet */
 	__u64 handler_ns; /* the handler's entry */
 	__u64 reply_ns; /* ptlrpc_send_reply, 0: none yet */
+	__u64 bulk_start_ns; /* in target_bulk_io since, 0: not in it */
+	__u64 bulk_ns; /* its bulk transfers so far (target_bulk_io, entry -> return) */
+	__u64 io_ns; /* its OSD block I/Os' elapsed times so far (osd_fini_iobuf) */
+	__u32 io_count; /* ... and how many */
+	__u32 _pad;
 };
 
 /*

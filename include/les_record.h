@@ -186,6 +186,8 @@ enum les_probe_id {
 	LES_PROBE_SVC_REPLYING, /* sunrpc server: the reply goes to the transport */
 	LES_PROBE_SVC_SEND,    /* sunrpc server: the reply is sent (the record) */
 	LES_PROBE_NFSD_IO,     /* nfsd: a read or write of a file starts or ends */
+	LES_PROBE_SRV_BULK, /* server: a bulk transfer inside the handling (target_bulk_io) */
+	LES_PROBE_SRV_IO,   /* server: an OSD block I/O filed (osd_fini_iobuf) */
 	LES_PROBE_MAX,
 };
 
@@ -356,7 +358,12 @@ struct les_rec_srv {
 	__u64 reply_ns; /* the reply was sent (ptlrpc_send_reply); 0: none */
 	__u64 xid; /* rq_xid: the match bits the client sent it with */
 	__u64 transno; /* rq_transno: the transaction a modifying request got, 0: none */
-	__u64 io_ns; /* sunrpc: nfsd's file read or write (nfsd_*_start -> done), with LES_SRV_F_IO */
+	/*
+	 * With LES_SRV_F_IO. sunrpc: nfsd's file read or write (nfsd_*_start
+	 * -> done); PtlRPC: the OSD's block I/Os inside the handling, each
+	 * one's elapsed time as brw_stats' "I/O time" takes it (osd_fini_iobuf).
+	 */
+	__u64 io_ns;
 	__u64 offset; /* sunrpc: that read's or write's offset, with LES_SRV_F_IO */
 	__u64 count; /* sunrpc: ... and its byte count */
 	__s32 status; /* rq_status: the handler's result, a negative errno or 0 */
@@ -365,7 +372,8 @@ struct les_rec_srv {
 	__u32 prog; /* sunrpc: rq_prog (100003: nfs) */
 	__u16 proto; /* enum les_rpc_proto: LES_PROTO_PTLRPC or LES_PROTO_SUNRPC */
 	__u16 vers; /* sunrpc: rq_vers */
-	__u32 _pad;
+	__u32 io_count; /* PtlRPC: the OSD block I/Os in io_ns, with LES_SRV_F_IO */
+	__u64 bulk_ns; /* PtlRPC: its bulk transfers inside the handling (target_bulk_io), with LES_SRV_F_BULK */
 	struct les_lnet_nid peer; /* rq_peer: the client's NID as this server's LNet knows it */
 	struct les_lnet_nid self; /* rq_self: this server's NID the request came to (the client's import peer) */
 	struct les_sock_addr client; /* sunrpc: rq_addr, the client's address, with LES_SRV_F_CLIENT */
@@ -384,7 +392,8 @@ struct les_rec_srv {
 #define LES_SRV_F_REPLY	 0x20 /* reply_ns is valid */
 #define LES_SRV_F_PEER	 0x40 /* peer is valid (a struct lnet_nid: Lustre 2.15 and later) */
 #define LES_SRV_F_ARRIVAL_MONO 0x80 /* arrival_real_ns is on the monotonic clock (sunrpc) */
-#define LES_SRV_F_IO	 0x100 /* io_ns, offset and count are valid (sunrpc: nfsd read/write) */
+#define LES_SRV_F_IO	 0x100 /* io_ns valid; sunrpc: offset and count too; PtlRPC: io_count */
+#define LES_SRV_F_BULK	 0x400 /* bulk_ns is valid (target_bulk_io probed; 0: no bulk) */
 #define LES_SRV_F_CLIENT 0x200 /* client is valid (sunrpc) */
 
 /*

@@ -149,6 +149,21 @@ static void read_server_ids(json_t *doc, struct les_rec_srv *s)
 		s->flags |= LES_SRV_F_PEER;
 }
 
+/* Inside the handling: the bulk transfer and the OSD's block I/O, null where not traced. */
+static void read_server_io(json_t *doc, struct les_rec_srv *s)
+{
+	bool ok;
+
+	s->bulk_ns = u64_of(doc, "bulk_ns", &ok);
+	if (ok)
+		s->flags |= LES_SRV_F_BULK;
+	s->io_ns = u64_of(doc, "io_ns", &ok);
+	if (ok) {
+		s->io_count = (uint32_t)u64_of(doc, "io_count", NULL);
+		s->flags |= LES_SRV_F_IO;
+	}
+}
+
 /*
  * The server's steps, back from its durations on the line's clock:
  * handling ends at ts, a thread took it handle_ns before, it arrived
@@ -174,6 +189,7 @@ static void read_server_steps(json_t *doc, uint64_t ts, struct les_rec_srv *s)
 		s->reply_ns = s->arrival_real_ns + reply;
 		s->flags |= LES_SRV_F_REPLY;
 	}
+	read_server_io(doc, s);
 }
 
 static void read_server(json_t *doc, uint64_t ts, struct les_rec_srv *s)

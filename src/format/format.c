@@ -674,6 +674,33 @@ static void put_srv_ids(struct jw *w, const struct les_rec_srv *r)
 		jw_lit_null(w, JW_LIT("lustre_jobid"));
 }
 
+/*
+ * PtlRPC's steps inside the handling: the bulk transfer and the OSD's
+ * block I/O (and how many), prefixed in a join; null where not traced.
+ */
+static void put_ptlrpc_srv_io(struct jw *w, const struct les_rec_srv *r, bool prefixed)
+{
+	const struct {
+		const char *name, *joined;
+		uint64_t v;
+		bool valid;
+	} steps[] = {
+		{"bulk_ns", "server_bulk_ns", r->bulk_ns, r->flags & LES_SRV_F_BULK},
+		{"io_ns", "server_io_ns", r->io_ns, r->flags & LES_SRV_F_IO},
+		{"io_count", NULL, r->io_count, r->flags & LES_SRV_F_IO},
+	};
+
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		if (prefixed && !steps[i].joined)
+			continue;
+		jw_key(w, prefixed ? steps[i].joined : steps[i].name);
+		if (steps[i].valid)
+			jw_u64(w, steps[i].v);
+		else
+			jw_null(w);
+	}
+}
+
 /* nfsd's file I/O inside the handling (sunrpc only), prefixed in a join; null where none. */
 static void put_srv_io(struct jw *w, const struct les_rec_srv *r, bool prefixed)
 {
@@ -687,8 +714,10 @@ static void put_srv_io(struct jw *w, const struct les_rec_srv *r, bool prefixed)
 		{"count", r->count},
 	};
 
-	if (r->proto != LES_PROTO_SUNRPC)
+	if (r->proto != LES_PROTO_SUNRPC) {
+		put_ptlrpc_srv_io(w, r, prefixed);
 		return;
+	}
 	/* A join names the server's steps only: its offset and count are the client's. */
 	for (size_t i = 0; i < (prefixed ? 1 : sizeof(fields) / sizeof(fields[0])); i++) {
 		jw_key(w, fields[i].name);

@@ -247,6 +247,8 @@ const char *les_probe_name(unsigned int probe)
 		[LES_PROBE_SVC_REPLYING] = "svc_stats_latency",
 		[LES_PROBE_SVC_SEND] = "svc_send",
 		[LES_PROBE_NFSD_IO] = "nfsd_io",
+		[LES_PROBE_SRV_BULK] = "srv_bulk",
+		[LES_PROBE_SRV_IO] = "srv_osd_io",
 	};
 	return probe < LES_PROBE_MAX && names[probe] ? names[probe] : "unknown";
 }

@@ -224,6 +224,10 @@ void les_srv_times(const struct les_rec_srv *r, int64_t mono_to_epoch_ns, struct
 	t->total_ns = span(t->arrival_ns, r->ts_ns);
 	t->has_reply = reply != 0;
 	t->reply_ns = span(t->arrival_ns, reply);
+	t->has_bulk = r->flags & LES_SRV_F_BULK;
+	t->bulk_ns = t->has_bulk ? r->bulk_ns : 0;
+	t->has_io = r->flags & LES_SRV_F_IO;
+	t->io_ns = t->has_io ? r->io_ns : 0;
 }
 
 const char *les_join_layer_name(enum les_join_layer l)
@@ -254,6 +258,8 @@ void les_rpcjoin_layers(const struct les_rec_rpc *c, const struct les_srv_times 
 	ns[LES_JOIN_SRV_NRS] = t->has_nrs ? (int64_t)t->nrs_ns : 0;
 	ns[LES_JOIN_SRV_HANDLE] = (int64_t)t->handle_ns;
 	ns[LES_JOIN_SRV_REPLY] = t->has_reply ? (int64_t)t->reply_ns : 0;
+	ns[LES_JOIN_SRV_BULK] = (int64_t)t->bulk_ns;
+	ns[LES_JOIN_SRV_IO] = (int64_t)t->io_ns;
 }
 
 int64_t les_rpcjoin_network_ns(const struct les_rec_rpc *c, const struct les_srv_times *t)

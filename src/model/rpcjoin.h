@@ -86,7 +86,9 @@ struct les_srv_times {
 	uint64_t handle_ns; /* a thread takes it -> the handler returns (Lustre's "processed in") */
 	uint64_t reply_ns;  /* arrival -> the reply sent, with has_reply */
 	uint64_t total_ns;  /* arrival -> the handler returns (Lustre's "total") */
-	bool has_nrs, has_reply;
+	uint64_t bulk_ns;   /* inside handle_ns: PtlRPC's bulk transfers, with has_bulk */
+	uint64_t io_ns;     /* inside handle_ns: the OSD's block I/O or nfsd's file I/O, with has_io */
+	bool has_nrs, has_reply, has_bulk, has_io;
 };
 
 void les_srv_times(const struct les_rec_srv *r, int64_t mono_to_epoch_ns, struct les_srv_times *t);
@@ -99,7 +101,9 @@ void les_srv_times(const struct les_rec_srv *r, int64_t mono_to_epoch_ns, struct
  * (the request's PUT held by LNet for credits or a delay rule), network
  * and the server's incoming, NRS and handling steps are disjoint parts of
  * the request's time; client_service is the client's whole wait for the
- * reply, server_reply the server's arrival -> reply sent.
+ * reply, server_reply the server's arrival -> reply sent; server_bulk (the
+ * bulk transfers) and server_io (the OSD's block I/O, nfsd's file I/O) lie
+ * inside server_handle.
  */
 #define LES_JOIN_LAYERS(X)                         \
 	X(CLIENT_QUEUED, "client_queued_ns")       \
@@ -109,7 +113,9 @@ void les_srv_times(const struct les_rec_srv *r, int64_t mono_to_epoch_ns, struct
 	X(SRV_INCOMING, "server_incoming_ns")  \
 	X(SRV_NRS, "server_nrs_ns")            \
 	X(SRV_HANDLE, "server_handle_ns")      \
-	X(SRV_REPLY, "server_reply_ns")
+	X(SRV_REPLY, "server_reply_ns")        \
+	X(SRV_BULK, "server_bulk_ns")          \
+	X(SRV_IO, "server_io_ns")
 
 /* clang-format off */
 enum les_join_layer {

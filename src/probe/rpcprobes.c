@@ -41,6 +41,7 @@
 #define NFSD(tp, r, prog) { "nfsd:" #tp, LES_PROTO_SUNRPC, r, { 0 }, { 0 }, prog, { 0 }, false, false, true }
 #define FUSE(fn, r, kp, fe, nb) { #fn, LES_PROTO_FUSE, r, { kp, NULL }, { fe, NULL }, NULL, { nb } }
 #define SRV(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_PTLRPC, r, { kp, kr }, { fe, fx }, NULL, { 0 }, true, true }
+#define SRV_STEP(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_PTLRPC, r, { kp, kr }, { fe, fx }, NULL, { 0 }, true, true, .server_step = true }
 #define LNET(fn, r, kp, kr, fe, fx) { #fn, LES_PROTO_LNET, r, { kp, kr }, { fe, fx }, NULL, { 0 }, true, .lnet = true }
 /* clang-format on */
 
@@ -124,6 +125,15 @@ static const struct les_rpc_fn rpc_table[] = {
 	    "srv_ldlm_cancel_kp", "srv_ldlm_cancel_kr", "srv_ldlm_cancel_fe", "srv_ldlm_cancel_fx"),
 	SRV(ptlrpc_send_reply, "server: the reply sent (not an early reply)", "srv_send_reply_kp",
 	    NULL, "srv_send_reply_fe", NULL),
+	/*
+	 * Inside the handling, optional: the bulk transfer (ldlm_lib.c, global,
+	 * exported) and ldiskfs's block I/O time as brw_stats files it
+	 * (osd_io.c, global; absent on an MDS-only node or a ZFS OSD).
+	 */
+	SRV_STEP(target_bulk_io, "server: a request's bulk transfer (bulk_ns)", "srv_bulk_kp",
+		 "srv_bulk_kr", "srv_bulk_fe", "srv_bulk_fx"),
+	SRV_STEP(osd_fini_iobuf, "server: an OSD block I/O's time (io_ns)", "srv_iobuf_kp", NULL,
+		 "srv_iobuf_fe", NULL),
 	/*
 	 * LNet under PtlRPC (rpc_lnet.bpf.h): lnet_ni_send has a symbol but is
 	 * inlined at its callers, so the LND's send (a function pointer) stands
@@ -343,6 +353,31 @@ static void fuse_rows_pair(struct les_rpc_plan *p, bool tracepoints)
 	}
 }
 
+/* A step inside the handling reads its own struct by CO-RE: without its BTF, left out. */
+static void server_step_rows(struct les_rpc_plan *p, const struct les_kfacts *f)
+{
+	static const struct {
+		const char *fn, *type;
+	} steps[] = {
+		{"target_bulk_io", "ptlrpc_bulk_desc"},
+		{"osd_fini_iobuf", "osd_iobuf"},
+	};
+
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		struct les_rpc_probe *pr = (struct les_rpc_probe *)rpc_row(p, steps[i].fn);
+
+		if (!pr || pr->method == LES_ATTACH_NONE ||
+		    les_kfacts_has_type(f, steps[i].type, BTF_KIND_STRUCT, pr->where))
+			continue;
+		char where[sizeof(pr->where)];
+
+		snprintf(where, sizeof(where), "%s", pr->where);
+		pr->method = LES_ATTACH_NONE;
+		snprintf(pr->reason, sizeof(pr->reason), "no BTF for struct %s in %s",
+			 steps[i].type, where);
+	}
+}
+
 /*
  * The server rows read struct ptlrpc_request by CO-RE: without its BTF in
  * the module they are left out, and they go together: a handler's record
@@ -357,7 +392,7 @@ static void server_rows(struct les_rpc_plan *p, const struct les_kfacts *f)
 	const char *why = NULL;
 
 	for (size_t i = 0; i < p->n; i++)
-		if (p->probe[i].f->server && p->probe[i].f->kprobe[1] &&
+		if (p->probe[i].f->server && !p->probe[i].f->server_step && p->probe[i].f->kprobe[1] &&
 		    p->probe[i].method != LES_ATTACH_NONE && &p->probe[i] != get)
 			handler = true;
 	if (!get->present)
@@ -374,6 +409,7 @@ static void server_rows(struct les_rpc_plan *p, const struct les_kfacts *f)
 		pr->method = LES_ATTACH_NONE;
 		snprintf(pr->reason, sizeof(pr->reason), "%s", why);
 	}
+	server_step_rows(p, f);
 }
 
 /*

@@ -48,6 +48,8 @@ struct les_rpc_fn {
 	bool svc;
 	/* LNet: reads struct lnet_msg by CO-RE, so needs the lnet module's BTF */
 	bool lnet;
+	/* PtlRPC server side, a step inside the handling: optional, planned with the records */
+	bool server_step;
 };
 
 struct les_rpc_probe {

@@ -43,7 +43,8 @@ les_pass "Flink classpath and job compiled ($((SECONDS - t0)) s)"
 	les_fail "lustre-ebpf-stream join: $(cat "$WORK/split.err")"
 grep '"type":"rpc_join"' "$WORK/split.jsonl" >"$WORK/rejoined.jsonl"
 zcat "$DATA/lustre-2.17-join.jsonl.gz" | grep '"type":"rpc_join"' |
-	sed 's/\("client_service_ns":[0-9]*,\)/\1"client_lnet_wait_ns":null,/' >"$WORK/one-node.jsonl"
+	sed 's/\("client_service_ns":[0-9]*,\)/\1"client_lnet_wait_ns":null,/' |
+	sed 's/\("server_total_ns":[0-9]*,\)/\1"server_bulk_ns":null,"server_io_ns":null,/' >"$WORK/one-node.jsonl"
 cmp -s "$WORK/one-node.jsonl" "$WORK/rejoined.jsonl" ||
 	les_fail "the join of the two sides differs from the one-node consumer's lines:" \
 		"$(cmp "$WORK/one-node.jsonl" "$WORK/rejoined.jsonl")"
@@ -52,7 +53,9 @@ les_pass "the join of the two sides = the one-node consumer's $(wc -l <"$WORK/on
 # The clients' and the servers' records for Flink: the two-guest run's, as
 # the two nodes captured them (test/data/capture-two-guests), and the split
 # one-node run's, every third of its client requests with an LNet wait of
-# its PUT (that run predates lnet_wait_ns), each side with one request
+# its PUT (that run predates lnet_wait_ns), its ost_read and ost_write
+# server records with a bulk transfer and a block I/O inside the handling
+# (that run predates bulk_ns and io_ns), each side with one request
 # whose other side was not traced (xids no record of the other side has:
 # 7 and 9).
 # Each side in time order, as a node produces: the older run first (a
@@ -64,7 +67,9 @@ les_pass "the join of the two sides = the one-node consumer's $(wc -l <"$WORK/on
 		zcat "$DATA/lustre-2.17-two-guests-client.jsonl.gz"
 } >"$WORK/client.jsonl" || les_fail "no client capture"
 {
-	zcat "$DATA/lustre-2.17-join-server.jsonl.gz" &&
+	zcat "$DATA/lustre-2.17-join-server.jsonl.gz" |
+		jq -c 'if .opcode == 3 or .opcode == 4 then .bulk_ns = (.handle_ns / 3 | floor) |
+			.io_ns = (.handle_ns / 5 | floor) | .io_count = 1 else . end' &&
 		zcat "$DATA/lustre-2.17-join-server.jsonl.gz" | tail -n 1 | jq -c '.xid = 9' &&
 		zcat "$DATA/lustre-2.17-two-guests-server.jsonl.gz"
 } >"$WORK/server.jsonl" || les_fail "no server capture"

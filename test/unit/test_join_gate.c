@@ -82,7 +82,11 @@ static void feed_pair(struct gate *g)
 	c.backlog_ns = 300;
 	c.rtt_ns = 9000;
 	s.flags = LES_SRV_F_PEER | LES_SRV_F_REPLY | LES_SRV_F_NRS | LES_SRV_F_TARGET |
-		  LES_SRV_F_JOBID;
+		  LES_SRV_F_JOBID | LES_SRV_F_BULK | LES_SRV_F_IO;
+	/* Inside the handling (1500 -> 4500): a bulk transfer and two block I/Os. */
+	s.bulk_ns = 700;
+	s.io_ns = 1100;
+	s.io_count = 2;
 	s.xid = 7;
 	s.self = lo;
 	s.peer = lo;
@@ -188,7 +192,8 @@ START_TEST(test_window_layers_are_the_lines)
 	static const char *const fields[] = {
 		"client_queued_ns", "client_lnet_wait_ns", "client_service_ns",
 		"network_ns",	    "server_incoming_ns",  "server_nrs_ns",
-		"server_handle_ns", "server_reply_ns"};
+		"server_handle_ns", "server_reply_ns",	   "server_bulk_ns",
+		"server_io_ns"};
 	struct les_aggregate *a;
 	struct gate g;
 	json_t *layers;
@@ -219,6 +224,9 @@ START_TEST(test_window_layers_are_the_lines)
 	/* 9000 of service less 3000 of arrival -> reply, less 500 in LNet */
 	ck_assert_int_eq(json_integer_value(json_object_get(layers, "network_ns")), 5500);
 	ck_assert_int_eq(json_integer_value(json_object_get(layers, "client_lnet_wait_ns")), 500);
+	/* Inside the handling, as the server record had them. */
+	ck_assert_int_eq(json_integer_value(json_object_get(layers, "server_bulk_ns")), 700);
+	ck_assert_int_eq(json_integer_value(json_object_get(layers, "server_io_ns")), 1100);
 	les_aggregate_free(a);
 	gate_close(&g);
 }

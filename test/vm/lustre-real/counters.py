@@ -821,6 +821,8 @@ def check_servers(args, rep):
     logged = {(ln["xid"], ln["nid"]) for ln in lines}
     if args.svc:
         check_svcstats(args, [r for r in srv if (r["xid"], r["client_nid"]) in logged], rep)
+    if args.brw:
+        check_brw(args, [r for r in srv if (r["xid"], r["client_nid"]) in logged], rep)
     inside = [r for r in srv if start <= parse_ts(r["ts"]) <= end - args.bound_us * 1000]
     extra = [(r["xid"], r["service"], r["thread"]) for r in inside
              if (r["xid"], r["client_nid"]) not in logged]
@@ -914,7 +916,95 @@ def check_svcstats(args, srv_logged, rep):
 
 JOIN_LAYERS = ("client_queued_ns", "client_lnet_wait_ns", "client_service_ns", "network_ns",
                "server_incoming_ns",
-               "server_nrs_ns", "server_handle_ns", "server_reply_ns")
+               "server_nrs_ns", "server_handle_ns", "server_reply_ns", "server_bulk_ns",
+               "server_io_ns")
+
+
+def parse_brw_io_time(path):
+    """lctl get_param osd-ldiskfs.*.brw_stats: {target: {"read": {bucket: ios},
+    "write": {...}}} from each target's "I/O time (1/1000s)" histogram. A row's
+    label is the bucket's upper bound in ms (1, 2, 4, ... 1K, ...): bucket
+    fls(ms - 1), 0 for 0 and 1 ms (lprocfs_oh_tally_log2)."""
+    out, cur, section = {}, None, False
+    for line in open(path):
+        line = line.rstrip("\n")
+        m = re.match(r"^\S+?\.([^.]+)\.brw_stats=$", line)
+        if m:
+            cur = out.setdefault(m.group(1), {"read": {}, "write": {}})
+            section = False
+            continue
+        if cur is None:
+            continue
+        if line.startswith("I/O time"):
+            section = True
+            continue
+        m = re.match(r"^(\d+)([KM]?):\s+(\d+)\s+\d+\s+\d+\s+\|\s+(\d+)", line)
+        if section and m:
+            ms = int(m.group(1)) << {"": 0, "K": 10, "M": 20}[m.group(2)]
+            bucket = ms.bit_length() - 1
+            for rw, n in (("read", int(m.group(3))), ("write", int(m.group(4)))):
+                if n:
+                    cur[rw][bucket] = cur[rw].get(bucket, 0) + n
+        elif section and not m and line.strip() and not line.lstrip().startswith(("read", "I/O")):
+            section = False
+    return out
+
+
+def io_bucket(io_ns):
+    """The bucket osd_fini_iobuf files an I/O of io_ns in: fls(ms - 1), ms truncated."""
+    ms = io_ns // 1_000_000
+    return 0 if ms == 0 else min((ms - 1).bit_length(), 32)
+
+
+def check_brw(args, srv_logged, rep):
+    """The OSD's block I/O in the server records (io_ns, io_count) against the
+    targets' brw_stats "I/O time" histograms, cleared with the rpctrace log
+    and read with it: per target and direction (ost_read, ost_write), the I/Os
+    are the histogram's; where each record has one I/O, each lands in the
+    bucket Lustre filed it in (the same dr_elapsed). The bulk transfer and the
+    I/O lie inside the handling, and every ost_read and ost_write has a bulk."""
+    hist = parse_brw_io_time(args.brw)
+    rep.true("brw_stats: an I/O time histogram per target", hist, f"{sorted(hist)}")
+    untraced = [r["xid"] for r in srv_logged if r.get("io_ns") is None or r.get("bulk_ns") is None]
+    rep.true("server records: bulk_ns and io_ns traced (not null)", not untraced,
+             f"{len(untraced)} null: {untraced[:5]}")
+    if untraced:
+        return
+    rw_of = {"ost_read": "read", "ost_write": "write"}
+    mine = {}
+    for r in srv_logged:
+        if r["io_count"]:
+            t = mine.setdefault(r.get("target"), {"read": [], "write": [], "other": []})
+            t[rw_of.get(r.get("opcode_name"), "other")].append(r)
+    total = 0
+    for target in sorted(set(hist) | set(k for k in mine if k)):
+        t = mine.get(target, {"read": [], "write": [], "other": []})
+        rep.true(f"brw_stats {target}: no block I/O in a request other than ost_read/ost_write",
+                 not t["other"], f"{[(r['xid'], r.get('opcode_name')) for r in t['other'][:3]]}")
+        for rw in ("read", "write"):
+            lustre = hist.get(target, {}).get(rw, {})
+            ios = sum(r["io_count"] for r in t[rw])
+            total += ios
+            rep.eq(f"brw_stats {target} {rw}: block I/Os = the records' io_count", ios,
+                   sum(lustre.values()))
+            if all(r["io_count"] == 1 for r in t[rw]):
+                got = {}
+                for r in t[rw]:
+                    got[io_bucket(r["io_ns"])] = got.get(io_bucket(r["io_ns"]), 0) + 1
+                rep.eq(f"brw_stats {target} {rw}: each I/O's time in Lustre's bucket", got, lustre)
+    rep.true("brw_stats: block I/Os in the window", total > 0, f"{total}")
+    brw = [r for r in srv_logged if r.get("opcode_name") in rw_of]
+    nobulk = [r["xid"] for r in brw if r["bulk_ns"] <= 0]
+    rep.true("every ost_read and ost_write has a bulk transfer (bulk_ns > 0)", brw and not nobulk,
+             f"{len(brw)} records; {len(nobulk)} without: {nobulk[:5]}")
+    over = [(r["xid"], r["bulk_ns"], r["io_ns"], r["handle_ns"]) for r in srv_logged
+            if r["bulk_ns"] + r["io_ns"] > r["handle_ns"]]
+    rep.true("bulk_ns + io_ns <= handle_ns (both inside the handling)", not over, f"{over[:3]}")
+    bulk = sum(r["bulk_ns"] for r in brw) / 1e6
+    disk = sum(r["io_ns"] for r in brw) / 1e6
+    handle = sum(r["handle_ns"] for r in brw) / 1e6
+    print(f"note bulk/disk: {len(brw)} ost_read/ost_write records, {total} block I/Os; "
+          f"handling {handle:.1f} ms, of which bulk {bulk:.1f} ms, disk {disk:.1f} ms")
 JOIN_KEYS = ("lustre_jobid", "target", "client_nid")
 
 
@@ -1145,6 +1235,10 @@ def self_test(args, rep):
     rep.eq("service stats: ost_io's records = its stats", selftest_svcstats(rep), 0, got)
     rep.true("service stats: a record missing fails", selftest_svcstats(rep, "count") > 0)
     rep.true("service stats: a queue 30 ms off fails", selftest_svcstats(rep, "queue") > 0)
+    rep.eq("brw_stats: the records' block I/Os = the I/O time histogram", selftest_brw(rep), 0, got)
+    rep.true("brw_stats: an I/O in the wrong bucket fails", selftest_brw(rep, "bucket") > 0)
+    rep.true("brw_stats: an I/O not in a record fails", selftest_brw(rep, "uncounted") > 0)
+    rep.true("brw_stats: an ost_read without a bulk fails", selftest_brw(rep, "bulk") > 0)
     rep.eq("delays: an NRS delay in the NRS queue passes", selftest_delays(rep, "nrs"), 0, got)
     rep.eq("delays: an NRS delay found in handling fails", selftest_delays(rep, "handle"), 1, got)
     rep.eq("delays: an NRS delay found in the network fails", selftest_delays(rep, "network"), 1, got)
@@ -1186,6 +1280,55 @@ def selftest_svcstats(rep, planted=None):
         inner, said = Report(), io.StringIO()
         with contextlib.redirect_stdout(said):
             check_svcstats(args, recs, inner)
+    print(said.getvalue().rstrip().replace("\n", "\n     | ").join(("     | ", "")))
+    return inner.failed
+
+
+SELFTEST_BRW_STATS = """osd-ldiskfs.lustre-OST0000.brw_stats=
+snapshot_time:         1796537870.000000000 secs.nsecs
+start_time:            1796537860.000000000 secs.nsecs
+elapsed_time:          10.000000000 secs.nsecs
+
+                           read      |     write
+pages per bulk r/w     rpcs  % cum % |  rpcs        % cum %
+256:		         1 100 100   |    2 100 100
+
+                           read      |     write
+I/O time (1/1000s)     ios   % cum % |  ios         % cum %
+1:		         1 100 100   |    0   0   0
+2:		         0   0 100   |    0   0   0
+4:		         0   0 100   |    1  50  50
+8:		         0   0 100   |    1  50 100
+
+                           read      |     write
+disk I/O size          ios   % cum % |  ios         % cum %
+1M:		         1 100 100   |    2 100 100
+"""
+
+
+def selftest_brw(rep, planted=None):
+    """check_brw on an ost_read (I/O 0.5 ms) and two ost_writes (3.2 and 7.9
+    ms) of lustre-OST0000 against SELFTEST_BRW_STATS: the failures it counts.
+    planted: "bucket" makes the first write's I/O 9 ms (the 16 ms bucket),
+    "uncounted" takes the read's I/O out, "bulk" gives it no bulk."""
+    import tempfile
+    recs = [{"type": "srv", "xid": 40 + i, "target": "lustre-OST0000", "opcode_name": op,
+             "handle_ns": 20_000_000, "bulk_ns": 1_000_000, "io_ns": io, "io_count": 1}
+            for i, (op, io) in enumerate((("ost_read", 500_000), ("ost_write", 3_200_000),
+                                          ("ost_write", 7_900_000)))]
+    if planted == "bucket":
+        recs[1]["io_ns"] = 9_000_000
+    elif planted == "uncounted":
+        recs[0]["io_ns"], recs[0]["io_count"] = 0, 0
+    elif planted == "bulk":
+        recs[0]["bulk_ns"] = 0
+    with tempfile.NamedTemporaryFile("w", suffix=".txt") as f:
+        f.write(SELFTEST_BRW_STATS)
+        f.flush()
+        args = argparse.Namespace(brw=f.name)
+        inner, said = Report(), io.StringIO()
+        with contextlib.redirect_stdout(said):
+            check_brw(args, recs, inner)
     print(said.getvalue().rstrip().replace("\n", "\n     | ").join(("     | ", "")))
     return inner.failed
 
@@ -1266,6 +1409,8 @@ def main():
     ap.add_argument("--dk", help="servers: lctl dk with debug=+rpctrace over the workload")
     ap.add_argument("--svc", help="servers: lctl get_param ost.OSS.*.stats mds.MDS.*.stats, "
                     "cleared with the rpctrace log and read with it")
+    ap.add_argument("--brw", help="servers: lctl get_param osd-ldiskfs.*.brw_stats, cleared "
+                    "with the rpctrace log and read with it")
     ap.add_argument("--bound-us", type=int, default=1000,
                     help="servers: how far handle_ns and total_ns may be from Lustre's X and Y")
     ap.add_argument("--outlier-us", type=int, default=20000,

@@ -921,6 +921,8 @@ lr_rpctrace_start()
 	# The services' own stats over the same window (counters.py servers --svc).
 	lctl set_param -n 'ost.OSS.*.stats=clear' 'mds.MDS.*.stats=clear' >/dev/null ||
 		die "clear the service stats"
+	# ... and the targets' block I/O times (counters.py servers --brw).
+	lctl set_param -n 'osd-ldiskfs.*.brw_stats=clear' >/dev/null || die "clear brw_stats"
 	lctl clear
 }
 
@@ -929,6 +931,7 @@ lr_rpctrace_stop()
 	lctl dk >"$work/dk.txt" || die "lctl dk"
 	lctl get_param 'ost.OSS.*.stats' 'mds.MDS.*.stats' >"$work/svc-stats.txt" ||
 		die "read the service stats"
+	lctl get_param 'osd-ldiskfs.*.brw_stats' >"$work/brw-stats.txt" || die "read brw_stats"
 	lctl set_param -n debug=-rpctrace >/dev/null
 	say "rpctrace: $(grep -c 'Handled RPC' "$work/dk.txt") Handled lines"
 }
@@ -1010,12 +1013,12 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 	if [ "$ids" = none ]; then
 		lr_what="no server record and no join without module BTF; every client request counted as without a key"
 	else
-		lr_what="server records = the servers' rpctrace lines (xid, client NID, opcode, thread, status, times) and ost_io's service stats (req_waittime, per-opcode handling); every client request they logged joined to its server record"
+		lr_what="server records = the servers' rpctrace lines (xid, client NID, opcode, thread, status, times), ost_io's service stats (req_waittime, per-opcode handling) and the targets' brw_stats (block I/Os and their I/O time buckets); a bulk inside each ost_read/ost_write; every client request they logged joined to its server record"
 	fi
 	check "$lr_what" lr_counters servers --segment --dk "$work/dk.txt" --svc "$work/svc-stats.txt" \
-		--ids "$ids"
+		--brw "$work/brw-stats.txt" --ids "$ids"
 	# Its figures, before the next check's output takes check.out's place.
-	grep -E '^(note (rpctrace|join|client request not joined|service)|ok   service)' "$work/check.out" | while read -r l; do say "$l"; done
+	grep -E '^(note (rpctrace|join|client request not joined|service|bulk)|(ok  |FAIL) (service|brw_stats|every ost_read|bulk_ns|server records: bulk))' "$work/check.out" | while read -r l; do say "$l"; done
 	# The windows hold the whole run's joins, the last window flushed at its end.
 	[ "$ids" = none ] ||
 		check "--aggregate windows' rpc_join groups (job, target, client NID) = the sums over the rpc_join lines, every layer" \

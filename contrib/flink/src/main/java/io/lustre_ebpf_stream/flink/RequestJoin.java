@@ -68,6 +68,7 @@ public final class RequestJoin {
 			+ "  `client_nid` STRING, `server_nid` STRING, `lustre_jobid` STRING,\n"
 			+ "  `status` BIGINT, `replied` BOOLEAN, `queue_ns` BIGINT, `incoming_ns` BIGINT,\n"
 			+ "  `nrs_ns` BIGINT, `handle_ns` BIGINT, `reply_ns` BIGINT, `total_ns` BIGINT,\n"
+			+ "  `bulk_ns` BIGINT, `io_ns` BIGINT,\n"
 			+ "  rt AS TO_TIMESTAMP_LTZ(" + ClusterWindows.eventMs("ts") + ", 3),\n"
 			+ "  WATERMARK FOR rt AS TO_TIMESTAMP_LTZ(" + ClusterWindows.eventMs("ts") + " - " + latenessMs + ", 3)\n"
 			+ ") " + ClusterWindows.with(p);
@@ -80,7 +81,8 @@ public final class RequestJoin {
 		+ "comm STRING, client_queued_ns BIGINT, client_service_ns BIGINT, client_resends BIGINT, "
 		+ "client_lnet_wait_ns BIGINT, "
 		+ "network_ns BIGINT, server_queue_ns BIGINT, server_incoming_ns BIGINT, server_nrs_ns BIGINT, "
-		+ "server_handle_ns BIGINT, server_reply_ns BIGINT, server_total_ns BIGINT, server_status BIGINT";
+		+ "server_handle_ns BIGINT, server_reply_ns BIGINT, server_total_ns BIGINT, server_status BIGINT, "
+		+ "server_bulk_ns BIGINT, server_io_ns BIGINT";
 
 	/*
 	 * The layer split, as les_rpcjoin_network_ns and les_srv_times: the
@@ -95,7 +97,8 @@ public final class RequestJoin {
 			+ " COALESCE(c.xid, s.xid), s.client_nid, COALESCE(s.server_nid, c.nid), s.lustre_jobid,"
 			+ " c.req_id, c.pid, c.comm, c.queued_ns, c.service_ns, c.resends, c.lnet_wait_ns,"
 			+ " c.service_ns - COALESCE(s.reply_ns, s.total_ns) - COALESCE(c.lnet_wait_ns, 0),"
-			+ " s.queue_ns, s.incoming_ns, s.nrs_ns, s.handle_ns, s.reply_ns, s.total_ns, s.status"
+			+ " s.queue_ns, s.incoming_ns, s.nrs_ns, s.handle_ns, s.reply_ns, s.total_ns, s.status,"
+			+ " s.bulk_ns, s.io_ns"
 			+ " FROM les_client c FULL OUTER JOIN les_server s"
 			+ " ON c.nid = s.server_nid AND c.xid = s.xid"
 			+ " AND c.rt BETWEEN s.rt - " + skew + " AND s.rt + " + skew;
