@@ -353,17 +353,22 @@ static void fuse_rows_pair(struct les_rpc_plan *p, bool tracepoints)
 	}
 }
 
-/* A step inside the handling reads its own struct by CO-RE: without its BTF, left out. */
+/* The steps inside the handling, each with the struct it reads by CO-RE, and where. */
+static const struct {
+	const char *fn, *type, *module;
+} server_steps[] = {
+	{"target_bulk_io", "ptlrpc_bulk_desc", "ptlrpc"},
+	{"osd_fini_iobuf", "osd_iobuf", "osd_ldiskfs"},
+};
+
+#define SERVER_STEPS (sizeof(server_steps) / sizeof(server_steps[0]))
+
+/* A step inside the handling without its struct's BTF is left out. */
 static void server_step_rows(struct les_rpc_plan *p, const struct les_kfacts *f)
 {
-	static const struct {
-		const char *fn, *type;
-	} steps[] = {
-		{"target_bulk_io", "ptlrpc_bulk_desc"},
-		{"osd_fini_iobuf", "osd_iobuf"},
-	};
+	const __typeof__(server_steps[0]) *steps = server_steps;
 
-	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+	for (size_t i = 0; i < SERVER_STEPS; i++) {
 		struct les_rpc_probe *pr = (struct les_rpc_probe *)rpc_row(p, steps[i].fn);
 
 		if (!pr || pr->method == LES_ATTACH_NONE ||
@@ -514,6 +519,10 @@ void les_rpc_plan_wants(struct les_kf_wants *w)
 	les_kf_want_type(w, "ptlrpc_request", BTF_KIND_STRUCT);
 	les_kf_want_type(w, "lnet_msg", BTF_KIND_STRUCT);
 	les_kf_want_module(w, "lnet");
+	for (size_t i = 0; i < SERVER_STEPS; i++) {
+		les_kf_want_module(w, server_steps[i].module);
+		les_kf_want_type(w, server_steps[i].type, BTF_KIND_STRUCT);
+	}
 	les_kf_want_type(w, "fuse_req", BTF_KIND_STRUCT);
 	les_kf_want_type(w, "fuse_copy_state", BTF_KIND_STRUCT);
 	for (size_t i = 0; i < RPC_TABLE_ROWS; i++) {

@@ -506,7 +506,8 @@ static void fmt_mean(char *buf, size_t len, int64_t sum, uint64_t count)
 /*
  * The layers shown, in the order of a request's way: the client's queue, its
  * LNet wait, the network (both ways), the server's incoming queue, NRS queue and
- * handling; the client's whole wait last.
+ * handling, and inside the handling its bulk transfers and block I/O; the
+ * client's whole wait last.
  */
 static const struct {
 	enum les_join_layer layer;
@@ -514,11 +515,12 @@ static const struct {
 } layer_cols[] = {
 	{LES_JOIN_CLIENT_QUEUED, "CLIENTQ"}, {LES_JOIN_CLIENT_LNET, "LNET"}, {LES_JOIN_NETWORK, "NETWORK"},
 	{LES_JOIN_SRV_INCOMING, "INCOMING"}, {LES_JOIN_SRV_NRS, "NRS"},
-	{LES_JOIN_SRV_HANDLE, "HANDLE"},     {LES_JOIN_CLIENT_SERVICE, "SERVICE"},
+	{LES_JOIN_SRV_HANDLE, "HANDLE"},     {LES_JOIN_SRV_BULK, "BULK"},
+	{LES_JOIN_SRV_IO, "DISK"},	     {LES_JOIN_CLIENT_SERVICE, "SERVICE"},
 };
 
 #define LAYER_COLS (sizeof(layer_cols) / sizeof(layer_cols[0]))
-_Static_assert(LAYER_COLS == 7, "les_top_render_layers prints seven layer columns");
+_Static_assert(LAYER_COLS == 9, "les_top_render_layers prints nine layer columns");
 
 size_t les_top_render_layers(const struct les_top *t, int width, int height, char *buf, size_t len)
 {
@@ -537,9 +539,10 @@ size_t les_top_render_layers(const struct les_top *t, int width, int height, cha
 		 "(%.1f s)",
 		 t->clock, secs);
 	put_line(&f, "mean per request; keys: l back to the records  q quit");
-	put_line(&f, "%-30s %6s %8s %8s %8s %8s %8s %8s %8s", "JOB TARGET", "REQ/s",
+	put_line(&f, "%-30s %6s %8s %8s %8s %8s %8s %8s %8s %8s %8s", "JOB TARGET", "REQ/s",
 		 layer_cols[0].title, layer_cols[1].title, layer_cols[2].title, layer_cols[3].title,
-		 layer_cols[4].title, layer_cols[5].title, layer_cols[6].title);
+		 layer_cols[4].title, layer_cols[5].title, layer_cols[6].title, layer_cols[7].title,
+		 layer_cols[8].title);
 	for (uint32_t i = 0; i < iv->n_join; i++)
 		rows[n++] = &iv->join[i];
 	if (iv->join[TOP_JOIN_ROWS].count)
@@ -553,8 +556,9 @@ size_t les_top_render_layers(const struct les_top *t, int width, int height, cha
 		les_term_safe(r->name, name, sizeof(name));
 		for (size_t c = 0; c < LAYER_COLS; c++)
 			fmt_mean(m[c], sizeof(m[c]), r->ns[layer_cols[c].layer], r->count);
-		if (!put_line(&f, "%-30.30s %6.1f %8s %8s %8s %8s %8s %8s %8s", name,
-			      (double)r->count / secs, m[0], m[1], m[2], m[3], m[4], m[5], m[6]))
+		if (!put_line(&f, "%-30.30s %6.1f %8s %8s %8s %8s %8s %8s %8s %8s %8s", name,
+			      (double)r->count / secs, m[0], m[1], m[2], m[3], m[4], m[5], m[6],
+			      m[7], m[8]))
 			break;
 	}
 	return f.used;

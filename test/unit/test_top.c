@@ -119,6 +119,7 @@ START_TEST(test_layer_view)
 		[LES_JOIN_CLIENT_LNET] = 400000,
 		[LES_JOIN_NETWORK] = 1000000,	   [LES_JOIN_SRV_INCOMING] = 20000,
 		[LES_JOIN_SRV_NRS] = 3000000,	   [LES_JOIN_SRV_HANDLE] = 5000000,
+		[LES_JOIN_SRV_BULK] = 1500000,	   [LES_JOIN_SRV_IO] = 2500000,
 	};
 
 	ck_assert_ptr_nonnull(t);
@@ -135,7 +136,7 @@ START_TEST(test_layer_view)
 	les_top_render_layers(t, 200, 0, frame, sizeof(frame));
 	ck_assert_msg(row(frame, "dd.0 lustre-OST0000", line, sizeof(line)), "%s", frame);
 	ck_assert_str_eq(line, "dd.0 lustre-OST0000               1.0    100us    400us    1.0ms"
-			       "     20us    2.0ms    6.0ms    9.0ms");
+			       "     20us    2.0ms    6.0ms    1.5ms    2.5ms    9.0ms");
 	ck_assert_msg(row(frame, "cp.1 lustre-OST0000", line, sizeof(line)), "%s", frame);
 	/* Most requests first. */
 	ck_assert(strstr(frame, "dd.0 ") < strstr(frame, "cp.1 "));

@@ -955,6 +955,7 @@ lr_tool_test()
 	lr_wire_jobs >/dev/null || die "jobid_var"
 	check "--list-probes: llite and PtlRPC by $attach, opcodes from the pack, nothing refused" \
 		lr_list_probes_ok "$attach"
+	say "server steps inside the handling: $(jq -M -r '[.probes[] | select(.probe == "target_bulk_io" or .probe == "osd_fini_iobuf") | "\(.probe) \(.method) \(.where // "") \(.reason // "")"] | join("; ")' "$work/probes.json")"
 	# One run for every phase (see lr_mark), as the systemd unit starts
 	# the tool. The second mount is there at the start, for --mount to take
 	# it, and goes until the contention phase mounts it again.
