@@ -1070,6 +1070,9 @@ DELAY_LAYERS = {
     "queue": ("server_queue_ns", lambda ln: (ln["y"] - ln["x"]) * 1000),
     "handle": ("server_handle_ns", lambda ln: ln["x"] * 1000),
     "network": ("network_ns", None),
+    # The bulk transfer lies inside the handling: Lustre's X holds it too.
+    "bulk": ("server_bulk_ns", lambda ln: ln["x"] * 1000),
+    "disk": ("server_io_ns", None),
 }
 
 
@@ -1146,6 +1149,18 @@ def check_delays(args, rep):
                  (args.nrs_delay_s - 1) * 10**9, (args.nrs_delay_s + 1) * 10**9)
     if args.tbf_job:
         throttled(rep, args, of(args.tbf_job, {"ost_io"}), of(args.tbf_free_job, {"ost_io"}), lines)
+    if args.bulk_job:
+        # An LNet delay rule on the bulk portal holds each bulk PUT or GET
+        # the OSS sends at LNet's gate until its second's deadline
+        # (lnet/lnet/net_fault.c: now + latency, in seconds): at least the
+        # latency less 1 s, inside target_bulk_io.
+        brw = [j for j in of(args.bulk_job, {"ost_io"})
+               if j["opcode_name"] in ("ost_read", "ost_write")]
+        rep.eq(f"LNet delay rule on the bulk portal, job {args.bulk_job}: its ost_write and "
+               "ost_read joined", sorted(j["opcode_name"] for j in brw), ["ost_read", "ost_write"])
+        injected(rep, f"LNet delay rule of {args.bulk_delay_s} s on the bulk portal (8), job "
+                 f"{args.bulk_job}", brw, lines, "bulk", ["queue", "network", "disk"],
+                 (args.bulk_delay_s - 1) * 10**9, (args.bulk_delay_s + 1) * 10**9)
     if args.pause_job:
         # OBD_FAIL_PTLRPC_PAUSE_REQ: every request the job sends (none of
         # the opcodes Lustre exempts) sleeps in its handler.
@@ -1242,6 +1257,12 @@ def self_test(args, rep):
     rep.eq("delays: an NRS delay in the NRS queue passes", selftest_delays(rep, "nrs"), 0, got)
     rep.eq("delays: an NRS delay found in handling fails", selftest_delays(rep, "handle"), 1, got)
     rep.eq("delays: an NRS delay found in the network fails", selftest_delays(rep, "network"), 1, got)
+    rep.eq("delays: a bulk delay rule in the bulk passes", selftest_delays(rep, "bulk", rule="bulk"),
+           0, got)
+    rep.eq("delays: a bulk delay rule found in the network fails",
+           selftest_delays(rep, "network", rule="bulk"), 1, got)
+    rep.eq("delays: a bulk delay rule found in handling outside the bulk fails",
+           selftest_delays(rep, "handle", rule="bulk"), 1, got)
     rep.eq("delays: the policy's default delay (263 s, not 2) fails",
            selftest_delays(rep, "nrs", 263756), 1, got)
 
@@ -1333,29 +1354,37 @@ def selftest_brw(rep, planted=None):
     return inner.failed
 
 
-def selftest_delays(rep, layer_ns, held_ms=1500):
-    """check_delays on one synthetic ost_write of job lr9 held held_ms in the
-    layer given (its joined line and its Handled line) by an NRS delay of
-    2 s: the failures it counts."""
+def selftest_delays(rep, layer_ns, held_ms=1500, rule="nrs"):
+    """check_delays on synthetic requests of job lr9 held held_ms in the
+    layer given (their joined lines and Handled lines): for rule "nrs" one
+    ost_write by an NRS delay of 2 s, for "bulk" an ost_write and an
+    ost_read by an LNet delay rule of 2 s on the bulk portal (the bulk
+    inside the handling). The failures it counts."""
     import tempfile
-    ns = {"nrs": 0, "handle": 0, "incoming": 0, "network": 0}
+    ns = {"nrs": 0, "handle": 0, "incoming": 0, "network": 0, "bulk": 0}
     ns[layer_ns] = held_ms * 10**6
-    x_us, y_us = ns["handle"] // 1000, (ns["handle"] + ns["nrs"]) // 1000
-    join = {"type": "rpc_join", "service": "ost_io", "opcode_name": "ost_write",
-            "xid": 42, "client_nid": "0@lo", "lustre_jobid": "lr9",
-            "network_ns": ns["network"], "server_queue_ns": ns["nrs"], "server_nrs_ns": ns["nrs"],
-            "server_handle_ns": ns["handle"]}
-    line = (f"00000100:00100000:1.0:1796537868.787392:0:316:0:(service.c:2592:"
-            f"ptlrpc_server_handle_request()) Handled RPC req@0 pname:cluuid+ref:pid:xid:nid:opc:job "
-            f"ll_ost_io00_000:u+6:598:x42:12345-0@lo:4:lr9 Request processed in {x_us}us "
-            f"({y_us}us total) trans 0 rc 0/0\n")
+    handle = ns["handle"] + ns["bulk"]
+    x_us, y_us = handle // 1000, (handle + ns["nrs"]) // 1000
+    ops = ("ost_write", "ost_read") if rule == "bulk" else ("ost_write",)
+    joins = [{"type": "rpc_join", "service": "ost_io", "opcode_name": op,
+              "xid": 42 + i, "client_nid": "0@lo", "lustre_jobid": "lr9",
+              "network_ns": ns["network"], "server_queue_ns": ns["nrs"], "server_nrs_ns": ns["nrs"],
+              "server_handle_ns": handle, "server_bulk_ns": ns["bulk"], "server_io_ns": 0}
+             for i, op in enumerate(ops)]
+    lines = "".join(
+        f"00000100:00100000:1.0:1796537868.787392:0:316:0:(service.c:2592:"
+        f"ptlrpc_server_handle_request()) Handled RPC req@0 pname:cluuid+ref:pid:xid:nid:opc:job "
+        f"ll_ost_io00_000:u+6:598:x{42 + i}:12345-0@lo:4:lr9 Request processed in {x_us}us "
+        f"({y_us}us total) trans 0 rc 0/0\n" for i in range(len(ops)))
     with tempfile.NamedTemporaryFile("w") as rec, tempfile.NamedTemporaryFile("w") as dk:
-        rec.write(json.dumps(join) + "\n")
-        dk.write(line)
+        rec.write("".join(json.dumps(j) + "\n" for j in joins))
+        dk.write(lines)
         rec.flush()
         dk.flush()
-        args = argparse.Namespace(records=rec.name, dk=dk.name, wire_prefix="lr", nrs_job="9",
-                                  nrs_delay_s=2, pause_job=None, pause_ms=0, tbf_job=None)
+        args = argparse.Namespace(records=rec.name, dk=dk.name, wire_prefix="lr",
+                                  nrs_job="9" if rule == "nrs" else None, nrs_delay_s=2,
+                                  bulk_job="9" if rule == "bulk" else None, bulk_delay_s=2,
+                                  pause_job=None, pause_ms=0, tbf_job=None)
         inner, said = Report(), io.StringIO()
         with contextlib.redirect_stdout(said):
             check_delays(args, inner)
@@ -1424,6 +1453,10 @@ def main():
     ap.add_argument("--tbf-job", help="delays: the job an NRS TBF jobid rule limited")
     ap.add_argument("--tbf-free-job", help="delays: the job sending beside it, with no rule")
     ap.add_argument("--tbf-rate", type=int, default=2, help="delays: the rule's rate (requests/s)")
+    ap.add_argument("--bulk-job", help="delays: the job whose bulk transfers an LNet delay rule "
+                    "on the bulk portal held")
+    ap.add_argument("--bulk-delay-s", type=int, default=2,
+                    help="delays: that rule's latency, in seconds")
     ap.add_argument("--pause-job", help="delays: the job whose requests fail_loc 0x50a paused")
     ap.add_argument("--pause-ms", type=int, default=400, help="delays: fail_val of 0x50a")
     args = ap.parse_args()

@@ -874,8 +874,27 @@ lr_delays()
 		status=none || st=1
 	lctl set_param -n fail_loc=0 fail_val=0
 	lr_tbf || st=1
+	lr_bulk_delay || st=1
 	lctl dk >"$work/delays-dk.txt" || st=1
 	lctl set_param -n debug=-rpctrace >/dev/null
+	return $st
+}
+
+# An LNet delay rule on the bulk portal (OST_BULK_PORTAL, 8): every bulk
+# PUT (a read's pages) or GET (a write's) the OSS sends waits
+# LR_BULK_DELAY_S at LNet's gate, inside target_bulk_io; job 801 writes 64
+# KiB and reads them back, both direct.
+LR_BULK_DELAY_S=2
+
+lr_bulk_delay()
+{
+	local f=$LR_MNT/w/bulkdelay st=0
+
+	lctl net_delay_add -s '*' -d '*' -r 1 -l $LR_BULK_DELAY_S -p 8 >/dev/null || return 1
+	lr_job 801 dd if=/dev/zero of="$f" bs=64k count=1 oflag=direct conv=notrunc status=none ||
+		st=1
+	lr_job 801 dd if="$f" of=/dev/null bs=64k count=1 iflag=direct status=none || st=1
+	lctl net_delay_del -a >/dev/null || st=1
 	return $st
 }
 
@@ -909,7 +928,8 @@ lr_delays_ok()
 	# shellcheck disable=SC2046 # lr_wire_arg: no word or two
 	LR_RECORDS=$work/delays.jsonl lr_counters delays --dk "$work/delays-dk.txt" \
 		--nrs-job 601 --nrs-delay-s $LR_NRS_DELAY_S --pause-job 602 --pause-ms $LR_PAUSE_MS \
-		--tbf-job 701 --tbf-free-job 702 --tbf-rate $LR_TBF_RATE $(lr_wire_arg)
+		--tbf-job 701 --tbf-free-job 702 --tbf-rate $LR_TBF_RATE \
+		--bulk-job 801 --bulk-delay-s $LR_BULK_DELAY_S $(lr_wire_arg)
 }
 
 # The servers' own record of each request they handle (debug=+rpctrace:
@@ -1001,9 +1021,9 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 	check "with the systemd unit's capability set: PtlRPC by $attach, a job's write recorded" \
 		lr_unit_ok
 	[ "$LR_MODE" != btf ] ||
-		check "injected delays, each in its layer alone (tool and rpctrace): NRS delay on ost_io in the NRS queue, fail_loc 0x50a in handling, TBF on one of two jobs" \
+		check "injected delays, each in its layer alone (tool and rpctrace): NRS delay on ost_io in the NRS queue, fail_loc 0x50a in handling, TBF on one of two jobs, an LNet delay rule on the bulk portal in the bulk transfer" \
 			lr_delays_ok
-	grep -E '^(ok  |FAIL) (NRS|fail_loc)' "$work/check.out" | while read -r l; do say "$l"; done
+	grep -E '^(ok  |FAIL) (NRS|fail_loc|LNet delay)' "$work/check.out" | while read -r l; do say "$l"; done
 	# The main phase's checks: its records, the run's first part. (The
 	# phases after it add lines of the same kinds: the whole run's took 90 s
 	# to validate under TCG.)
