@@ -93,6 +93,13 @@ const volatile bool ptlrpc_brw_probed = false;
 const volatile bool lnet_link_requests = false;
 
 /*
+ * Set by userspace when ptl_send_rpc is probed: each transmission is
+ * counted there, so a request released without any was never sent
+ * (refused before it, its import not ready): the record says so.
+ */
+const volatile bool ptlrpc_sends_probed = false;
+
+/*
  * Offset of rq_reqmsg in struct ptlrpc_request when there is no BTF for it,
  * -1 when unknown. Set by userspace (LES_PTLRPC_REQMSG_OFFSET); no offset
  * table is built in, because the layout depends on Lustre's version and on
@@ -521,6 +528,8 @@ static __always_inline void ptl_emit(struct ptlrpc_req *v, __u64 now)
 	rec->dev = v->dev;
 	rec->worker_pid = v->worker_pid;
 	rec->flags = v->flags;
+	if (ptlrpc_sends_probed)
+		rec->flags |= LES_RPC_F_SENDS | (v->sends ? 0 : LES_RPC_F_UNSENT);
 	rec->task = v->task;
 	rec->resends = v->sends > 1 ? v->sends - 1 : 0;
 	rec->err = v->err;

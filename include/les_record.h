@@ -330,6 +330,10 @@ struct les_rec_rpc {
 #define LES_RPC_F_LOCAL	      0x2000
 /* PtlRPC: the LNet plane saw its request's PUT sent; lnet_wait_ns is valid */
 #define LES_RPC_F_LNET	      0x4000
+/* PtlRPC: its transmissions were counted at ptl_send_rpc: resends and LES_RPC_F_UNSENT hold */
+#define LES_RPC_F_SENDS	      0x8000
+/* PtlRPC: never transmitted (refused before ptl_send_rpc: its import not ready), with LES_RPC_F_SENDS */
+#define LES_RPC_F_UNSENT      0x10000
 
 /*
  * One request a server handled: a PtlRPC service (MDS, OSS, MGS, and a

@@ -518,6 +518,12 @@ void les_format_rpc(struct jw *w, const struct les_fmt_ctx *fc, const struct les
 		jw_lit_u64(w, JW_LIT("queued_ns"), r->backlog_ns);
 		jw_lit_u64(w, JW_LIT("service_ns"), r->rtt_ns);
 		jw_lit_u64(w, JW_LIT("resends"), r->resends);
+		/* Sent at all: null where transmissions are not counted (ptl_send_rpc not probed). */
+		jw_lit_key(w, JW_LIT("sent"));
+		if (r->flags & LES_RPC_F_SENDS)
+			jw_bool(w, !(r->flags & LES_RPC_F_UNSENT));
+		else
+			jw_null(w);
 		/* Inside service_ns: ptl_send_rpc hands the PUT to LNet, which may hold it. */
 		if (r->flags & LES_RPC_F_LNET)
 			jw_lit_u64(w, JW_LIT("lnet_wait_ns"), r->lnet_wait_ns);

@@ -253,6 +253,8 @@ int les_tracer_configure(struct les_tracer *t, const struct les_tracer_config *o
 	s->rodata->ptlrpc_reqmsg_off = plan->rpc.reqmsg_off;
 	s->rodata->ptlrpc_brw_probed =
 		les_rpc_plan_method(&plan->rpc, "ptlrpc_lprocfs_brw") != LES_ATTACH_NONE;
+	s->rodata->ptlrpc_sends_probed =
+		les_rpc_plan_method(&plan->rpc, "ptl_send_rpc") != LES_ATTACH_NONE;
 	s->rodata->srv_bulk_planned =
 		les_rpc_plan_method(&plan->rpc, "target_bulk_io") != LES_ATTACH_NONE;
 	s->rodata->srv_io_planned =
