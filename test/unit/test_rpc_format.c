@@ -156,8 +156,18 @@ START_TEST(test_ptlrpc_request_fields)
 	r.flags |= LES_RPC_F_NO_REPLY;
 	j = format_rpc(&r);
 	ck_assert(json_is_false(json_object_get(j, "replied")));
+	/* Transmissions not counted (ptl_send_rpc not probed): sent is not known. */
+	ck_assert(json_is_null(json_object_get(j, "sent")));
 	json_decref(j);
-	r.flags &= ~LES_RPC_F_NO_REPLY;
+	r.flags |= LES_RPC_F_SENDS | LES_RPC_F_UNSENT; /* refused before ptl_send_rpc */
+	j = format_rpc(&r);
+	ck_assert(json_is_false(json_object_get(j, "sent")));
+	json_decref(j);
+	r.flags &= ~(LES_RPC_F_NO_REPLY | LES_RPC_F_UNSENT);
+	j = format_rpc(&r);
+	ck_assert(json_is_true(json_object_get(j, "sent")));
+	json_decref(j);
+	r.flags &= ~LES_RPC_F_SENDS;
 
 	r.flags |= LES_RPC_F_XID | LES_RPC_F_TARGET;
 	r.xid = 1819446283449088ULL;
