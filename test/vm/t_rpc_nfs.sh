@@ -21,6 +21,16 @@
 # record on (client address and port, xid), none left unjoined on either
 # side; the server's arrival to reply lies inside the client's rtt, and
 # the reads and writes carry nfsd's file I/O time.
+#
+# An injected server delay (docs/nfs.md, "An injected server delay"): a
+# second export on a slow disk (nfs_slow_export: dm-delay holding each
+# write 300 ms, under ext4, exported sync). dd writes three 4 KiB blocks
+# to it with O_DIRECT, three FILE_SYNC WRITEs that nfsd writes and syncs
+# inside its write: each one's rpc_join line must have the delay in
+# server_io_ns and nothing like it in any other layer. The oracles: the
+# mount's WRITE rtt in mountstats, and the dm device's own write time.
+# LES_NFS_DELAY_PLANT=plain (nfs-setup.sh) plants the fault of a disk
+# without the delay target: the delay checks must fail.
 set -u
 
 # shellcheck source=test/vm/guest-lib.sh
@@ -29,11 +39,20 @@ set -u
 . "$here/nfs-setup.sh"
 guest_init t_rpc_nfs
 mnt=$work/v3
+slow=$work/slow-v3
+slow_export=$work/slow
+# The injected delay of each write on the slow export's disk, and how much
+# less a measured one may be (dm-delay holds a bio at least the delay,
+# rounded up to jiffies: the slack is the clocks', not the target's).
+delay_ms=300
+slack_ms=10
+nblocks=3
 
 cleanup()
 {
 	tracer_kill
-	nfs_teardown "$mnt"
+	nfs_teardown "$mnt" "$slow"
+	nfs_slow_teardown "$slow_export"
 	guest_remove_work
 }
 trap cleanup EXIT
@@ -46,6 +65,13 @@ q()
 guest_require_tool
 nfs_server_start "$work/export" || die "cannot start the NFS server"
 NFS_MOUNT_OPTS=noac nfs_mount 3 "$work/export" "$mnt" || die "cannot mount NFSv3"
+slow_setup()
+{
+	NFS_SLOW_BLOCKS=$nblocks nfs_slow_export "$slow_export" "$delay_ms" &&
+		nfs_mount 3 "$slow_export" "$slow" && dmsetup table 2>&1
+}
+check "a slow export: loop -> dm-delay ($delay_ms ms a write) -> ext4, exported sync, mounted NFSv3" \
+	slow_setup || die "cannot set up the slow export (see above)"
 
 list_probes()
 {
@@ -62,15 +88,38 @@ nfsd_proc3()
 	awk '$1 == "proc3" { for (i = 3; i <= NF; i++) print i - 3, $i }' /proc/net/rpc/nfsd
 }
 
-# The client's per-op counts on the mount (mountstats: "OP: ops trans ...").
+# The client's per-op counts on both mounts, summed (mountstats: "OP: ops
+# trans ...").
 client_ops()
 {
-	awk -v m="$mnt" '$1 == "device" { on = ($5 == m) } on && $1 ~ /^[A-Z_]+:$/ && NF > 2 {
-		print tolower(substr($1, 1, length($1) - 1)), $2 }' /proc/self/mountstats
+	awk -v m="$mnt" -v s="$slow" '$1 == "device" { on = ($5 == m || $5 == s) }
+		on && $1 ~ /^[A-Z_]+:$/ && NF > 2 { n[tolower(substr($1, 1, length($1) - 1))] += $2 }
+		END { for (op in n) print op, n[op] }' /proc/self/mountstats
+}
+
+# The slow mount's WRITE line in mountstats: ops, then the queue, rtt and
+# execute totals in ms ("WRITE: ops trans timeouts sent recv queue rtt
+# execute errors").
+slow_writes()
+{
+	awk -v m="$slow" '$1 == "device" { on = ($5 == m) } on && $1 == "WRITE:" {
+		print $2, $7, $8, $9 }' /proc/self/mountstats
+}
+
+# The slow disk's own count of writes and their time in ms (the block
+# layer's stat of the device under the export, by its numbers: without
+# udev /dev/mapper's node is no link to the kernel's name; fields 5 and 8).
+slow_disk()
+{
+	local maj min
+
+	read -r maj min <<<"$(stat -L -c '%t %T' "$nfs_slow_dev")"
+	awk '{ print $5, $8 }' "/sys/dev/block/$((16#$maj)):$((16#$min))/stat"
 }
 
 tracer_start 360 "" "$work/err" \
-	"$tool" -v --mount "$mnt" --stats-interval 1s -o "$work/out.jsonl" || die "tool did not start"
+	"$tool" -v --mount "$mnt" --mount "$slow" --stats-interval 1s -o "$work/out.jsonl" ||
+	die "tool did not start"
 nfsd_proc3 >"$work/nfsd.before"
 client_ops >"$work/client.before"
 
@@ -91,6 +140,16 @@ rm "$mnt/d/f" &
 rm_pid=$!
 wait $rm_pid
 rmdir "$mnt/d"
+slow_writes >"$work/slow.before"
+slow_disk >"$work/disk.before"
+t0=$(cut -d' ' -f1 /proc/uptime)
+dd if=/dev/zero of="$slow/f" bs=4k count=$nblocks oflag=direct conv=notrunc status=none &
+slow_pid=$!
+wait $slow_pid
+say "the $nblocks writes to the slow export took $(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" \
+	'BEGIN { printf "%.2f", b - a }') s"
+slow_writes >"$work/slow.after"
+slow_disk >"$work/disk.after"
 sleep 1.5
 nfsd_proc3 >"$work/nfsd.after"
 client_ops >"$work/client.after"
@@ -103,12 +162,13 @@ check "every line is valid against docs/record.schema.json" schema_valid "$work/
 
 timings()
 {
-	q --arg m "$mnt" -e '
+	q --arg m "$mnt" --arg s "$slow" -e '
 		[.[] | select(.type == "rpc" and .proto == "sunrpc")] as $r
 		| ($r | map(.op) | group_by(.) | map({(.[0]): length}) | add | tostring | debug)
 		| [$r[] | select((
 			(.program == "nfs" or .program == "nfs_acl") and .version == 3
-			and (.mount == $m or (.mount == null and .parent_op_id == null))
+			and (.mount == $m or .mount == $s
+				or (.mount == null and .parent_op_id == null))
 			and (.backlog_ns | type) == "number" and (.rtt_ns | type) == "number"
 			and (.execute_ns | type) == "number" and .execute_ns > 0
 			and .execute_ns >= .rtt_ns and .latency_ns == .execute_ns
@@ -119,7 +179,7 @@ timings()
 }
 # The mount of an RPC outside any access op (the ACCESS of a path walk) is
 # known only once an RPC inside one taught the client's mount: else null.
-check "sunrpc records: nfs/nfs_acl v3 on the mount, with backlog_ns, rtt_ns, execute_ns, xid" \
+check "sunrpc records: nfs/nfs_acl v3 on the mounts, with backlog_ns, rtt_ns, execute_ns, xid" \
 	timings
 
 # linked PID OP ACCESS_OP: every rpc OP of PID links to an ACCESS_OP record of PID.
@@ -146,12 +206,14 @@ getattr_linked()
 }
 check "GETATTR of stat links to its getattr access op" getattr_linked
 
-# async PID OP: RPCs completed by a kworker, still PID's and linked to its ops.
+# async PID OP: RPCs completed by a kworker, still PID's and linked to its ops
+# (those of the first mount: the slow one has its own checks below).
 async_linked()
 {
-	q --argjson p "$1" --arg op "$2" -e '
+	q --argjson p "$1" --arg op "$2" --arg s "$slow" -e '
 		[.[] | select(.type == "access" and .pid == $p)] as $acc
-		| [.[] | select(.type == "rpc" and .proto == "sunrpc" and .op == $op)] as $r
+		| [.[] | select(.type == "rpc" and .proto == "sunrpc" and .op == $op
+			and .mount != $s)] as $r
 		| ($r | map({comm, pid, worker_comm, parent_op_id}) | tostring | debug)
 		| ($r | length) >= 1 and all($r[]; .pid == $p
 			and (.worker_comm // "" | startswith("kworker"))
@@ -207,7 +269,8 @@ client_counts()
 	echo "rpc:        $(tr '\n' ' ' <"$work/rpc.counts")"
 	[ -s "$work/client.delta" ] && cmp -s "$work/client.delta" "$work/rpc.counts"
 }
-check "client rpc records per NFSv3 op = the client's counts (/proc/self/mountstats)" client_counts
+check "client rpc records per NFSv3 op = the client's counts (/proc/self/mountstats, both mounts)" \
+	client_counts
 
 # Every client request joined to its server record, and nothing left over.
 all_joined()
@@ -245,6 +308,71 @@ server_inside_client()
 }
 check "joined: server arrival->reply inside the client's rtt (network_ns >= 0); READ and WRITE with nfsd's I/O time" \
 	server_inside_client
+
+# The injected WRITEs' joins: dd's WRITE records on the slow mount, by
+# their xid (req_id).
+slow_joins()
+{
+	q --argjson p "$slow_pid" --arg m "$slow" '
+		[.[] | select(.type == "rpc" and .proto == "sunrpc" and .op == "write"
+			and .pid == $p and .mount == $m) | .req_id] as $ids
+		| [.[] | select(.type == "rpc_join" and .proto == "sunrpc" and .pid == $p
+			and (.req_id as $x | $ids | index($x) != null))]
+		| {ids: ($ids | length), joins: .}'
+}
+
+# Each injected WRITE: the delay in nfsd's file I/O (server_io_ns at least
+# the delay, less the slack), inside the handling, and every other layer
+# (client backlog, network, server queue, handling outside the I/O) below
+# half the delay: the delay in its own layer and not in the others.
+delay_in_io()
+{
+	slow_joins | jq -e --argjson n "$nblocks" --argjson d "$((delay_ms * 1000000))" \
+		--argjson sl "$((slack_ms * 1000000))" '
+		(.joins[] | {xid: .req_id, op: .opcode_name, client_queued_ns, network_ns,
+			server_queue_ns, server_handle_ns, server_io_ns, client_service_ns}
+			| tostring | debug | empty),
+		(. as $o | $o.ids == $n and ($o.joins | length) == $n
+		and all($o.joins[]; .opcode_name == "write"
+			and .server_io_ns >= $d - $sl
+			and .server_handle_ns >= .server_io_ns
+			and .client_queued_ns < $d / 2 and .network_ns < $d / 2
+			and .server_queue_ns < $d / 2
+			and .server_handle_ns - .server_io_ns < $d / 2))'
+}
+check "injected delay: each of the $nblocks slow WRITEs has server_io_ns >= $delay_ms ms - $slack_ms, inside handling; backlog, network, server queue, handling outside I/O < $((delay_ms / 2)) ms" \
+	delay_in_io
+
+# The oracles, apart from the tool. The client's own per-op totals of the
+# slow mount (mountstats: WRITE ops and rtt, the same rtt the tracepoint
+# hands the tool, summed in ns and shown in ms) and the disk's own write
+# count and time (the block layer's stat of the dm device: dm accounts a
+# write from its arrival to its completion, the delay included). They can
+# tell that the slow mount's WRITEs took the delay on the wire and that
+# the disk held its writes that long; they cannot tell which server layer
+# the time was spent in, nor tie a disk write to a WRITE: that is the
+# tool's join.
+delay_oracles()
+{
+	local ops=0 rtt=0 disk_w=0 disk_ms=0
+
+	# (No process substitution: the guest has no /dev/fd.)
+	read -r ops _ rtt _ <<<"$(paste -d' ' "$work/slow.before" "$work/slow.after" |
+		awk '{ print $5 - $1, $6 - $2, $7 - $3, $8 - $4 }')"
+	read -r disk_w disk_ms <<<"$(paste -d' ' "$work/disk.before" "$work/disk.after" |
+		awk '{ print $3 - $1, $4 - $2 }')"
+	echo "mountstats WRITE: $ops ops, rtt $rtt ms; disk: $disk_w writes, $disk_ms ms"
+	slow_joins | jq -e --argjson n "$nblocks" --argjson ops "${ops:-0}" \
+		--argjson rtt "${rtt:-0}" --argjson w "${disk_w:-0}" --argjson dms "${disk_ms:-0}" \
+		--argjson d "$delay_ms" --argjson sl "$slack_ms" '
+		(([.joins[].client_service_ns] | add // 0) / 1e6) as $tool_rtt
+		| ({tool_rtt_ms: $tool_rtt} | tostring | debug)
+		| $ops == $n and $rtt >= $n * ($d - $sl)
+		and ($tool_rtt - $rtt) >= -1 and ($tool_rtt - $rtt) <= 1
+		and $w >= $n and $dms >= $w * ($d - $sl)'
+}
+check "oracles: mountstats' slow WRITEs ($nblocks, rtt total >= $nblocks x $delay_ms ms - slack, = the joins' client_service_ns within 1 ms); the dm disk's writes each >= $delay_ms ms - slack" \
+	delay_oracles
 
 # fuse is loaded for its BTF: the FUSE function programs read struct fuse_req by CO-RE.
 verifier()
