@@ -29,8 +29,10 @@
 # inside its write: each one's rpc_join line must have the delay in
 # server_io_ns and nothing like it in any other layer. The oracles: the
 # mount's WRITE rtt in mountstats, and the dm device's own write time.
-# LES_NFS_DELAY_PLANT=plain (nfs-setup.sh) plants the fault of a disk
-# without the delay target: the delay checks must fail.
+# Planted faults, LES_NFS_DELAY_PLANT: "plain" (nfs-setup.sh), a disk
+# without the delay target, must fail the delay checks; "network", the
+# same delay on the loopback wire too (netem) while dd writes, must fail
+# the check that no other layer holds it.
 set -u
 
 # shellcheck source=test/vm/guest-lib.sh
@@ -142,12 +144,14 @@ wait $rm_pid
 rmdir "$mnt/d"
 slow_writes >"$work/slow.before"
 slow_disk >"$work/disk.before"
+[ "${LES_NFS_DELAY_PLANT:-}" = network ] && tc qdisc add dev lo root netem delay "${delay_ms}ms"
 t0=$(cut -d' ' -f1 /proc/uptime)
 dd if=/dev/zero of="$slow/f" bs=4k count=$nblocks oflag=direct conv=notrunc status=none &
 slow_pid=$!
 wait $slow_pid
 say "the $nblocks writes to the slow export took $(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" \
 	'BEGIN { printf "%.2f", b - a }') s"
+[ "${LES_NFS_DELAY_PLANT:-}" = network ] && tc qdisc del dev lo root
 slow_writes >"$work/slow.after"
 slow_disk >"$work/disk.after"
 sleep 1.5
