@@ -266,6 +266,7 @@ struct svc_rqst___les {
 	const struct svc_procedure___les *rq_procinfo;
 	__s64 rq_qtime; /* ktime_t */
 	__s64 rq_stime;
+	void *rq_xprt; /* struct svc_xprt *: the transport the request came on */
 } __attribute__((preserve_access_index));
 
 struct rpc_task___les {

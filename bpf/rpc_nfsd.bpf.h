@@ -6,6 +6,9 @@
  * tracepoints (tp_btf: each hands over the struct svc_rqst, read by CO-RE
  * from the module's BTF).
  *
+ *   svc_xprt_enqueue a transport has work (data in): the latest stamp of
+ *                    its transport before the request was read bounds the
+ *                    request's arrival from below (see nfsd_send).
  *   svc_process      the request's procedure is dispatched: handler_ns.
  *   nfsd_read_start  nfsd reads the file (offset, count) ...
  *   nfsd_read_done   ... and has read it: io_ns.
@@ -54,6 +57,35 @@ struct {
 	__type(key, __u64);	   /* struct svc_rqst * */
 	__type(value, struct nfsd_srv);
 } nfsd_srv_steps SEC(".maps");
+
+/*
+ * A transport's last two enqueues (svc_xprt_enqueue: it has work), so that
+ * the one before a request was read off it is there when the request's
+ * reply goes out, though the transport may have been enqueued again since.
+ */
+struct svc_xprt_stamps {
+	__u64 last_ns;
+	__u64 prev_ns;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024); /* transports */
+	__type(key, __u64);	   /* struct svc_xprt * */
+	__type(value, struct svc_xprt_stamps);
+} svc_xprt_enqueued SEC(".maps");
+
+/* The transport's latest enqueue at or before t, 0: none seen. */
+static __always_inline __u64 svc_xprt_enqueued_before(__u64 xprt, __u64 t)
+{
+	struct svc_xprt_stamps *s = bpf_map_lookup_elem(&svc_xprt_enqueued, &xprt);
+
+	if (!s)
+		return 0;
+	if (s->last_ns && s->last_ns <= t)
+		return s->last_ns;
+	return s->prev_ns <= t ? s->prev_ns : 0;
+}
 
 /* The thread's entry for this request (xid), fresh if it held another's. */
 static __always_inline struct nfsd_srv *nfsd_steps(struct svc_rqst___les *rq, bool create)
@@ -130,7 +162,7 @@ static __always_inline int nfsd_send(struct svc_rqst___les *rq, int status)
 {
 	struct les_rec_srv *rec;
 	struct nfsd_srv *v;
-	__u64 now = bpf_ktime_get_ns(), qtime, stime;
+	__u64 now = bpf_ktime_get_ns(), qtime, stime, enqueued;
 
 	count_probe(LES_PROBE_SVC_SEND);
 	v = nfsd_steps(rq, false);
@@ -152,10 +184,18 @@ static __always_inline int nfsd_send(struct svc_rqst___les *rq, int status)
 	/*
 	 * rq_qtime is set when an idle thread is woken for the transport; a
 	 * thread that found work without sleeping keeps an old one: then the
-	 * queue is unknown and arrival is the start (queue_ns 0).
+	 * queue is unknown and arrival is the start (queue_ns 0). A thread
+	 * woken at A whose transport another thread took, and which then
+	 * found a request that came at B > A without sleeping again, keeps A
+	 * though it replied before A: the transport's enqueue at B bounds the
+	 * arrival from below (seen on 6.12: a queue longer than the client's
+	 * whole rtt).
 	 */
 	if (v && qtime <= v->last_reply_ns)
 		qtime = 0;
+	enqueued = svc_xprt_enqueued_before((__u64)BPF_CORE_READ(rq, rq_xprt), rec->start_ns);
+	if (qtime && enqueued > qtime)
+		qtime = enqueued;
 	rec->arrival_real_ns = qtime && qtime <= rec->start_ns ? qtime : rec->start_ns;
 	if (nfsd_client_addr(&rec->client, rq))
 		rec->flags |= LES_SRV_F_CLIENT;
@@ -217,6 +257,27 @@ static __always_inline int nfsd_io_done(struct svc_rqst___les *rq)
 		v->io_ns += bpf_ktime_get_ns() - v->io_start_ns;
 		v->io_start_ns = 0;
 	}
+	return 0;
+}
+
+/* svc_xprt_enqueue(xprt, ...): the second argument differs (6.1: rqst, 6.12: flags). */
+SEC("tp_btf/svc_xprt_enqueue")
+int BPF_PROG(sunrpc_svc_xprt_enqueue_btf, void *xprt)
+{
+	__u64 key = (__u64)xprt;
+	struct svc_xprt_stamps *s, fresh = {};
+
+	count_probe(LES_PROBE_SVC_ENQUEUE);
+	if (!key)
+		return 0;
+	s = bpf_map_lookup_elem(&svc_xprt_enqueued, &key);
+	if (s) {
+		s->prev_ns = s->last_ns;
+		s->last_ns = bpf_ktime_get_ns();
+		return 0;
+	}
+	fresh.last_ns = bpf_ktime_get_ns();
+	bpf_map_update_elem(&svc_xprt_enqueued, &key, &fresh, BPF_ANY);
 	return 0;
 }
 

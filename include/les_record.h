@@ -188,6 +188,7 @@ enum les_probe_id {
 	LES_PROBE_NFSD_IO,     /* nfsd: a read or write of a file starts or ends */
 	LES_PROBE_SRV_BULK, /* server: a bulk transfer inside the handling (target_bulk_io) */
 	LES_PROBE_SRV_IO,   /* server: an OSD block I/O filed (osd_fini_iobuf) */
+	LES_PROBE_SVC_ENQUEUE, /* sunrpc server: a transport has work (svc_xprt_enqueue) */
 	LES_PROBE_MAX,
 };
 

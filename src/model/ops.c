@@ -249,6 +249,7 @@ const char *les_probe_name(unsigned int probe)
 		[LES_PROBE_NFSD_IO] = "nfsd_io",
 		[LES_PROBE_SRV_BULK] = "srv_bulk",
 		[LES_PROBE_SRV_IO] = "srv_osd_io",
+		[LES_PROBE_SVC_ENQUEUE] = "svc_xprt_enqueue",
 	};
 	return probe < LES_PROBE_MAX && names[probe] ? names[probe] : "unknown";
 }

@@ -152,6 +152,8 @@ static const struct les_rpc_fn rpc_table[] = {
 	SUNRPC(rpc_stats_latency, "rpc records: backlog, rtt, execute", "sunrpc_stats_btf"),
 	SUNRPC(xprt_retransmit, "retransmit events", "sunrpc_retransmit_btf"),
 	/* The server side (rpc_nfsd.bpf.h): nfsd, and the client's callback services. */
+	SVC(svc_xprt_enqueue, "server: a transport has work (bounds its requests' arrival)",
+	    "sunrpc_svc_xprt_enqueue_btf"),
 	SVC(svc_process, "server: a request's procedure is dispatched", "sunrpc_svc_process_btf"),
 	SVC(svc_stats_latency, "server: the reply goes to the transport (reply_ns)",
 	    "sunrpc_svc_replying_btf"),

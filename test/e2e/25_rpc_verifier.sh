@@ -173,7 +173,7 @@ n_sunrpc=$(grep -oE 'struct bpf_program \*sunrpc_[a-z_]*;' "$build/bpf/les.skel.
 
 les_true "loader ran without failures" test "$status" -eq 0
 les_true "the object has PtlRPC/LDLM/FUSE kprobes ($n_kprobe), fentry twins ($n_fentry), sunrpc ($n_sunrpc)" \
-	test "$n_kprobe" -ge 21 -a "$n_fentry" -ge 16 -a "$n_sunrpc" -eq 11
+	test "$n_kprobe" -ge 21 -a "$n_fentry" -ge 16 -a "$n_sunrpc" -eq 12
 les_true "all $n_kprobe PtlRPC/LDLM kprobe programs loaded without an opcode offset" \
 	test "$(n_progs loaded kprobe -1)" -eq "$n_kprobe"
 les_true "all $n_kprobe loaded with an opcode offset (opcode reader verified)" \
