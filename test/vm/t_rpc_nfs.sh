@@ -80,9 +80,9 @@ list_probes()
 	"$tool" --list-probes=json >"$work/probes.json" || return 1
 	jq -c '.probes[] | select(.proto == "sunrpc")' "$work/probes.json"
 	[ "$(jq '[.probes[] | select(.proto == "sunrpc" and .method == "tp_btf")] | length' \
-		"$work/probes.json")" = 11 ]
+		"$work/probes.json")" = 12 ]
 }
-check "--list-probes: the 11 sunrpc and nfsd tracepoints by tp_btf (client and server)" list_probes
+check "--list-probes: the 12 sunrpc and nfsd tracepoints by tp_btf (client and server)" list_probes
 
 # nfsd's per-procedure counts of NFSv3 (proc3: the count of procedures, then one per procedure).
 nfsd_proc3()
@@ -239,9 +239,10 @@ check "final stats: no sunrpc request in flight" inflight_zero
 probe_hits()
 {
 	q -e '[.[] | select(.type == "stats" and .final)][0].probe_hits
-		| .rpc_task_begin > 0 and .rpc_stats_latency > 0 and .rpc_task_end > 0'
+		| .rpc_task_begin > 0 and .rpc_stats_latency > 0 and .rpc_task_end > 0
+		and .svc_xprt_enqueue > 0 and .svc_send > 0'
 }
-check "probe hits of rpc_task_begin, rpc_task_end, rpc_stats_latency" probe_hits
+check "probe hits of rpc_task_begin, rpc_task_end, rpc_stats_latency; the server's svc_xprt_enqueue, svc_send" probe_hits
 
 # DELTA BEFORE AFTER: "key count" lines, after less before, the keys that moved.
 delta()
