@@ -613,15 +613,34 @@ static void put_nid(struct jw *w, const char *key, size_t key_len, const struct 
 		jw_null(w);
 }
 
+/*
+ * A server's duration under its srv line's name, or its rpc_join name
+ * (NULL: not on a joined line); null where not valid. Both names written
+ * out: no key is made per record.
+ */
+struct srv_step {
+	const char *name, *joined;
+	uint64_t v;
+	bool valid;
+};
+
+static void put_srv_steps(struct jw *w, const struct srv_step *steps, size_t n, bool prefixed)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (prefixed && !steps[i].joined)
+			continue;
+		jw_key(w, prefixed ? steps[i].joined : steps[i].name);
+		if (steps[i].valid)
+			jw_u64(w, steps[i].v);
+		else
+			jw_null(w);
+	}
+}
+
 /* The server's steps (les_srv_times), named with prefix; null where not seen. */
 static void put_srv_times(struct jw *w, const struct les_srv_times *t, bool prefixed)
 {
-	/* Both names written out: no key is made per record. */
-	const struct {
-		const char *name, *joined;
-		uint64_t v;
-		bool valid;
-	} steps[] = {
+	const struct srv_step steps[] = {
 		{"queue_ns", "server_queue_ns", t->queue_ns, true},
 		{"incoming_ns", "server_incoming_ns", t->incoming_ns, t->has_nrs},
 		{"nrs_ns", "server_nrs_ns", t->nrs_ns, t->has_nrs},
@@ -630,13 +649,7 @@ static void put_srv_times(struct jw *w, const struct les_srv_times *t, bool pref
 		{"total_ns", "server_total_ns", t->total_ns, true},
 	};
 
-	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		jw_key(w, prefixed ? steps[i].joined : steps[i].name);
-		if (steps[i].valid)
-			jw_u64(w, steps[i].v);
-		else
-			jw_null(w);
-	}
+	put_srv_steps(w, steps, sizeof(steps) / sizeof(steps[0]), prefixed);
 }
 
 /* A sunrpc service's request: its program, procedure and client address. */
@@ -686,25 +699,13 @@ static void put_srv_ids(struct jw *w, const struct les_rec_srv *r)
  */
 static void put_ptlrpc_srv_io(struct jw *w, const struct les_rec_srv *r, bool prefixed)
 {
-	const struct {
-		const char *name, *joined;
-		uint64_t v;
-		bool valid;
-	} steps[] = {
+	const struct srv_step steps[] = {
 		{"bulk_ns", "server_bulk_ns", r->bulk_ns, r->flags & LES_SRV_F_BULK},
 		{"io_ns", "server_io_ns", r->io_ns, r->flags & LES_SRV_F_IO},
 		{"io_count", NULL, r->io_count, r->flags & LES_SRV_F_IO},
 	};
 
-	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		if (prefixed && !steps[i].joined)
-			continue;
-		jw_key(w, prefixed ? steps[i].joined : steps[i].name);
-		if (steps[i].valid)
-			jw_u64(w, steps[i].v);
-		else
-			jw_null(w);
-	}
+	put_srv_steps(w, steps, sizeof(steps) / sizeof(steps[0]), prefixed);
 }
 
 /* nfsd's file I/O inside the handling (sunrpc only), prefixed in a join; null where none. */

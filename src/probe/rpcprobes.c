@@ -399,8 +399,9 @@ static void server_rows(struct les_rpc_plan *p, const struct les_kfacts *f)
 	const char *why = NULL;
 
 	for (size_t i = 0; i < p->n; i++)
-		if (p->probe[i].f->server && !p->probe[i].f->server_step && p->probe[i].f->kprobe[1] &&
-		    p->probe[i].method != LES_ATTACH_NONE && &p->probe[i] != get)
+		if (p->probe[i].f->server && !p->probe[i].f->server_step &&
+		    p->probe[i].f->kprobe[1] && p->probe[i].method != LES_ATTACH_NONE &&
+		    &p->probe[i] != get)
 			handler = true;
 	if (!get->present)
 		why = "no server records: ptlrpc_server_request_get not in kallsyms";
