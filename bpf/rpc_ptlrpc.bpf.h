@@ -737,9 +737,8 @@ static __always_inline int ptl_brw_prep(__u32 page_count, __u64 pga)
 /*
  * A bulk request packed on this thread: charge it to the file's cause when
  * osc_brw_prep_request told the file and the access plane saw who last
- * read or wrote it. Every bulk request of a client is built there, so an
- * entry left by a call that failed before its pack is replaced by the next
- * call before it could be used.
+ * read or wrote it. The entry goes at the pack, or at the prep's return
+ * when the call failed before it (ptl_brw_prep_kr).
  */
 static __always_inline void ptl_charge_cause(struct ptlrpc_req *v, __u32 tid)
 {
@@ -1112,6 +1111,21 @@ SEC("kprobe/osc_brw_prep_request")
 int BPF_KPROBE(ptl_brw_prep_kp, int cmd, void *cli, void *oa, __u32 page_count, void *pga)
 {
 	return ptl_brw_prep(page_count, (__u64)pga);
+}
+
+/*
+ * Its return: the file is the request's only while it is built. A call
+ * that failed before its pack (an import evicted) would otherwise leave
+ * the file to the thread's next request of any kind (a kworker's connect
+ * of another import, charged to the file's mount).
+ */
+SEC("kretprobe/osc_brw_prep_request")
+int BPF_KRETPROBE(ptl_brw_prep_kr, long rc)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	bpf_map_delete_elem(&ptlrpc_brw_file, &tid);
+	return 0;
 }
 
 SEC("kprobe/ptlrpc_request_pack")

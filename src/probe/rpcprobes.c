@@ -67,7 +67,7 @@ static const struct les_rpc_fn rpc_table[] = {
 	    NULL, "ptl_send_rpc_fe", NULL),
 	/* 7 arguments: more than many kernels' trampolines take, so a kprobe. */
 	PTL(osc_brw_prep_request, "the file of a kernel thread's bulk request, for its cause",
-	    "ptl_brw_prep_kp", NULL, NULL, NULL),
+	    "ptl_brw_prep_kp", "ptl_brw_prep_kr", NULL, NULL),
 	PTL(ptlrpc_request_pack, "opcode (an argument) and the request's message", "ptl_pack_kp",
 	    NULL, "ptl_pack_fe", NULL),
 	PTL(ptlrpc_request_bufs_pack, "opcode where ptlrpc_request_pack is inlined",
