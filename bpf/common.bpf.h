@@ -313,11 +313,23 @@ static __always_inline bool fuse_filtered_out(__u32 opcode, __u64 latency)
 	return !(filter_fuse_opcodes[opcode >> 6] & (1ULL << (opcode & 63)));
 }
 
+/*
+ * Set by userspace when the run ends, before it detaches the programs: the
+ * detach takes them a link at a time (seconds for a few hundred fentry
+ * links under qemu), and a record made meanwhile is half traced (a request
+ * replied after its pack's and its LNet PUT's programs were gone has no
+ * opcode and no LNet wait). So nothing is produced after the stop, and the
+ * run's records end there.
+ */
+volatile __u32 les_stopped;
+
 /* Reserve a record, counting the attempt and any failure. */
 static __always_inline void *reserve(__u64 size)
 {
 	void *rec;
 
+	if (les_stopped)
+		return NULL;
 	count(LES_CNT_PRODUCED);
 	rec = bpf_ringbuf_reserve(&events, size, 0);
 	if (!rec)

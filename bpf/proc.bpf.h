@@ -14,8 +14,11 @@
 /* Notices are not records: their drops are counted apart. */
 static __always_inline void *reserve_notice(__u64 size)
 {
-	void *rec = bpf_ringbuf_reserve(&events, size, 0);
+	void *rec;
 
+	if (les_stopped)
+		return NULL;
+	rec = bpf_ringbuf_reserve(&events, size, 0);
 	if (!rec)
 		count(LES_CNT_NOTICE_DROPPED);
 	return rec;

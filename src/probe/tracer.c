@@ -1145,10 +1145,28 @@ int les_tracer_map_access(void *tracer)
 	return 0;
 }
 
+/*
+ * The programs stop producing before any of them is detached (les_stopped
+ * in common.bpf.h): a record made while some links are gone and others not
+ * would be half traced. One that passed the check just before runs on for
+ * microseconds; the pause lets it finish with every program still there.
+ */
+static void stop_producing(struct les_tracer *t)
+{
+	if (!t->skel || !t->skel->bss || t->skel->bss->les_stopped)
+		return;
+	__atomic_store_n(&t->skel->bss->les_stopped, 1, __ATOMIC_SEQ_CST);
+	if (t->n_links)
+		usleep(20000);
+}
+
 void les_tracer_detach(struct les_tracer *t)
 {
-	uint64_t start = les_mono_ns();
+	uint64_t start;
 	size_t n_links = t->n_links;
+
+	stop_producing(t);
+	start = les_mono_ns();
 
 	destroy_links(t->links, t->n_links);
 	t->n_links = 0;

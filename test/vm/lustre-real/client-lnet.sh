@@ -144,6 +144,13 @@ print("by type", by_type)
 missing = [r["xid"] for r in reqs if r["xid"] not in sent and r.get("replied")]
 if missing:
     fail(f"{len(missing)} requests without their LNet PUT (match bits = xid), e.g. {missing[:5]}")
+# Every request record is whole: its opcode comes from the pack, the queue
+# or the send. One without it was made half traced (seen: requests replied
+# while the tool detached its programs one link at a time, their pack's and
+# LNet's programs already gone: no opcode, no lnet_wait_ns).
+no_opcode = [r["xid"] for r in reqs if r.get("opcode") is None]
+if no_opcode:
+    fail(f"{len(no_opcode)} request records without their opcode, e.g. xids {no_opcode[:5]}")
 # A request whose opcode was not read has no opcode_name member.
 unreplied = [f"{r.get('opcode_name', 'opcode?')} {r['xid']}" for r in reqs if r["xid"] not in sent and not r.get("replied")]
 print(f"requests released without a reply and without a PUT seen: {len(unreplied)} {unreplied[:5]}")
