@@ -369,10 +369,10 @@ struct ptlrpc_bulk_desc___les {
  * ldiskfs's OSD block I/O (osd_internal.h, osd-ldiskfs): osd_do_bio
  * stamps dr_start_time, the last bio's completion sets dr_elapsed and
  * dr_elapsed_valid, and osd_fini_iobuf files dr_elapsed into brw_stats'
- * "I/O time" histogram. dr_elapsed_valid and dr_rw are bit-fields.
+ * "I/O time" histogram. dr_elapsed_valid is a bit-field.
  */
 struct osd_iobuf___les {
-	unsigned int dr_elapsed_valid : 1, dr_rw : 1;
+	unsigned int dr_elapsed_valid : 1;
 	ktime_t dr_elapsed;
 } __attribute__((preserve_access_index));
 

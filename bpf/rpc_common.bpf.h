@@ -51,6 +51,7 @@ static __always_inline void rpc_rec_init(struct les_rec_rpc *rec, __u16 proto, _
 	__builtin_memset(rec->name, 0, LES_RPC_NAME_LEN);
 	__builtin_memset(rec->jobid, 0, LES_JOBID_LEN);
 	__builtin_memset(&rec->local, 0, sizeof(rec->local));
+	__builtin_memset(&rec->self_nid, 0, sizeof(rec->self_nid));
 }
 
 /* Make the current thread the worker of v when it is not the submitter. */

@@ -128,10 +128,14 @@ static __always_inline void lnet_take_request(struct lnet_msg_state *v)
 
 /*
  * Handed to the LND, a request's PUT has waited all it will: its waits go
- * to the request (a resend's PUT adds its own), whose record says so.
+ * to the request (a resend's PUT adds its own), whose record says so, with
+ * the NI it left by: the client's own NID, which the server knows it by
+ * (its rq_peer), for a key that tells two clients' requests apart.
  */
-static __always_inline void lnet_give_request(const struct lnet_msg_state *v)
+static __always_inline void lnet_give_request(const struct lnet_msg_state *v,
+					      struct lnet_msg___les *m)
 {
+	struct lnet_ni___les *ni;
 	__u64 req = v->req;
 	struct ptlrpc_req *r;
 
@@ -142,6 +146,9 @@ static __always_inline void lnet_give_request(const struct lnet_msg_state *v)
 		return;
 	r->lnet_wait_ns += v->peer_wait_ns + v->ni_wait_ns + v->delay_ns;
 	r->flags |= LES_RPC_F_LNET;
+	ni = BPF_CORE_READ(m, msg_txni);
+	if (ni && !bpf_probe_read_kernel(&r->self_nid, sizeof(r->self_nid), &ni->ni_nid))
+		r->flags |= LES_RPC_F_SELF_NID;
 }
 
 /* lnet_msg_commit(msg, cpt): a message to send starts (a received one is not ours). */
@@ -253,7 +260,7 @@ static __always_inline int lnet_lnd_send(__u64 msg)
 	lnet_wait_end(v, now);
 	v->send_ns = now;
 	v->flags |= LES_LNET_F_SENT;
-	lnet_give_request(v);
+	lnet_give_request(v, (void *)msg);
 	return 0;
 }
 

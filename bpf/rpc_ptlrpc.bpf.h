@@ -539,6 +539,8 @@ static __always_inline void ptl_emit(struct ptlrpc_req *v, __u64 now)
 		__builtin_memcpy(rec->name, v->target, LES_RPC_NAME_LEN);
 	if (v->flags & LES_RPC_F_NID)
 		rec->nid = v->nid;
+	if (v->flags & LES_RPC_F_SELF_NID)
+		rec->self_nid = v->self_nid;
 	if (v->sent_ns) {
 		rec->backlog_ns = v->sent_ns > v->created_ns ? v->sent_ns - v->created_ns : 0;
 		rec->rtt_ns = v->replied_ns > v->sent_ns ? v->replied_ns - v->sent_ns

@@ -122,6 +122,7 @@ struct ptlrpc_req {
 	char target[LES_RPC_NAME_LEN]; /* the import's obd_name, with LES_RPC_F_TARGET */
 	struct les_lnet_nid nid;       /* the import's peer at the first send, with LES_RPC_F_NID */
 	__u64 lnet_wait_ns; /* its request PUTs' LNet waits, with LES_RPC_F_LNET */
+	struct les_lnet_nid self_nid; /* the NI its PUT left by, with LES_RPC_F_SELF_NID */
 };
 
 /*

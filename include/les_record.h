@@ -305,6 +305,11 @@ struct les_rec_rpc {
 	 * transmission) waited for credits and delay rules, with LES_RPC_F_LNET
 	 */
 	__u64 lnet_wait_ns;
+	/*
+	 * PtlRPC request: this node's own NID, the NI its request's PUT left
+	 * by (as the LNet plane saw it handed to the LND), with LES_RPC_F_SELF_NID
+	 */
+	struct les_lnet_nid self_nid;
 };
 
 #define LES_RPC_F_ASYNC	      0x1 /* sent by another thread than the submitter */
@@ -335,6 +340,8 @@ struct les_rec_rpc {
 #define LES_RPC_F_SENDS	      0x8000
 /* PtlRPC: never transmitted (refused before ptl_send_rpc: its import not ready), with LES_RPC_F_SENDS */
 #define LES_RPC_F_UNSENT      0x10000
+/* PtlRPC: self_nid is the NI its request's PUT left by (the LNet plane saw it sent) */
+#define LES_RPC_F_SELF_NID    0x20000
 
 /*
  * One request a server handled: a PtlRPC service (MDS, OSS, MGS, and a

@@ -353,7 +353,25 @@ size_t les_lnet_nid_str(const struct les_lnet_nid *nid, char *buf, size_t size)
 	return at;
 }
 
-/* A PtlRPC request's xid, target and server NID: null where module BTF did not give them. */
+/* A NID under key, null where not valid (or not printable). */
+static void put_nid(struct jw *w, const char *key, size_t key_len, const struct les_lnet_nid *nid,
+		    bool valid)
+{
+	char text[LES_LNET_NID_STR_MAX];
+	size_t len = valid ? les_lnet_nid_str(nid, text, sizeof(text)) : 0;
+
+	jw_lit_key(w, key, key_len);
+	if (len)
+		jw_str(w, text, len);
+	else
+		jw_null(w);
+}
+
+/*
+ * A PtlRPC request's xid, target and server NID: null where module BTF did
+ * not give them; its own NID (client_nid) null where the LNet plane did not
+ * see its PUT sent.
+ */
 static void put_ptlrpc_ids(struct jw *w, const struct les_rec_rpc *r)
 {
 	if (r->flags & LES_RPC_F_XID)
@@ -365,16 +383,8 @@ static void put_ptlrpc_ids(struct jw *w, const struct les_rec_rpc *r)
 			   les_ptlrpc_target_len(r->name, LES_RPC_NAME_LEN));
 	else
 		jw_lit_null(w, JW_LIT("target"));
-	if (r->flags & LES_RPC_F_NID) {
-		char nid[LES_LNET_NID_STR_MAX];
-		size_t len = les_lnet_nid_str(&r->nid, nid, sizeof(nid));
-
-		if (len) {
-			jw_lit_str(w, JW_LIT("nid"), nid, len);
-			return;
-		}
-	}
-	jw_lit_null(w, JW_LIT("nid"));
+	put_nid(w, JW_LIT("nid"), &r->nid, r->flags & LES_RPC_F_NID);
+	put_nid(w, JW_LIT("client_nid"), &r->self_nid, r->flags & LES_RPC_F_SELF_NID);
 }
 
 const char *les_format_rpc_op(const struct les_rec_rpc *r)
@@ -600,19 +610,6 @@ les_rec_format_fn *les_format_of(unsigned int kind)
 	return kind < LES_REC_KIND_MAX ? formatters[kind] : NULL;
 }
 
-static void put_nid(struct jw *w, const char *key, size_t key_len, const struct les_lnet_nid *nid,
-		    bool valid)
-{
-	char text[LES_LNET_NID_STR_MAX];
-	size_t len = valid ? les_lnet_nid_str(nid, text, sizeof(text)) : 0;
-
-	jw_lit_key(w, key, key_len);
-	if (len)
-		jw_str(w, text, len);
-	else
-		jw_null(w);
-}
-
 /*
  * A server's duration under its srv line's name, or its rpc_join name
  * (NULL: not on a joined line); null where not valid. Both names written
@@ -708,31 +705,25 @@ static void put_ptlrpc_srv_io(struct jw *w, const struct les_rec_srv *r, bool pr
 	put_srv_steps(w, steps, sizeof(steps) / sizeof(steps[0]), prefixed);
 }
 
-/* nfsd's file I/O inside the handling (sunrpc only), prefixed in a join; null where none. */
+/*
+ * nfsd's file I/O inside the handling (sunrpc only), or PtlRPC's bulk and
+ * disk, prefixed in a join; null where none. A join names the server's
+ * steps only: an NFS request's offset and count are the client's.
+ */
 static void put_srv_io(struct jw *w, const struct les_rec_srv *r, bool prefixed)
 {
 	bool io = r->flags & LES_SRV_F_IO;
-	const struct {
-		const char *name;
-		uint64_t v;
-	} fields[] = {
-		{prefixed ? "server_io_ns" : "io_ns", r->io_ns},
-		{"offset", r->offset},
-		{"count", r->count},
+	const struct srv_step steps[] = {
+		{"io_ns", "server_io_ns", r->io_ns, io},
+		{"offset", NULL, r->offset, io},
+		{"count", NULL, r->count, io},
 	};
 
 	if (r->proto != LES_PROTO_SUNRPC) {
 		put_ptlrpc_srv_io(w, r, prefixed);
 		return;
 	}
-	/* A join names the server's steps only: its offset and count are the client's. */
-	for (size_t i = 0; i < (prefixed ? 1 : sizeof(fields) / sizeof(fields[0])); i++) {
-		jw_key(w, fields[i].name);
-		if (io)
-			jw_u64(w, fields[i].v);
-		else
-			jw_null(w);
-	}
+	put_srv_steps(w, steps, sizeof(steps) / sizeof(steps[0]), prefixed);
 }
 
 void les_format_srv(struct jw *w, const struct les_fmt_ctx *fc, const struct les_rec_srv *r)

@@ -187,7 +187,15 @@ START_TEST(test_ptlrpc_request_fields)
 	r.nid.type = 0xff; /* LNET_NID_ANY: no NID */
 	j = format_rpc(&r);
 	ck_assert(json_is_null(json_object_get(j, "nid")));
+	/* Its own NID only where the LNet plane saw its PUT sent. */
+	ck_assert(json_is_null(json_object_get(j, "client_nid")));
 	json_decref(j);
+	r.flags |= LES_RPC_F_SELF_NID | LES_RPC_F_LNET;
+	r.self_nid = (struct les_lnet_nid){.type = 2, .addr_be = {htonl(0xc0a84d02)}};
+	j = format_rpc(&r);
+	ck_assert_str_eq(str(j, "client_nid"), "192.168.77.2@tcp");
+	json_decref(j);
+	r.flags &= ~(LES_RPC_F_SELF_NID | LES_RPC_F_LNET);
 
 	/* queue_wait records have no time split. */
 	r.rpc_op = LES_RPC_OP_QUEUE_WAIT;

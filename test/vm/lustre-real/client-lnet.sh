@@ -12,7 +12,9 @@
 #
 # Checks, with LNet's own counters as the oracle:
 # - every PtlRPC request record (xid) has its request's LNet PUT (match
-#   bits = xid), from this NI to the servers' NID;
+#   bits = xid), from this NI to the servers' NID, and its opcode;
+# - a request whose PUT the LNet plane saw sent has this NI's NID as its
+#   client_nid, the others null;
 # - the lnet records over the workload = LNet's send_count over it
 #   (/sys/kernel/debug/lnet/stats, read with the tool idle at both ends);
 # - with the credits reduced: credit waits > 0, the lowest peer credits a
@@ -20,7 +22,12 @@
 #   /sys/kernel/debug/lnet/peers), the NI's likewise ("min" in nis);
 #   a request's LNet wait fits in its service_ns (Lustre's send to reply);
 # - with the defaults (8 per peer): a wait only where LNet's own low-water
-#   mark went below 0 too.
+#   mark went below 0 too;
+# - an LNet delay rule on this node's PUTs to the servers (default phase,
+#   after its workload): the messages whose delay_rule_ns > 0 = the rule's
+#   own count of the messages it delayed (lctl net_delay_list), held PUTs
+#   only, with no credit wait; each request whose PUT was held has that
+#   wait in its lnet_wait_ns, inside its service_ns.
 set -u
 
 . "$(dirname "${BASH_SOURCE[0]}")/tool-lib.sh"
@@ -195,6 +202,18 @@ for r in reqs:
         linked += 1
 if off > 3:
     fail(f"{off} requests whose lnet_wait_ns is not their PUTs' waits")
+# The request's own NID (client_nid): its PUT's NI, so this client's NID on
+# every request whose PUT the LNet plane saw sent, and null on the others.
+self_nid = {}
+for r in reqs:
+    key = "linked" if r.get("lnet_wait_ns") is not None else "unlinked"
+    self_nid.setdefault(key, {}).setdefault(str(r.get("client_nid")), 0)
+    self_nid[key][str(r.get("client_nid"))] += 1
+print(f"client_nid of the requests whose PUT was seen sent: {self_nid.get('linked')}, of the others: {self_nid.get('unlinked')}")
+if not self_nid.get("linked") or set(self_nid["linked"]) != {nid}:
+    fail(f"client_nid of the requests whose PUT was seen sent: {self_nid.get('linked')}, expected only {nid}")
+if set(self_nid.get("unlinked", {})) - {"None"}:
+    fail(f"client_nid on requests whose PUT was not seen sent: {self_nid['unlinked']}")
 print(f"requests whose lnet_wait_ns = their PUTs' waits, > 0: {linked}")
 if mode != "default" and not linked:
     fail("no request with an LNet wait of its own (lnet_wait_ns > 0) with the credits reduced")
@@ -264,6 +283,71 @@ lnet_restart()
 # one phase: LNet started with CREDITS ("mounted": as the last phase left
 # it; restart: its modules loaded again), the tool (TOOL, default the
 # build's), the workload, the checks.
+# An LNet delay rule on every PUT this node sends to the servers (its
+# requests, its callbacks' replies), LNet's delay is whole seconds of its
+# clock: 1 s holds a message for up to 1 s. A few requests of one file run
+# under it; the rule's stats (delayed/matched) are read before it goes.
+delay_run()
+{
+	local st=0
+
+	lctl net_delay_add -s "$LR_NID" -d "$LR_SERVER_NID" -r 1 -l 1 -m PUT ||
+		{ echo "lctl net_delay_add: status $?"; return 1; }
+	dd if=/dev/zero of="$LR_MNT/w/d" bs=64k count=1 oflag=direct status=none ||
+		{ st=$?; echo "dd: status $st"; }
+	stat "$LR_MNT/w/d" >/dev/null || { st=$?; echo "stat: status $st"; }
+	rm -f "$LR_MNT/w/d" || { st=$?; echo "rm: status $st"; }
+	sleep 2
+	lctl net_delay_list >"$work/delay_list.txt" 2>&1 ||
+		{ st=$?; echo "lctl net_delay_list: status $st"; }
+	lctl net_delay_del -a || { st=$?; echo "lctl net_delay_del: status $st"; }
+	return "$st"
+}
+
+delay_check()
+{
+	python3 - "$work/out.jsonl" "$work/delay_list.txt" <<'PYEOF'
+import json, re, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+listing = open(sys.argv[2]).read()
+m = re.search(r"latency \d+\).*?, (\d+)/(\d+), PUT (\d+)", listing)
+if not m:
+    print("FAIL: no delay rule in lctl net_delay_list:", listing.strip()[:300])
+    sys.exit(1)
+delayed, matched, puts = (int(x) for x in m.groups())
+msgs = [r for r in lines if r["type"] == "lnet"]
+held = [r for r in msgs if r["delay_rule_ns"] > 0]
+reqs = {r["xid"]: r for r in lines if r["type"] == "rpc" and r.get("op") == "request"
+        and r.get("proto") == "ptlrpc" and r.get("xid") is not None}
+ok = True
+def fail(s):
+    global ok
+    ok = False
+    print("FAIL:", s)
+print(f"delay rule: LNet delayed {delayed} of {matched} messages (PUT {puts});"
+      f" lnet records held by a delay rule: {len(held)}, by type"
+      f" {sorted({m['msg_type'] for m in held})}")
+if not delayed:
+    fail("the rule delayed nothing")
+if len(held) != delayed:
+    fail(f"lnet records with delay_rule_ns > 0: {len(held)}, LNet's delayed count {delayed}")
+bad = [m for m in held if m["msg_type"] != "put" or m["delay_rule_ns"] > 2_000_000_000
+       or m["peer_credit_wait_ns"] + m["ni_credit_wait_ns"] > 0]
+if bad:
+    fail(f"{len(bad)} held messages not PUTs, held over 2 s or with a credit wait too, e.g. {bad[0]}")
+mine = [(m, reqs[m["match_bits"]]) for m in held if m["match_bits"] in reqs]
+print(f"requests among them: {len(mine)}; held {sum(m['delay_rule_ns'] for m, _ in mine) // 1000000} ms in all")
+if not mine:
+    fail("no request record for a held PUT")
+for m, r in mine:
+    if r.get("lnet_wait_ns") is None or r["lnet_wait_ns"] < m["delay_rule_ns"] \
+            or r["lnet_wait_ns"] > r["service_ns"]:
+        fail(f"xid {r['xid']} {r.get('opcode_name')}: PUT held {m['delay_rule_ns']} ns,"
+             f" lnet_wait_ns {r.get('lnet_wait_ns')}, service_ns {r['service_ns']}")
+sys.exit(0 if ok else 1)
+PYEOF
+}
+
 # LAST: "keep" stays mounted for the next phase, "last" unmounts, else the
 # modules are removed too for the next phase's LNet start (the tool stopped
 # first: its programs hold them).
@@ -306,6 +390,9 @@ run_phase()
 	t_b2=$(now_iso)
 	cp "$dbg/peers" "$work/peers.txt"
 	cp "$dbg/nis" "$work/nis.txt"
+	if [ "$name" = default ]; then
+		check "[$name] a delay rule of 1 s on this node's PUTs: a few requests under it" delay_run
+	fi
 	check "[$name] tool exits 0" tracer_stop
 	check "[$name] every line is valid against docs/record.schema.json" schema_valid "$work/out.jsonl"
 	check "[$name] final stats: nothing dropped, refused or missed" lr_health
@@ -314,10 +401,16 @@ run_phase()
 	echo "---"
 	check "[$name] lnet records: each request's PUT and its lnet_wait_ns, NIDs, credit waits against LNet's peers and nis" \
 		lnet_check
-	grep -E '^(lnet records|by type|interfaces|waited|requests whose|records without|requests released)' \
+	grep -E '^(lnet records|by type|interfaces|waited|requests whose|records without|requests released|client_nid)' \
 		"$work/check.out" | while read -r l; do say "[$name] $l"; done
 	check "[$name] lnet records over the workload = LNet's send_count over it" lnet_sends_match
 	grep -E '^lnet records in' "$work/check.out" | while read -r l; do say "[$name] $l"; done
+	if [ "$name" = default ]; then
+		check "[$name] delay rule: held messages = LNet's delayed count, in the requests' lnet_wait_ns" \
+			delay_check
+		grep -E '^(delay rule|requests among)' "$work/check.out" |
+			while read -r l; do say "[$name] $l"; done
+	fi
 	if [ "${LES_LR_SERVER_TRACE:-0}" = 1 ]; then
 		# The client's side of a two-node capture (test/data/capture-two-guests):
 		# every phase's records, the servers' side traced in their guest.
