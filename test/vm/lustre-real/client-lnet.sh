@@ -298,8 +298,10 @@ delay_run()
 	stat "$LR_MNT/w/d" >/dev/null || { st=$?; echo "stat: status $st"; }
 	rm -f "$LR_MNT/w/d" || { st=$?; echo "rm: status $st"; }
 	sleep 2
-	lctl net_delay_list >"$work/delay_list.txt" 2>&1 ||
-		{ st=$?; echo "lctl net_delay_list: status $st"; }
+	# Its status is not looked at: this build's lctl prints the rules and
+	# exits 22 (its netlink path returns -EINVAL after a listing that
+	# worked); delay_check fails where the listing has no rule.
+	lctl net_delay_list >"$work/delay_list.txt" 2>&1
 	lctl net_delay_del -a || { st=$?; echo "lctl net_delay_del: status $st"; }
 	return "$st"
 }
