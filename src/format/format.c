@@ -691,39 +691,32 @@ static void put_srv_ids(struct jw *w, const struct les_rec_srv *r)
 }
 
 /*
- * PtlRPC's steps inside the handling: the bulk transfer and the OSD's
- * block I/O (and how many), prefixed in a join; null where not traced.
- */
-static void put_ptlrpc_srv_io(struct jw *w, const struct les_rec_srv *r, bool prefixed)
-{
-	const struct srv_step steps[] = {
-		{"bulk_ns", "server_bulk_ns", r->bulk_ns, r->flags & LES_SRV_F_BULK},
-		{"io_ns", "server_io_ns", r->io_ns, r->flags & LES_SRV_F_IO},
-		{"io_count", NULL, r->io_count, r->flags & LES_SRV_F_IO},
-	};
-
-	put_srv_steps(w, steps, sizeof(steps) / sizeof(steps[0]), prefixed);
-}
-
-/*
- * nfsd's file I/O inside the handling (sunrpc only), or PtlRPC's bulk and
- * disk, prefixed in a join; null where none. A join names the server's
- * steps only: an NFS request's offset and count are the client's.
+ * The steps inside the handling, prefixed in a join; null where not traced.
+ * PtlRPC: the bulk transfer and the OSD's block I/O (and how many). sunrpc:
+ * nfsd's file I/O, its offset and count (not on a join: they are the
+ * client's too).
  */
 static void put_srv_io(struct jw *w, const struct les_rec_srv *r, bool prefixed)
 {
 	bool io = r->flags & LES_SRV_F_IO;
-	const struct srv_step steps[] = {
-		{"io_ns", "server_io_ns", r->io_ns, io},
-		{"offset", NULL, r->offset, io},
-		{"count", NULL, r->count, io},
-	};
 
-	if (r->proto != LES_PROTO_SUNRPC) {
-		put_ptlrpc_srv_io(w, r, prefixed);
-		return;
+	if (r->proto == LES_PROTO_SUNRPC) {
+		const struct srv_step steps[] = {
+			{"io_ns", "server_io_ns", r->io_ns, io},
+			{"offset", NULL, r->offset, io},
+			{"count", NULL, r->count, io},
+		};
+
+		put_srv_steps(w, steps, sizeof(steps) / sizeof(steps[0]), prefixed);
+	} else {
+		const struct srv_step steps[] = {
+			{"bulk_ns", "server_bulk_ns", r->bulk_ns, r->flags & LES_SRV_F_BULK},
+			{"io_ns", "server_io_ns", r->io_ns, io},
+			{"io_count", NULL, r->io_count, io},
+		};
+
+		put_srv_steps(w, steps, sizeof(steps) / sizeof(steps[0]), prefixed);
 	}
-	put_srv_steps(w, steps, sizeof(steps) / sizeof(steps[0]), prefixed);
 }
 
 void les_format_srv(struct jw *w, const struct les_fmt_ctx *fc, const struct les_rec_srv *r)
