@@ -126,7 +126,7 @@ lnet_check()
 {
 	python3 - "$work/out.jsonl" "$LR_NID" "$LR_SERVER_NID" "$sends0" "$sends1" \
 		"$(peer_min)" "$(ni_min)" "${peer_credits:-default}" <<'PYEOF'
-import json, sys
+import collections, json, sys
 path, nid, srv, s0, s1, pmin, nmin, mode = sys.argv[1:9]
 lines = [json.loads(l) for l in open(path)]
 reqs = [r for r in lines if r["type"] == "rpc" and r.get("op") == "request"
@@ -204,16 +204,13 @@ if off > 3:
     fail(f"{off} requests whose lnet_wait_ns is not their PUTs' waits")
 # The request's own NID (client_nid): its PUT's NI, so this client's NID on
 # every request whose PUT the LNet plane saw sent, and null on the others.
-self_nid = {}
-for r in reqs:
-    key = "linked" if r.get("lnet_wait_ns") is not None else "unlinked"
-    self_nid.setdefault(key, {}).setdefault(str(r.get("client_nid")), 0)
-    self_nid[key][str(r.get("client_nid"))] += 1
-print(f"client_nid of the requests whose PUT was seen sent: {self_nid.get('linked')}, of the others: {self_nid.get('unlinked')}")
-if not self_nid.get("linked") or set(self_nid["linked"]) != {nid}:
-    fail(f"client_nid of the requests whose PUT was seen sent: {self_nid.get('linked')}, expected only {nid}")
-if set(self_nid.get("unlinked", {})) - {"None"}:
-    fail(f"client_nid on requests whose PUT was not seen sent: {self_nid['unlinked']}")
+seen = collections.Counter(str(r.get("client_nid")) for r in reqs if r.get("lnet_wait_ns") is not None)
+unseen = collections.Counter(str(r.get("client_nid")) for r in reqs if r.get("lnet_wait_ns") is None)
+print(f"client_nid of the requests whose PUT was seen sent: {dict(seen)}, of the others: {dict(unseen)}")
+if set(seen) != {nid}:
+    fail(f"client_nid of the requests whose PUT was seen sent: {dict(seen)}, expected only {nid}")
+if set(unseen) - {"None"}:
+    fail(f"client_nid on requests whose PUT was not seen sent: {dict(unseen)}")
 print(f"requests whose lnet_wait_ns = their PUTs' waits, > 0: {linked}")
 if mode != "default" and not linked:
     fail("no request with an LNet wait of its own (lnet_wait_ns > 0) with the credits reduced")
@@ -279,10 +276,6 @@ lnet_restart()
 	modprobe lustre && lctl network up >/dev/null && mount -t lustre "$LR_SERVER_NID:/$LR_FSNAME" "$LR_MNT"
 }
 
-# run_phase NAME CREDITS LAST [TOOL], or NAME restart CREDITS LAST [TOOL]:
-# one phase: LNet started with CREDITS ("mounted": as the last phase left
-# it; restart: its modules loaded again), the tool (TOOL, default the
-# build's), the workload, the checks.
 # An LNet delay rule on every PUT this node sends to the servers (its
 # requests, its callbacks' replies), LNet's delay is whole seconds of its
 # clock: 1 s holds a message for up to 1 s. A few requests of one file run
@@ -350,6 +343,10 @@ sys.exit(0 if ok else 1)
 PYEOF
 }
 
+# run_phase NAME CREDITS LAST [TOOL], or NAME restart CREDITS LAST [TOOL]:
+# one phase: LNet started with CREDITS ("mounted": as the last phase left
+# it; restart: its modules loaded again), the tool (TOOL, default the
+# build's), the workload, the checks.
 # LAST: "keep" stays mounted for the next phase, "last" unmounts, else the
 # modules are removed too for the next phase's LNet start (the tool stopped
 # first: its programs hold them).
