@@ -1016,6 +1016,19 @@ static __always_inline int ptl_evicted(__u64 imp)
 	return 0;
 }
 
+/*
+ * class_new_import(obd)'s return: an import born at an address. Whatever
+ * ptlrpc_import_dev held for that address was an import since freed (a
+ * second mount's, unmounted), and a new import there (an OST's LWP to the
+ * MDT, made again when the OST restarts) must not inherit its mount.
+ */
+static __always_inline int ptl_import_new(__u64 imp)
+{
+	if (imp && !ptl_bad_ptr(imp))
+		bpf_map_delete_elem(&ptlrpc_import_dev, &imp);
+	return 0;
+}
+
 /* --- kprobe/kretprobe ---------------------------------------------------- */
 
 /*
@@ -1198,6 +1211,12 @@ SEC("kprobe/ptlrpc_invalidate_import_thread")
 int BPF_KPROBE(ptl_evicted_kp, void *imp)
 {
 	return ptl_evicted((__u64)imp);
+}
+
+SEC("kretprobe/class_new_import")
+int BPF_KRETPROBE(ptl_import_new_kr, void *imp)
+{
+	return ptl_import_new((__u64)imp);
 }
 
 /*
@@ -1394,6 +1413,12 @@ SEC("fentry/ptlrpc_invalidate_import_thread")
 int ptl_evicted_fe(__u64 *ctx)
 {
 	return ptl_evicted(fn_ctx_arg(ctx, 0));
+}
+
+SEC("fexit/class_new_import")
+int ptl_import_new_fx(__u64 *ctx)
+{
+	return ptl_import_new(fn_ctx_arg(ctx, 1));
 }
 
 SEC("fentry/ldlm_completion_ast")

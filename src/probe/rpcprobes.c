@@ -91,6 +91,9 @@ static const struct les_rpc_fn rpc_table[] = {
 	/* Static, but a thread's function: never inlined. */
 	PTL(ptlrpc_invalidate_import_thread, "evict events (an import a server evicted)",
 	    "ptl_evicted_kp", NULL, "ptl_evicted_fe", NULL),
+	/* obdclass, exported. */
+	PTL(class_new_import, "a new import: its address's old mount forgotten", NULL,
+	    "ptl_import_new_kr", NULL, "ptl_import_new_fx"),
 	/* 11 arguments: more than many kernels' trampolines take, so a kprobe. */
 	LDLM(ldlm_cli_enqueue, "lock_wait records (enqueue)", "ptl_enqueue_kp", "ptl_enqueue_kr",
 	     NULL, NULL),

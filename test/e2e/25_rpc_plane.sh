@@ -53,7 +53,7 @@ les_eq "final stats: nothing in flight" "0 0" \
 
 # --list-probes: every RPC-plane probe with a method, or none and why.
 "$LES_BIN" --list-probes=json >"$WORK/probes.json" || les_fail "--list-probes=json failed"
-les_eq "--list-probes: 23 PtlRPC/LDLM client functions (osc_brw_prep_request, ptlrpc_request_alloc_pack, lustre_msg_get_status, sptlrpc_cli_free_reqbuf, ptlrpc_invalidate_import_thread among them), 8 server functions (ptlrpc_nrs_req_add ... ptlrpc_send_reply, target_bulk_io, osd_fini_iobuf), 4 sunrpc client tracepoints and 8 server ones (svc_xprt_enqueue, svc_process, svc_stats_latency, svc_send, nfsd_read/write_start/done)" 43 \
+les_eq "--list-probes: 24 PtlRPC/LDLM client functions (osc_brw_prep_request, ptlrpc_request_alloc_pack, lustre_msg_get_status, sptlrpc_cli_free_reqbuf, ptlrpc_invalidate_import_thread, class_new_import among them), 8 server functions (ptlrpc_nrs_req_add ... ptlrpc_send_reply, target_bulk_io, osd_fini_iobuf), 4 sunrpc client tracepoints and 8 server ones (svc_xprt_enqueue, svc_process, svc_stats_latency, svc_send, nfsd_read/write_start/done)" 44 \
 	"$(jq '[.probes[] | select(.plane=="rpc" and (.proto=="ptlrpc" or .proto=="ldlm" or .proto=="sunrpc"))] | length' "$WORK/probes.json")"
 les_eq "--list-probes: each has a method, or none with a reason" true \
 	"$(jq '[.probes[] | select(.plane=="rpc" and .proto != "fuse" and .proto != null)]
