@@ -992,7 +992,7 @@ lr_tool_test()
 	sleep 1
 	lr_warm_up || die "warm-up write on $LR_MNT"
 	lustre_real_clear_stats
-	lctl set_param -n 'obdfilter.*.job_stats=clear' 'mdt.*.job_stats=clear'
+	lctl set_param -n 'obdfilter.*.job_stats=clear' 'mdt.*.job_stats=clear' 'obdfilter.*.stats=clear'
 	lr_rpctrace_start
 	lr_hold_write || die "fail_loc"
 	check "workload" lr_workload
@@ -1001,6 +1001,7 @@ lr_tool_test()
 	lr_rpctrace_stop
 	lctl get_param 'llite.*.stats' 'mdc.*.stats' 'osc.*.stats' >"$work/stats.txt"
 	lctl get_param 'obdfilter.*.job_stats' 'mdt.*.job_stats' >"$work/jobs.txt"
+	lctl get_param 'obdfilter.*.stats' >"$work/ost-stats.txt"
 	lctl get_param 'osc.*-osc-[0-9a-f]*.rpc_stats' >"$work/rpc_stats.txt"
 	lctl get_param 'osc.*-osc-[0-9a-f]*.import' 'mdc.*-mdc-[0-9a-f]*.import' >"$work/imports.txt"
 	check "a /metrics scrape" python3 -c 'import sys, urllib.request
@@ -1049,8 +1050,8 @@ open(sys.argv[1], "wb").write(urllib.request.urlopen("http://127.0.0.1:9108/metr
 		lr_counters requests --lctl "$work/stats.txt" --imports "$work/imports.txt" --ids "$ids"
 	# shellcheck disable=SC2046 # lr_cause_arg: no word or two
 	check "lustre_jobid (lr<job>), job_id (SLURM_JOB_ID), windows and Prometheus = the servers' job_stats (101 and 202 at once, 102); writeback charged to its writer (pid, uid, comm)" \
-		lr_counters jobs --jobs "$work/jobs.txt" --job 101 --job 202 --job 102 \
-		--writeback-job 202 $(lr_cause_arg) $(lr_wire_arg) --windows "$LR_RECORDS" \
+		lr_counters jobs --jobs "$work/jobs.txt" --ost-stats "$work/ost-stats.txt" --job 101 \
+		--job 202 --job 102 --writeback-job 202 $(lr_cause_arg) $(lr_wire_arg) --windows "$LR_RECORDS" \
 		--metrics "$work/metrics.txt"
 	# Who sent and who was charged the writeback, also when the checks pass.
 	grep -E '^note job|kernel thread|charged to job_id|its writer|NOT PROBED' "$work/check.out" |
