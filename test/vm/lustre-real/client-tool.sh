@@ -65,7 +65,8 @@ server_jobstats()
 	server_request jobstats >"$work/jobs.txt"
 }
 
-# Every llite and PtlRPC function by a kprobe of its own, nothing refused.
+# Every llite and PtlRPC function (obdclass's class_new_import too) by a
+# kprobe of its own, nothing refused.
 client_probes_ok()
 {
 	"$tool" --list-probes=json >"$work/probes.json" 2>"$work/probes.err" || return 1
@@ -80,6 +81,7 @@ client_probes_ok()
 		and ([$r.probes[] | select(.plane == "access" and .fs == "lustre" and .method != "none")]
 			| length >= 25)
 		and ([$r.probes[] | select(.probe == "ptlrpc_lprocfs_rpc_sent")][0].method == "kprobe")
+		and ([$r.probes[] | select(.probe == "class_new_import")][0].method == "kprobe")
 		and $r.load_checked and $r.programs_refused == []' "$work/probes.json"
 }
 

@@ -59,8 +59,8 @@ lr_counters()
 }
 
 # --list-probes: every probed llite and PtlRPC function by ATTACH (the
-# functions this build has), opcodes from ptlrpc_request_pack, a trial load
-# with nothing refused.
+# functions this build has; obdclass's class_new_import too), opcodes from
+# ptlrpc_request_pack, a trial load with nothing refused.
 lr_list_probes_ok()
 {
 	local attach=$1
@@ -77,6 +77,7 @@ lr_list_probes_ok()
 		and ([$r.probes[] | select(.plane == "access" and .fs == "lustre" and .method != "none")]
 			| length >= 25)
 		and ([$r.probes[] | select(.probe == "ptlrpc_lprocfs_rpc_sent")][0].method == $m)
+		and ([$r.probes[] | select(.probe == "class_new_import")][0].method == $m)
 		and ([$r.probes[] | select(.proto == "ptlrpc")][0].opcode
 			| startswith("ptlrpc_request_pack"))
 		and $r.load_checked and $r.programs_refused == []' "$work/probes.json"
