@@ -132,10 +132,18 @@ lines = [json.loads(l) for l in open(path)]
 reqs = [r for r in lines if r["type"] == "rpc" and r.get("op") == "request"
         and r.get("proto") == "ptlrpc" and r.get("xid") is not None]
 msgs = [r for r in lines if r["type"] == "lnet"]
+# A request's PUTs: match bits = its xid, to a request portal. This node
+# also PUTs replies to the server's requests (its ASTs, to
+# LDLM_CB_REPLY_PORTAL), whose match bits are the server's xid: xids are
+# unique per node only (ptlrpc_init_xid), and the two guests' overlap (seen:
+# an ldlm_cancel and an ost_write each sharing its xid with a later AST
+# reply). The *_REPLY_PORTAL numbers of lustre_idl.h:
+REPLY_PORTALS = {2, 4, 10, 16, 18, 25, 27}
 sent = {}
 for m in msgs:
-    if m["msg_type"] == "put" and m["match_bits"] is not None:
+    if m["msg_type"] == "put" and m["match_bits"] is not None and m["portal"] not in REPLY_PORTALS:
         sent.setdefault(m["match_bits"], []).append(m)
+replies = sum(1 for m in msgs if m["msg_type"] == "put" and m["portal"] in REPLY_PORTALS)
 ok = True
 def fail(s):
     global ok
@@ -145,7 +153,7 @@ print(f"lnet records {len(msgs)}, PtlRPC requests with an xid {len(reqs)}")
 by_type = {}
 for m in msgs:
     by_type[m["msg_type"]] = by_type.get(m["msg_type"], 0) + 1
-print("by type", by_type)
+print("by type", by_type, f"of which PUTs to a reply portal (replies to the server's requests): {replies}")
 # A request released without a reply may have its PUT still queued for a
 # credit when the tool stops (seen: ldlm_cancels at the end): listed, not failed.
 missing = [r["xid"] for r in reqs if r["xid"] not in sent and r.get("replied")]
@@ -198,6 +206,12 @@ for r in reqs:
         if off <= 3:
             fail(f"xid {r['xid']} {r.get('opcode_name', 'opcode?')}: lnet_wait_ns "
                  f"{r.get('lnet_wait_ns')}, its PUTs' waits {want} ({len(puts)} PUTs)")
+            keys = ("ts", "latency_ns", "service_ns", "queued_ns", "resends", "replied", "errno",
+                    "comm", "worker_comm", "tid", "sent", "req_id")
+            print("  its record:", {k: r.get(k) for k in keys})
+            for m in puts:
+                print("  its PUT:", {k: m.get(k) for k in ("ts", "latency_ns", "queued_ns", "lnd_ns",
+                      "delay_rule_ns", "ni_credit_wait_ns", "portal", "tid", "status", "committed")})
     elif want > 0:
         linked += 1
 if off > 3:
@@ -305,6 +319,8 @@ delay_check()
 import json, re, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
 listing = open(sys.argv[2]).read()
+# As in lnet_check: replies to the server's requests carry its xids.
+REPLY_PORTALS = {2, 4, 10, 16, 18, 25, 27}
 m = re.search(r"latency \d+\).*?, (\d+)/(\d+), PUT (\d+)", listing)
 if not m:
     print("FAIL: no delay rule in lctl net_delay_list:", listing.strip()[:300])
@@ -330,8 +346,10 @@ bad = [m for m in held if m["msg_type"] != "put" or m["delay_rule_ns"] > 2_000_0
        or m["peer_credit_wait_ns"] + m["ni_credit_wait_ns"] > 0]
 if bad:
     fail(f"{len(bad)} held messages not PUTs, held over 2 s or with a credit wait too, e.g. {bad[0]}")
-mine = [(m, reqs[m["match_bits"]]) for m in held if m["match_bits"] in reqs]
-print(f"requests among them: {len(mine)}; held {sum(m['delay_rule_ns'] for m, _ in mine) // 1000000} ms in all")
+mine = [(m, reqs[m["match_bits"]]) for m in held
+        if m["match_bits"] in reqs and m["portal"] not in REPLY_PORTALS]
+print(f"requests among them: {len(mine)}; held {sum(m['delay_rule_ns'] for m, _ in mine) // 1000000} ms in all;"
+      f" replies to the server's requests: {sum(1 for m in held if m['portal'] in REPLY_PORTALS)}")
 if not mine:
     fail("no request record for a held PUT")
 for m, r in mine:
