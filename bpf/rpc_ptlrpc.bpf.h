@@ -1024,7 +1024,7 @@ static __always_inline int ptl_evicted(__u64 imp)
  */
 static __always_inline int ptl_import_new(__u64 imp)
 {
-	if (imp && !ptl_bad_ptr(imp))
+	if (!ptl_bad_ptr(imp))
 		bpf_map_delete_elem(&ptlrpc_import_dev, &imp);
 	return 0;
 }

@@ -122,23 +122,26 @@ workload_stalled()
 	dmesg | tail -n 40
 }
 
+# The reply portals (the *_REPLY_PORTAL numbers of lustre_idl.h). A
+# request's PUTs have its xid as match bits and go to a request portal: this
+# node also PUTs replies to the server's requests (its ASTs, to
+# LDLM_CB_REPLY_PORTAL), whose match bits are the server's xid, and xids are
+# unique per node only (seen: an ldlm_cancel and an ost_write each sharing
+# its xid with a later AST reply).
+export LR_REPLY_PORTALS="2 4 10 16 18 25 27"
+
 lnet_check()
 {
 	python3 - "$work/out.jsonl" "$LR_NID" "$LR_SERVER_NID" "$sends0" "$sends1" \
 		"$(peer_min)" "$(ni_min)" "${peer_credits:-default}" <<'PYEOF'
-import collections, json, sys
+import collections, json, os, sys
 path, nid, srv, s0, s1, pmin, nmin, mode = sys.argv[1:9]
+REPLY_PORTALS = {int(p) for p in os.environ["LR_REPLY_PORTALS"].split()}
 lines = [json.loads(l) for l in open(path)]
 reqs = [r for r in lines if r["type"] == "rpc" and r.get("op") == "request"
         and r.get("proto") == "ptlrpc" and r.get("xid") is not None]
 msgs = [r for r in lines if r["type"] == "lnet"]
-# A request's PUTs: match bits = its xid, to a request portal. This node
-# also PUTs replies to the server's requests (its ASTs, to
-# LDLM_CB_REPLY_PORTAL), whose match bits are the server's xid: xids are
-# unique per node only (ptlrpc_init_xid), and the two guests' overlap (seen:
-# an ldlm_cancel and an ost_write each sharing its xid with a later AST
-# reply). The *_REPLY_PORTAL numbers of lustre_idl.h:
-REPLY_PORTALS = {2, 4, 10, 16, 18, 25, 27}
+# A request's PUTs: its xid as match bits, to a request portal (LR_REPLY_PORTALS).
 sent = {}
 for m in msgs:
     if m["msg_type"] == "put" and m["match_bits"] is not None and m["portal"] not in REPLY_PORTALS:
@@ -316,11 +319,11 @@ delay_run()
 delay_check()
 {
 	python3 - "$work/out.jsonl" "$work/delay_list.txt" <<'PYEOF'
-import json, re, sys
+import json, os, re, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
 listing = open(sys.argv[2]).read()
 # As in lnet_check: replies to the server's requests carry its xids.
-REPLY_PORTALS = {2, 4, 10, 16, 18, 25, 27}
+REPLY_PORTALS = {int(p) for p in os.environ["LR_REPLY_PORTALS"].split()}
 m = re.search(r"latency \d+\).*?, (\d+)/(\d+), PUT (\d+)", listing)
 if not m:
     print("FAIL: no delay rule in lctl net_delay_list:", listing.strip()[:300])
